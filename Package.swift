@@ -1,0 +1,107 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "aliyun-oss-swift",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "AliyunOSS", targets: ["AliyunOSS"]),
+        .library(name: "OSSLocalServer", targets: ["OSSLocalServer"]),
+        .library(name: "OSSSigning", targets: ["OSSSigning"]),
+        .library(name: "OSSCRC64", targets: ["OSSCRC64"]),
+        .library(name: "OSSXML", targets: ["OSSXML"]),
+        .library(name: "OSSResumable", targets: ["OSSResumable"]),
+        .executable(name: "oss-local-server", targets: ["oss-local-server"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        // Pure modules: no networking. Shared by the SDK and the local server.
+        .target(name: "OSSCRC64", swiftSettings: swiftSettings),
+        .target(
+            name: "OSSSigning",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "OSSXML", swiftSettings: swiftSettings),
+        // Resumable-transfer logic with no networking: part plans, state machines, checkpoint records.
+        .target(
+            name: "OSSResumable",
+            dependencies: ["OSSCRC64", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
+
+        // The SDK.
+        .target(
+            name: "AliyunOSS",
+            dependencies: [
+                "OSSCRC64", "OSSSigning", "OSSXML", "OSSResumable",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // The local OSS-compatible server: a library and a thin executable.
+        .target(
+            name: "OSSLocalServer",
+            dependencies: [
+                "OSSCRC64", "OSSSigning", "OSSXML",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "oss-local-server",
+            dependencies: [
+                "OSSLocalServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // Tests (Swift Testing).
+        .testTarget(name: "OSSCRC64Tests", dependencies: ["OSSCRC64"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "OSSSigningTests",
+            dependencies: ["OSSSigning"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "OSSXMLTests", dependencies: ["OSSXML"], swiftSettings: swiftSettings),
+        .testTarget(name: "OSSResumableTests", dependencies: ["OSSResumable", "OSSCRC64"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "OSSLocalServerTests",
+            dependencies: [
+                "OSSLocalServer", "OSSSigning", "OSSCRC64", "OSSXML",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AliyunOSSTests",
+            dependencies: ["AliyunOSS", "OSSLocalServer"],
+            swiftSettings: swiftSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

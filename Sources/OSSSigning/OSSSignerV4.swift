@@ -1,0 +1,210 @@
+import Crypto
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// OSS signature V4 (`OSS4-HMAC-SHA256`): header authentication and presigned URLs.
+public struct OSSSignerV4: OSSRequestSigner {
+    public static let algorithm = "OSS4-HMAC-SHA256"
+    public static let unsignedPayload = "UNSIGNED-PAYLOAD"
+    /// The longest a V4 presigned URL may live: 7 days.
+    public static let maximumPresignExpiry: Int64 = 604_800
+
+    /// The bare region id, e.g. `cn-hangzhou` (not `oss-cn-hangzhou`).
+    public var region: String
+    /// `oss`, or `oss-cloudbox` for CloudBox.
+    public var product: String
+    /// Extra header names (lower-cased) to sign when present, e.g. `host`, `range`.
+    public var additionalHeaders: [String]
+
+    public init(region: String, product: String = "oss", additionalHeaders: [String] = []) {
+        self.region = region
+        self.product = product
+        self.additionalHeaders = additionalHeaders.map { $0.lowercased() }
+    }
+
+    public func sign(_ request: inout OSSSignableRequest, credentials: OSSCredentials, date: Date)
+        throws(OSSSigningError)
+    {
+        try credentials.validate()
+        guard !region.isEmpty else { throw OSSSigningError(.missingRegion, "V4 signing needs a region") }
+        let dateTime = OSSDateFormat.iso8601Basic(date)
+        request[header: "x-oss-date"] = dateTime
+        if request[header: "x-oss-content-sha256"] == nil {
+            request[header: "x-oss-content-sha256"] = Self.unsignedPayload
+        }
+        if let token = credentials.securityToken, !token.isEmpty {
+            request[header: "x-oss-security-token"] = token
+        }
+        let additional = Self.presentAdditionalHeaders(additionalHeaders, in: request)
+        let day = String(dateTime.prefix(8))
+        let scope = Self.scope(day: day, region: region, product: product)
+        let canonical = Self.canonicalRequest(
+            for: request, additionalHeaders: additional,
+            payloadHash: request[header: "x-oss-content-sha256"] ?? Self.unsignedPayload)
+        let toSign = Self.stringToSign(canonicalRequest: canonical, dateTime: dateTime, scope: scope)
+        let signature = Self.signature(
+            stringToSign: toSign, secret: credentials.accessKeySecret, day: day, region: region, product: product)
+        var authorization = "\(Self.algorithm) Credential=\(credentials.accessKeyId)/\(scope)"
+        if !additional.isEmpty {
+            authorization += ",AdditionalHeaders=\(additional.joined(separator: ";"))"
+        }
+        authorization += ",Signature=\(signature)"
+        request[header: "authorization"] = authorization
+    }
+
+    public func presign(
+        _ request: inout OSSSignableRequest, credentials: OSSCredentials, date: Date, expiresIn: Int64
+    ) throws(OSSSigningError) {
+        try credentials.validate()
+        guard !region.isEmpty else { throw OSSSigningError(.missingRegion, "V4 signing needs a region") }
+        guard expiresIn > 0, expiresIn <= Self.maximumPresignExpiry else {
+            throw OSSSigningError(
+                .invalidExpiration,
+                "a V4 presigned URL must expire within 1 to \(Self.maximumPresignExpiry) seconds, not \(expiresIn)")
+        }
+        let dateTime = OSSDateFormat.iso8601Basic(date)
+        let day = String(dateTime.prefix(8))
+        let scope = Self.scope(day: day, region: region, product: product)
+        let additional = Self.presentAdditionalHeaders(additionalHeaders, in: request)
+        request.query["x-oss-signature-version"] = Self.algorithm
+        request.query["x-oss-credential"] = "\(credentials.accessKeyId)/\(scope)"
+        request.query["x-oss-date"] = dateTime
+        request.query["x-oss-expires"] = String(expiresIn)
+        if !additional.isEmpty {
+            request.query["x-oss-additional-headers"] = additional.joined(separator: ";")
+        }
+        if let token = credentials.securityToken, !token.isEmpty {
+            request.query["x-oss-security-token"] = token
+        }
+        let canonical = Self.canonicalRequest(
+            for: request, additionalHeaders: additional, payloadHash: Self.unsignedPayload)
+        let toSign = Self.stringToSign(canonicalRequest: canonical, dateTime: dateTime, scope: scope)
+        request.query["x-oss-signature"] = Self.signature(
+            stringToSign: toSign, secret: credentials.accessKeySecret, day: day, region: region, product: product)
+    }
+
+    // MARK: - The canonical pieces, public so a server can verify with the same code.
+
+    static func presentAdditionalHeaders(_ names: [String], in request: OSSSignableRequest) -> [String] {
+        var present: [String] = []
+        for name in names where !name.hasPrefix("x-oss-") && name != "content-type" && name != "content-md5" {
+            if let value = request[header: name], !value.isEmpty, !present.contains(name) {
+                present.append(name)
+            }
+        }
+        return present.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    /// `<YYYYMMDD>/<region>/<product>/aliyun_v4_request`.
+    public static func scope(day: String, region: String, product: String = "oss") -> String {
+        "\(day)/\(region)/\(product)/aliyun_v4_request"
+    }
+
+    /// The canonical URI: `/bucket/key` percent-encoded with `/` kept.
+    public static func canonicalURI(bucket: String?, key: String?) -> String {
+        var path = "/"
+        if let bucket, !bucket.isEmpty {
+            path += bucket
+            path += "/"
+            if let key { path += key }
+        }
+        return OSSPercentEncoding.encode(path, keepSlash: true)
+    }
+
+    /// The canonical query: every parameter except `x-oss-signature`, encoded, sorted by encoded name.
+    public static func canonicalQuery(_ query: [String: String]) -> String {
+        var items: [(String, String)] = []
+        items.reserveCapacity(query.count)
+        for (name, value) in query where name != "x-oss-signature" {
+            items.append((OSSPercentEncoding.encode(name), OSSPercentEncoding.encode(value)))
+        }
+        items.sort { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+        var s = ""
+        var first = true
+        for (name, value) in items {
+            if !first { s += "&" }
+            first = false
+            s += name
+            if !value.isEmpty {
+                s += "="
+                s += value
+            }
+        }
+        return s
+    }
+
+    /// `METHOD\nURI\nQUERY\nHEADERS\n\nADDITIONAL\nPAYLOAD`.
+    public static func canonicalRequest(
+        for request: OSSSignableRequest, additionalHeaders: [String], payloadHash: String
+    ) -> String {
+        var headers: [(String, String)] = []
+        for (name, value) in request.headers {
+            if name.hasPrefix("x-oss-") || name == "content-type" || name == "content-md5"
+                || additionalHeaders.contains(name)
+            {
+                headers.append((name, value))
+            }
+        }
+        headers.sort { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+        var s = ""
+        s.reserveCapacity(512)
+        s += request.method
+        s += "\n"
+        s += canonicalURI(bucket: request.bucket, key: request.key)
+        s += "\n"
+        s += canonicalQuery(request.query)
+        s += "\n"
+        for (name, value) in headers {
+            s += name
+            s += ":"
+            s += value
+            s += "\n"
+        }
+        s += "\n"
+        s += additionalHeaders.joined(separator: ";")
+        s += "\n"
+        s += payloadHash
+        return s
+    }
+
+    /// `OSS4-HMAC-SHA256\n<dateTime>\n<scope>\nhex(SHA256(canonicalRequest))`.
+    public static func stringToSign(canonicalRequest: String, dateTime: String, scope: String) -> String {
+        let hash = SHA256.hash(data: Data(canonicalRequest.utf8))
+        return "\(algorithm)\n\(dateTime)\n\(scope)\n\(hexString(hash))"
+    }
+
+    /// The signing key: HMAC chain over `aliyun_v4<SK>`, day, region, product, `aliyun_v4_request`.
+    public static func signingKey(secret: String, day: String, region: String, product: String = "oss")
+        -> SymmetricKey
+    {
+        var key = SymmetricKey(data: Data(("aliyun_v4" + secret).utf8))
+        for component in [day, region, product, "aliyun_v4_request"] {
+            let mac = HMAC<SHA256>.authenticationCode(for: Data(component.utf8), using: key)
+            key = SymmetricKey(data: Data(mac))
+        }
+        return key
+    }
+
+    /// Lower-case hex `HMAC-SHA256(signingKey, stringToSign)`.
+    public static func signature(
+        stringToSign: String, secret: String, day: String, region: String, product: String = "oss"
+    ) -> String {
+        let key = signingKey(secret: secret, day: day, region: region, product: product)
+        return hexString(HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: key))
+    }
+
+    static func hexString(_ bytes: some Sequence<UInt8>) -> String {
+        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,95 @@
+/// An XML element as parsed: name, attributes, child elements and the text directly inside it.
+///
+/// Text is kept exactly as received (every chunk concatenated, nothing trimmed), so keys with leading or
+/// trailing spaces and entities survive. Documents are small (OSS responses), so a tree is fine.
+public struct OSSXMLNode: Sendable, Hashable {
+    public var name: String
+    public var attributes: [String: String]
+    public var children: [OSSXMLNode]
+    /// The character data directly inside this element (not its descendants'), concatenated.
+    public var text: String
+
+    public init(name: String, attributes: [String: String] = [:], children: [OSSXMLNode] = [], text: String = "") {
+        self.name = name
+        self.attributes = attributes
+        self.children = children
+        self.text = text
+    }
+
+    /// The first child element called `name`.
+    public func child(_ name: String) -> OSSXMLNode? {
+        children.first { $0.name == name }
+    }
+
+    /// Every child element called `name`, in document order. A single element is a list of one.
+    public func children(_ name: String) -> [OSSXMLNode] {
+        children.filter { $0.name == name }
+    }
+
+    /// The text of the first child called `name`, or `nil` when there is none.
+    public func string(_ name: String) -> String? {
+        child(name)?.text
+    }
+
+    /// The text of the required child `name`.
+    public func requiredString(_ name: String) throws(OSSXMLError) -> String {
+        guard let value = child(name)?.text else {
+            throw OSSXMLError(.missingElement, "<\(self.name)> has no <\(name)>")
+        }
+        return value
+    }
+
+    /// The child `name` as an integer; `nil` when absent, an error when present but not a number.
+    public func int(_ name: String) throws(OSSXMLError) -> Int? {
+        guard let text = child(name)?.text else { return nil }
+        guard let value = Int(text) else {
+            throw OSSXMLError(.invalidValue, "<\(name)> is not an integer: \(text.prefix(64))")
+        }
+        return value
+    }
+
+    /// The child `name` as an unsigned 64-bit integer (sizes, CRC64).
+    public func uint64(_ name: String) throws(OSSXMLError) -> UInt64? {
+        guard let text = child(name)?.text else { return nil }
+        guard let value = UInt64(text) else {
+            throw OSSXMLError(.invalidValue, "<\(name)> is not an unsigned integer: \(text.prefix(64))")
+        }
+        return value
+    }
+
+    /// The child `name` as `true`/`false` (OSS writes lower case; any case is accepted).
+    public func bool(_ name: String) throws(OSSXMLError) -> Bool? {
+        guard let text = child(name)?.text else { return nil }
+        switch text.lowercased() {
+        case "true": return true
+        case "false": return false
+        default: throw OSSXMLError(.invalidValue, "<\(name)> is not a boolean: \(text.prefix(64))")
+        }
+    }
+}
+
+/// A malformed or unexpected XML document.
+public struct OSSXMLError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Code: String, Sendable, Hashable {
+        /// Not well-formed XML (or a DTD/entity declaration, which is refused).
+        case malformed
+        /// The root element is not the one expected.
+        case unexpectedRoot
+        /// A required element is missing.
+        case missingElement
+        /// An element holds text of the wrong form (not a number, not a boolean, bad percent-encoding).
+        case invalidValue
+        /// The document is larger or deeper than any OSS response.
+        case tooLarge
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "XML \(code.rawValue): \(message)" }
+}
