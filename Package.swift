@@ -49,6 +49,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -99,7 +101,11 @@ let package = Package(
         ),
         .testTarget(
             name: "AliyunOSSTests",
-            dependencies: ["AliyunOSS", "OSSLocalServer"],
+            dependencies: [
+                "AliyunOSS", "OSSLocalServer", "OSSXML",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
     ],
