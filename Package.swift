@@ -85,7 +85,7 @@ let package = Package(
         .testTarget(name: "OSSCRC64Tests", dependencies: ["OSSCRC64"], swiftSettings: swiftSettings),
         .testTarget(
             name: "OSSSigningTests",
-            dependencies: ["OSSSigning"],
+            dependencies: ["OSSSigning", .product(name: "Crypto", package: "swift-crypto")],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

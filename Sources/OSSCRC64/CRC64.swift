@@ -9,7 +9,7 @@
 /// the CRCs of its parts.
 public struct CRC64: Sendable, Hashable {
     /// The CRC of all bytes fed so far.
-    public private(set) var value: UInt64
+    public var value: UInt64
 
     /// Starts a checksum, or continues one whose bytes so far had the CRC `value`.
     @inlinable

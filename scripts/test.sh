@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The project's one test command (see README.md):
+#   1. makes sure .venv holds the official OSS Python clients (oss2, alibabacloud-oss-v2), which judge the
+#      local server and cross-check our signatures;
+#   2. runs every Swift test (Swift Testing) with `swift test`.
+# Extra arguments are passed to `swift test` (e.g. --filter OSSSigningTests).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! .venv/bin/python -c "import oss2, alibabacloud_oss_v2" >/dev/null 2>&1; then
+    echo "scripts/test.sh: creating .venv with oss2 and alibabacloud-oss-v2 from PyPI"
+    python3 -m venv .venv
+    .venv/bin/pip install --quiet --disable-pip-version-check oss2 alibabacloud-oss-v2
+fi
+
+exec swift test "$@"
