@@ -27,7 +27,8 @@ let package = Package(
     ],
     targets: [
         // Pure modules: no networking. Shared by the SDK and the local server.
-        .target(name: "OSSCRC64", swiftSettings: swiftSettings),
+        .target(name: "COSSCRC64"),
+        .target(name: "OSSCRC64", dependencies: ["COSSCRC64"], swiftSettings: swiftSettings),
         .target(
             name: "OSSSigning",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
@@ -104,6 +105,7 @@ let package = Package(
             dependencies: [
                 "AliyunOSS", "OSSLocalServer", "OSSXML",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

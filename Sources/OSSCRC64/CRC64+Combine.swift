@@ -48,9 +48,14 @@ extension CRC64 {
 
     /// `x^(8n) mod P`.
     static func xPower8n(_ n: UInt64) -> UInt64 {
+        xPower(n, shift: 3)
+    }
+
+    /// `x^(n · 2^shift) mod P` in the reflected representation.
+    static func xPower(_ n: UInt64, shift: Int = 0) -> UInt64 {
         var result: UInt64 = 1 << 63  // x^0
         var n = n
-        var k = 3  // 8n = n · 2^3
+        var k = shift
         while n != 0 {
             if n & 1 == 1 {
                 result = multiplyModP(powersOfTwo[k], result)

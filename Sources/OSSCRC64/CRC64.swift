@@ -49,11 +49,23 @@ public struct CRC64: Sendable, Hashable {
         update(0, buffer)
     }
 
-    /// Continues the CRC `crc` over `buffer`, using the fastest implementation available.
-    @inlinable
+    /// Continues the CRC `crc` over `buffer`, using the fastest implementation available: carry-less-multiply
+    /// folding where the CPU has it (x86-64 PCLMULQDQ), slicing-by-8 tables otherwise.
     public static func update(_ crc: UInt64, _ buffer: UnsafeRawBufferPointer) -> UInt64 {
+        if buffer.count >= CRC64CLMUL.threshold && CRC64CLMUL.isAvailable {
+            return CRC64CLMUL.update(crc, buffer)
+        }
+        return CRC64Tables.updateSlicingBy8(crc, buffer)
+    }
+
+    /// Continues the CRC with the slicing-by-8 table code only (the portable path, and the reference the folding
+    /// path is tested against).
+    public static func updateSlicingBy8(_ crc: UInt64, _ buffer: UnsafeRawBufferPointer) -> UInt64 {
         CRC64Tables.updateSlicingBy8(crc, buffer)
     }
+
+    /// Whether ``update(_:_:)`` uses carry-less multiplication on this machine.
+    public static var isHardwareAccelerated: Bool { CRC64CLMUL.isAvailable }
 
     /// Continues the CRC `crc` over `buffer` one byte at a time. The reference the faster paths are tested against.
     public static func updateBytewise(_ crc: UInt64, _ buffer: UnsafeRawBufferPointer) -> UInt64 {

@@ -37,9 +37,15 @@ enum CRC64Tables {
 
     @usableFromInline
     static func updateSlicingBy8(_ crc: UInt64, _ buffer: UnsafeRawBufferPointer) -> UInt64 {
-        var r = ~crc
+        ~rawSlicingBy8(~crc, buffer)
+    }
+
+    /// Slicing-by-8 on the raw register (no pre- or post-inversion).
+    @usableFromInline
+    static func rawSlicingBy8(_ register: UInt64, _ buffer: UnsafeRawBufferPointer) -> UInt64 {
+        var r = register
         let count = buffer.count
-        guard count > 0, let base = buffer.baseAddress else { return crc }
+        guard count > 0, let base = buffer.baseAddress else { return register }
         tables.withUnsafeBufferPointer { tp in
             let t = tp.baseAddress!
             var i = 0
@@ -61,6 +67,6 @@ enum CRC64Tables {
                 i += 1
             }
         }
-        return ~r
+        return r
     }
 }

@@ -115,3 +115,40 @@ struct SplitMix64 {
         return z ^ (z >> 31)
     }
 }
+
+@Suite("CRC-64 carry-less-multiply path")
+struct CRC64AcceleratedTests {
+    #if arch(x86_64)
+    @Test func hardwarePathIsUsedOnThisMachine() {
+        // Every x86-64 CPU since 2010 has PCLMULQDQ; if this fails, the fast path silently fell back.
+        #expect(CRC64.isHardwareAccelerated)
+    }
+    #endif
+
+    @Test func matchesTheTableVersionOnEveryLengthAndAlignment() {
+        var generator = SplitMix64(seed: 2026)
+        let data = (0..<70_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+        data.withUnsafeBytes { all in
+            for start in 0..<17 {
+                for length in 0..<1100 where start + length <= all.count {
+                    let slice = UnsafeRawBufferPointer(rebasing: all[start..<(start + length)])
+                    #expect(CRC64.update(0, slice) == CRC64.updateSlicingBy8(0, slice))
+                }
+            }
+            for _ in 0..<300 {
+                let start = Int(generator.next() % 4096)
+                let length = Int(generator.next() % UInt64(all.count - start))
+                let initial = generator.next()
+                let slice = UnsafeRawBufferPointer(rebasing: all[start..<(start + length)])
+                #expect(CRC64.update(initial, slice) == CRC64.updateSlicingBy8(initial, slice))
+            }
+        }
+    }
+
+    @Test func largeBuffersOfSpecialBytes() {
+        for fill: UInt8 in [0x00, 0xFF, 0x80, 0x01] {
+            let data = [UInt8](repeating: fill, count: (1 << 20) + 13)
+            data.withUnsafeBytes { #expect(CRC64.update(0, $0) == CRC64.updateSlicingBy8(0, $0)) }
+        }
+    }
+}
