@@ -1,0 +1,94 @@
+/// What the fault rules decided for one request.
+struct FaultOutcome: Sendable {
+    var status: (Int, String?)?
+    var dropAfter: Int64?
+    var delayMilliseconds: Int = 0
+    var clockSkewSeconds: Int = 0
+    var fired = 0
+}
+
+/// Fault rules with their matching state, and the per-operation counters.
+actor ServerState {
+    private struct ActiveRule {
+        var rule: LocalOSSFaultRule
+        var matched = 0
+        var fired = 0
+        var rng: UInt64
+    }
+
+    private var rules: [ActiveRule] = []
+    private var stats = LocalOSSServerStats()
+
+    init(faults: [LocalOSSFaultRule]) {
+        rules = faults.map(Self.activate)
+    }
+
+    private static func activate(_ rule: LocalOSSFaultRule) -> ActiveRule {
+        var seed: UInt64 = 0
+        if case .random(_, let s) = rule.trigger { seed = s }
+        return ActiveRule(rule: rule, rng: seed)
+    }
+
+    func add(_ rule: LocalOSSFaultRule) {
+        rules.append(Self.activate(rule))
+    }
+
+    func clear() { rules.removeAll() }
+
+    func activeRules() -> [LocalOSSFaultRule] { rules.map(\.rule) }
+
+    func snapshot() -> LocalOSSServerStats { stats }
+
+    func reset() { stats = LocalOSSServerStats() }
+
+    /// Counts a request of `operation` and evaluates the fault rules for it.
+    func begin(_ operation: LocalOSSOperation) -> FaultOutcome {
+        stats[operation].requests += 1
+        var outcome = FaultOutcome()
+        for index in rules.indices {
+            var active = rules[index]
+            defer { rules[index] = active }
+            if let op = active.rule.operation, op != operation { continue }
+            if let times = active.rule.times, active.fired >= times { continue }
+            active.matched += 1
+            let fires: Bool
+            switch active.rule.trigger {
+            case .nth(let n): fires = active.matched == n
+            case .everyNth(let n): fires = n > 0 && active.matched % n == 0
+            case .always: fires = true
+            case .random(let rate, _):
+                let draw = Self.splitMix(&active.rng)
+                fires = Double(draw >> 11) / Double(1 << 53) < rate
+            }
+            guard fires else { continue }
+            active.fired += 1
+            outcome.fired += 1
+            switch active.rule.action {
+            case .status(let status, let code):
+                if outcome.status == nil { outcome.status = (status, code) }
+            case .dropConnection(let bytes):
+                if outcome.dropAfter == nil { outcome.dropAfter = Int64(bytes) }
+            case .delay(let ms):
+                outcome.delayMilliseconds += ms
+            case .clockSkew(let seconds):
+                outcome.clockSkewSeconds += seconds
+            }
+        }
+        stats.faultsInjected += Int64(outcome.fired)
+        return outcome
+    }
+
+    /// Adds the byte counts of a finished (or dropped) request.
+    func finish(_ operation: LocalOSSOperation, requestBytes: Int64, responseBytes: Int64) {
+        stats[operation].requestBodyBytes += requestBytes
+        stats[operation].responseBodyBytes += responseBytes
+    }
+
+    private static func splitMix(_ state: inout UInt64) -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,124 @@
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+import Foundation
+
+/// Small POSIX file helpers: atomic writes (temp + fsync + rename), whole-file reads, streaming copies.
+enum FileIO {
+    struct Failure: Error, CustomStringConvertible {
+        var operation: String
+        var path: String
+        var errno: Int32
+        var description: String { "\(operation) \(path) failed: errno \(errno)" }
+    }
+
+    static func makeDirectory(_ path: String) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    /// Names of the entries in a directory (empty if it does not exist).
+    static func list(_ path: String) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+    }
+
+    static func read(_ path: String) -> Data? {
+        FileManager.default.contents(atPath: path)
+    }
+
+    static func exists(_ path: String) -> Bool {
+        FileManager.default.fileExists(atPath: path)
+    }
+
+    static func remove(_ path: String) {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    static func rename(_ from: String, _ to: String) throws {
+        if posixRename(from, to) != 0 { throw Failure(operation: "rename", path: to, errno: errno) }
+    }
+
+    /// Creates a new file exclusively for writing.
+    static func create(_ path: String) throws -> Int32 {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        if fd < 0 { throw Failure(operation: "open", path: path, errno: errno) }
+        return fd
+    }
+
+    /// Writes every byte of `buffer`.
+    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String) throws {
+        var offset = 0
+        while offset < buffer.count {
+            let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Failure(operation: "write", path: path, errno: errno)
+            }
+            offset += n
+        }
+    }
+
+    static func sync(_ fd: Int32, path: String) throws {
+        if fsync(fd) != 0 { throw Failure(operation: "fsync", path: path, errno: errno) }
+    }
+
+    /// Writes `data` to `path` atomically: a temporary file in `tempDirectory`, fsync, then rename.
+    static func writeAtomically(_ data: Data, to path: String, tempDirectory: String) throws {
+        let temp = tempDirectory + "/" + RequestID.make() + ".meta"
+        let fd = try create(temp)
+        do {
+            try data.withUnsafeBytes { try writeAll(fd, $0, path: temp) }
+            try sync(fd, path: temp)
+            close(fd)
+        } catch {
+            close(fd)
+            remove(temp)
+            throw error
+        }
+        do { try rename(temp, path) } catch {
+            remove(temp)
+            throw error
+        }
+    }
+
+    /// Appends the files at `sources` into the new file `destination` (streamed, 1 MiB at a time), then fsyncs.
+    static func concatenate(_ sources: [String], into destination: String) async throws {
+        try await NIOThreadPool.singleton.runIfActive {
+            let out = try create(destination)
+            defer { close(out) }
+            let chunk = 1 << 20
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
+            defer { buffer.deallocate() }
+            for source in sources {
+                let input = open(source, O_RDONLY)
+                if input < 0 { throw Failure(operation: "open", path: source, errno: errno) }
+                defer { close(input) }
+                while true {
+                    let n = posixRead(input, buffer.baseAddress!, chunk)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        throw Failure(operation: "read", path: source, errno: errno)
+                    }
+                    if n == 0 { break }
+                    try writeAll(out, UnsafeRawBufferPointer(rebasing: buffer[0..<n]), path: destination)
+                }
+            }
+            try sync(out, path: destination)
+        }
+    }
+}
+
+private func posixRename(_ from: String, _ to: String) -> Int32 {
+    rename(from, to)
+}
+
+private func posixRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(fd, buffer, count)
+}

@@ -1,0 +1,31 @@
+/// The OSS operations the local server implements, named as OSS names them.
+///
+/// Used to target fault rules and to key the per-operation counters.
+public enum LocalOSSOperation: String, Sendable, Codable, CaseIterable, Hashable {
+    case listBuckets = "ListBuckets"
+    case putBucket = "PutBucket"
+    case deleteBucket = "DeleteBucket"
+    case getBucketInfo = "GetBucketInfo"
+    case getBucketLocation = "GetBucketLocation"
+    case listObjects = "ListObjects"
+    case listObjectsV2 = "ListObjectsV2"
+    case putObject = "PutObject"
+    case getObject = "GetObject"
+    case headObject = "HeadObject"
+    case getObjectMeta = "GetObjectMeta"
+    case deleteObject = "DeleteObject"
+    case deleteMultipleObjects = "DeleteMultipleObjects"
+    case initiateMultipartUpload = "InitiateMultipartUpload"
+    case uploadPart = "UploadPart"
+    case listParts = "ListParts"
+    case completeMultipartUpload = "CompleteMultipartUpload"
+    case abortMultipartUpload = "AbortMultipartUpload"
+    case listMultipartUploads = "ListMultipartUploads"
+
+    /// Looks an operation up by its OSS name, case-insensitively (`uploadpart`, `UploadPart`).
+    public init?(name: String) {
+        let lower = name.lowercased()
+        guard let found = Self.allCases.first(where: { $0.rawValue.lowercased() == lower }) else { return nil }
+        self = found
+    }
+}

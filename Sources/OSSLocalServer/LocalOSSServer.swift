@@ -1,0 +1,163 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import OSSSigning
+
+import Foundation
+
+/// A local, disk-backed, OSS-compatible HTTP server for development, samples and tests.
+///
+/// It verifies V1 and V4 signatures (headers and presigned URLs, STS tokens), stores buckets, objects and
+/// multipart uploads under ``dataDirectory`` (surviving restarts), and can inject faults
+/// (``LocalOSSFaultRule``) and count traffic per operation (``stats()``).
+///
+/// ```swift
+/// try await withLocalOSSServer(.init(buckets: ["demo"])) { server in
+///     // point a client at server.endpoint with server.credentials, path-style addressing
+/// }
+/// ```
+public final class LocalOSSServer: Sendable {
+    /// The base URL, e.g. `http://127.0.0.1:53211`.
+    public let endpoint: URL
+    /// The port actually bound.
+    public let port: Int
+    /// The directory holding the server's data.
+    public let dataDirectory: URL
+    /// The main access key pair.
+    public let credentials: OSSCredentials
+
+    private let handler: RequestHandler
+    private let serverChannel: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
+    private let serveTask: Task<Void, Never>
+    private let deleteDataOnShutdown: Bool
+
+    private init(
+        endpoint: URL, port: Int, dataDirectory: URL, credentials: OSSCredentials, handler: RequestHandler,
+        serverChannel: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>,
+        serveTask: Task<Void, Never>, deleteDataOnShutdown: Bool
+    ) {
+        self.endpoint = endpoint
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.credentials = credentials
+        self.handler = handler
+        self.serverChannel = serverChannel
+        self.serveTask = serveTask
+        self.deleteDataOnShutdown = deleteDataOnShutdown
+    }
+
+    /// Opens (or creates) the data directory, creates the configured buckets and starts listening.
+    public static func start(_ configuration: LocalOSSServerConfiguration = .init()) async throws -> LocalOSSServer {
+        let dataDirectory: URL
+        let temporary: Bool
+        if let dir = configuration.dataDirectory {
+            dataDirectory = dir
+            temporary = false
+        } else {
+            dataDirectory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("oss-local-server-\(RequestID.make())", isDirectory: true)
+            temporary = true
+        }
+        let store = try await ObjectStore.open(root: dataDirectory.path)
+        for bucket in configuration.buckets {
+            _ = try await store.createBucket(bucket, now: Date())
+        }
+        let handler = RequestHandler(configuration: configuration, store: store)
+
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .bind(host: configuration.host, port: configuration.port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
+                        wrappingChannelSynchronously: channel)
+                }
+            }
+        guard let boundPort = channel.channel.localAddress?.port else {
+            try? await channel.channel.close()
+            throw LocalOSSServerError("could not determine the bound port")
+        }
+        let serveTask = Task<Void, Never> {
+            _ = try? await channel.executeThenClose { inbound in
+                await withDiscardingTaskGroup { group in
+                    do {
+                        for try await connection in inbound {
+                            group.addTask { await handler.serve(connection) }
+                        }
+                    } catch {}
+                    group.cancelAll()
+                }
+            }
+        }
+        let hostPart = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        guard let endpoint = URL(string: "http://\(hostPart):\(boundPort)") else {
+            throw LocalOSSServerError("invalid host \(configuration.host)")
+        }
+        return LocalOSSServer(
+            endpoint: endpoint, port: boundPort, dataDirectory: dataDirectory,
+            credentials: OSSCredentials(
+                accessKeyId: configuration.accessKeyId, accessKeySecret: configuration.accessKeySecret),
+            handler: handler, serverChannel: channel, serveTask: serveTask, deleteDataOnShutdown: temporary)
+    }
+
+    /// Adds a fault rule at run time.
+    public func addFault(_ rule: LocalOSSFaultRule) async {
+        await handler.state.add(rule)
+    }
+
+    /// Removes every fault rule.
+    public func clearFaults() async {
+        await handler.state.clear()
+    }
+
+    /// The fault rules currently active.
+    public func faults() async -> [LocalOSSFaultRule] {
+        await handler.state.activeRules()
+    }
+
+    /// The per-operation counters since start or the last ``resetStats()``.
+    public func stats() async -> LocalOSSServerStats {
+        await handler.state.snapshot()
+    }
+
+    /// Zeroes the counters.
+    public func resetStats() async {
+        await handler.state.reset()
+    }
+
+    /// Stops listening, closes open connections and, for a temporary data directory, deletes it.
+    public func shutdown() async throws {
+        try? await serverChannel.channel.close()
+        serveTask.cancel()
+        await serveTask.value
+        if deleteDataOnShutdown {
+            try? FileManager.default.removeItem(at: dataDirectory)
+        }
+    }
+}
+
+/// Starts a server, runs `body` with it and shuts it down afterwards, also when `body` throws.
+public func withLocalOSSServer<T: Sendable>(
+    _ configuration: LocalOSSServerConfiguration = .init(),
+    _ body: (LocalOSSServer) async throws -> T
+) async throws -> T {
+    let server = try await LocalOSSServer.start(configuration)
+    let result: T
+    do {
+        result = try await body(server)
+    } catch {
+        try? await server.shutdown()
+        throw error
+    }
+    try await server.shutdown()
+    return result
+}
+
+/// A server start-up failure.
+public struct LocalOSSServerError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { "local OSS server: \(message)" }
+}

@@ -1,0 +1,67 @@
+import OSSSigning
+
+import Foundation
+
+/// How a ``LocalOSSServer`` listens, where it stores data and which credentials it accepts.
+public struct LocalOSSServerConfiguration: Sendable {
+    /// The development access key id used when none is configured.
+    public static let defaultAccessKeyId = "LTAILocalDevAccessKeyId"
+    /// The development access key secret used when none is configured.
+    public static let defaultAccessKeySecret = "LocalDevAccessKeySecret0123456789"
+
+    /// The address to listen on. Default `127.0.0.1`.
+    public var host: String
+    /// The port to listen on; `0` picks a free ephemeral port. Default `0`.
+    public var port: Int
+    /// Where buckets, objects and uploads are stored. `nil` means a fresh temporary directory that is
+    /// deleted on shutdown.
+    public var dataDirectory: URL?
+    /// The main access key id.
+    public var accessKeyId: String
+    /// The main access key secret.
+    public var accessKeySecret: String
+    /// Extra temporary (STS) credentials; requests signed with one of these must carry its security token.
+    public var stsCredentials: [OSSCredentials]
+    /// The region checked in V4 credential scopes, e.g. `cn-hangzhou`.
+    public var region: String
+    /// Buckets created at start-up if missing.
+    public var buckets: [String]
+    /// Fault rules active from start-up.
+    public var faults: [LocalOSSFaultRule]
+    /// Whether the admin endpoints under `/-/` (`/-/faults`, `/-/stats`) exist.
+    public var adminEnabled: Bool
+    /// The largest accepted difference between a request's signing time and the server clock, in seconds.
+    public var maxClockSkew: TimeInterval
+    /// Host-name suffixes that mean virtual-host addressing (`<bucket>.<suffix>`), besides `localhost`.
+    /// A `Host` of `<bucket>.<IPv4 literal>` is also treated as virtual-host.
+    public var virtualHostDomains: [String]
+
+    /// Creates a configuration; every parameter has a development default.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 0,
+        dataDirectory: URL? = nil,
+        accessKeyId: String = LocalOSSServerConfiguration.defaultAccessKeyId,
+        accessKeySecret: String = LocalOSSServerConfiguration.defaultAccessKeySecret,
+        stsCredentials: [OSSCredentials] = [],
+        region: String = "cn-hangzhou",
+        buckets: [String] = [],
+        faults: [LocalOSSFaultRule] = [],
+        adminEnabled: Bool = true,
+        maxClockSkew: TimeInterval = 900,
+        virtualHostDomains: [String] = []
+    ) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.accessKeyId = accessKeyId
+        self.accessKeySecret = accessKeySecret
+        self.stsCredentials = stsCredentials
+        self.region = region
+        self.buckets = buckets
+        self.faults = faults
+        self.adminEnabled = adminEnabled
+        self.maxClockSkew = maxClockSkew
+        self.virtualHostDomains = virtualHostDomains
+    }
+}

@@ -1,0 +1,48 @@
+/// Request counters of a ``LocalOSSServer``, per operation, since start or the last reset.
+///
+/// Encoded as JSON by the admin endpoint `GET /-/stats`:
+/// `{"operations":{"UploadPart":{"requests":3,"requestBodyBytes":307200,"responseBodyBytes":0}},"faultsInjected":1}`.
+public struct LocalOSSServerStats: Sendable, Codable, Hashable {
+    /// The counters of one operation.
+    public struct Counters: Sendable, Codable, Hashable {
+        /// Requests received (including rejected and faulted ones).
+        public var requests: Int64
+        /// Request body bytes received.
+        public var requestBodyBytes: Int64
+        /// Response body bytes sent.
+        public var responseBodyBytes: Int64
+
+        public init(requests: Int64 = 0, requestBodyBytes: Int64 = 0, responseBodyBytes: Int64 = 0) {
+            self.requests = requests
+            self.requestBodyBytes = requestBodyBytes
+            self.responseBodyBytes = responseBodyBytes
+        }
+    }
+
+    /// Counters keyed by operation name (``LocalOSSOperation/rawValue``); operations never seen are absent.
+    public var operations: [String: Counters]
+    /// How many times a fault rule fired.
+    public var faultsInjected: Int64
+
+    public init(operations: [String: Counters] = [:], faultsInjected: Int64 = 0) {
+        self.operations = operations
+        self.faultsInjected = faultsInjected
+    }
+
+    /// The counters of `operation` (all zero when it was never seen).
+    public subscript(_ operation: LocalOSSOperation) -> Counters {
+        get { operations[operation.rawValue] ?? Counters() }
+        set { operations[operation.rawValue] = newValue }
+    }
+
+    /// The sum over all operations.
+    public var total: Counters {
+        var sum = Counters()
+        for counters in operations.values {
+            sum.requests += counters.requests
+            sum.requestBodyBytes += counters.requestBodyBytes
+            sum.responseBodyBytes += counters.responseBodyBytes
+        }
+        return sum
+    }
+}

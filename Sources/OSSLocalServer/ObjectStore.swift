@@ -1,0 +1,276 @@
+import Crypto
+
+import Foundation
+
+/// The disk-backed index of buckets, objects and multipart uploads. All metadata changes go through this actor.
+///
+/// Layout under the data directory:
+/// ```
+/// tmp/                                   bodies being received, temporary metadata files
+/// buckets/<bucket>/bucket.json
+/// buckets/<bucket>/objects/<sha256(key)>.json         ObjectRecord (holds the key)
+/// buckets/<bucket>/objects/<sha256(key)>.<random>.data
+/// buckets/<bucket>/uploads/<uploadId>/upload.json     UploadRecord
+/// buckets/<bucket>/uploads/<uploadId>/part-<n>.json   PartRecord
+/// buckets/<bucket>/uploads/<uploadId>/part-<n>.<random>.data
+/// ```
+/// Bucket names are validated (`[a-z0-9-]`), upload ids are checked to be hex, and object keys never appear in
+/// a path (only their SHA-256), so no key or id can reach outside the data directory.
+actor ObjectStore {
+    struct Upload {
+        var record: UploadRecord
+        var parts: [Int: PartRecord] = [:]
+    }
+
+    struct Bucket {
+        var record: BucketRecord
+        var objects: [String: ObjectRecord] = [:]
+        var uploads: [String: Upload] = [:]
+        var sortedKeys: [String]?
+    }
+
+    let root: String
+    let tempDirectory: String
+    private var buckets: [String: Bucket] = [:]
+    private let encoder: JSONEncoder = {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys]
+        return e
+    }()
+
+    private init(root: String) {
+        self.root = root
+        self.tempDirectory = root + "/tmp"
+    }
+
+    /// Opens a data directory, creating it if needed, and rebuilds the index by scanning it.
+    static func open(root: String) async throws -> ObjectStore {
+        let store = ObjectStore(root: root)
+        try await store.load()
+        return store
+    }
+
+    private func load() throws {
+        try FileIO.makeDirectory(root + "/buckets")
+        FileIO.remove(tempDirectory)
+        try FileIO.makeDirectory(tempDirectory)
+        let decoder = JSONDecoder()
+        for name in FileIO.list(root + "/buckets") where Router.isValidBucketName(name) {
+            let dir = bucketDirectory(name)
+            guard let data = FileIO.read(dir + "/bucket.json"),
+                let record = try? decoder.decode(BucketRecord.self, from: data)
+            else { continue }
+            var bucket = Bucket(record: record)
+            let objectsDir = dir + "/objects"
+            var referenced = Set<String>()
+            for file in FileIO.list(objectsDir) where file.hasSuffix(".json") {
+                guard let data = FileIO.read(objectsDir + "/" + file),
+                    let object = try? decoder.decode(ObjectRecord.self, from: data)
+                else { continue }
+                bucket.objects[object.key] = object
+                referenced.insert(object.dataFile)
+            }
+            for file in FileIO.list(objectsDir) where file.hasSuffix(".data") && !referenced.contains(file) {
+                FileIO.remove(objectsDir + "/" + file)
+            }
+            let uploadsDir = dir + "/uploads"
+            for id in FileIO.list(uploadsDir) where Self.isValidUploadId(id) {
+                let udir = uploadsDir + "/" + id
+                guard let data = FileIO.read(udir + "/upload.json"),
+                    let record = try? decoder.decode(UploadRecord.self, from: data)
+                else { continue }
+                var upload = Upload(record: record)
+                for file in FileIO.list(udir) where file.hasPrefix("part-") && file.hasSuffix(".json") {
+                    guard let data = FileIO.read(udir + "/" + file),
+                        let part = try? decoder.decode(PartRecord.self, from: data)
+                    else { continue }
+                    upload.parts[part.partNumber] = part
+                }
+                bucket.uploads[id] = upload
+            }
+            buckets[name] = bucket
+        }
+    }
+
+    // MARK: - Paths
+
+    nonisolated func bucketDirectory(_ name: String) -> String { root + "/buckets/" + name }
+    nonisolated func objectsDirectory(_ bucket: String) -> String { bucketDirectory(bucket) + "/objects" }
+    nonisolated func uploadDirectory(_ bucket: String, _ uploadId: String) -> String {
+        bucketDirectory(bucket) + "/uploads/" + uploadId
+    }
+    nonisolated func objectDataPath(_ bucket: String, _ record: ObjectRecord) -> String {
+        objectsDirectory(bucket) + "/" + record.dataFile
+    }
+    nonisolated func partDataPath(_ bucket: String, _ uploadId: String, _ part: PartRecord) -> String {
+        uploadDirectory(bucket, uploadId) + "/" + part.dataFile
+    }
+    /// A fresh path in the temporary directory for a body being received.
+    nonisolated func newTempPath() -> String { tempDirectory + "/" + RequestID.make() + ".body" }
+
+    static func keyDigest(_ key: String) -> String {
+        SHA256.hash(data: Data(key.utf8)).map { b in (b < 16 ? "0" : "") + String(b, radix: 16) }.joined()
+    }
+
+    static func isValidUploadId(_ id: String) -> Bool {
+        !id.isEmpty && id.count <= 64 && id.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x46) }
+    }
+
+    // MARK: - Buckets
+
+    /// Creates a bucket; returns false if it already existed.
+    func createBucket(_ name: String, now: Date) throws -> Bool {
+        guard Router.isValidBucketName(name) else {
+            throw OSSServerError(400, "InvalidBucketName", "The specified bucket is not valid.", fields: [("BucketName", name)])
+        }
+        if buckets[name] != nil { return false }
+        let record = BucketRecord(name: name, creationDate: Int64(now.timeIntervalSince1970))
+        let dir = bucketDirectory(name)
+        try FileIO.makeDirectory(dir + "/objects")
+        try FileIO.makeDirectory(dir + "/uploads")
+        try FileIO.writeAtomically(try encoder.encode(record), to: dir + "/bucket.json", tempDirectory: tempDirectory)
+        buckets[name] = Bucket(record: record)
+        return true
+    }
+
+    func deleteBucket(_ name: String) throws(OSSServerError) {
+        guard let bucket = buckets[name] else { throw .noSuchBucket(name) }
+        guard bucket.objects.isEmpty, bucket.uploads.isEmpty else {
+            throw OSSServerError(
+                409, "BucketNotEmpty", "The bucket you tried to delete is not empty.", fields: [("BucketName", name)])
+        }
+        buckets[name] = nil
+        FileIO.remove(bucketDirectory(name))
+    }
+
+    func listBuckets() -> [BucketRecord] {
+        buckets.values.map(\.record).sorted { $0.name < $1.name }
+    }
+
+    func bucket(_ name: String) throws(OSSServerError) -> BucketRecord {
+        guard let bucket = buckets[name] else { throw .noSuchBucket(name) }
+        return bucket.record
+    }
+
+    // MARK: - Objects
+
+    func object(_ bucket: String, _ key: String) throws(OSSServerError) -> ObjectRecord {
+        guard let b = buckets[bucket] else { throw .noSuchBucket(bucket) }
+        guard let object = b.objects[key] else { throw .noSuchKey(key) }
+        return object
+    }
+
+    func objectExists(_ bucket: String, _ key: String) -> Bool {
+        buckets[bucket]?.objects[key] != nil
+    }
+
+    /// Moves the received body at `tempPath` into place and records the object, replacing any previous one.
+    func commitObject(_ bucket: String, record: ObjectRecord, tempPath: String) throws -> ObjectRecord {
+        guard var b = buckets[bucket] else {
+            FileIO.remove(tempPath)
+            throw OSSServerError.noSuchBucket(bucket)
+        }
+        var record = record
+        let digest = Self.keyDigest(record.key)
+        record.dataFile = digest + "." + RequestID.make() + ".data"
+        let dir = objectsDirectory(bucket)
+        try FileIO.rename(tempPath, dir + "/" + record.dataFile)
+        try FileIO.writeAtomically(try encoder.encode(record), to: dir + "/" + digest + ".json", tempDirectory: tempDirectory)
+        let previous = b.objects[record.key]
+        if previous == nil { b.sortedKeys = nil }
+        b.objects[record.key] = record
+        buckets[bucket] = b
+        if let previous { FileIO.remove(dir + "/" + previous.dataFile) }
+        return record
+    }
+
+    /// Deletes an object; deleting a missing key is not an error.
+    func deleteObject(_ bucket: String, _ key: String) throws(OSSServerError) {
+        guard var b = buckets[bucket] else { throw .noSuchBucket(bucket) }
+        guard let previous = b.objects.removeValue(forKey: key) else { return }
+        b.sortedKeys = nil
+        buckets[bucket] = b
+        let dir = objectsDirectory(bucket)
+        FileIO.remove(dir + "/" + Self.keyDigest(key) + ".json")
+        FileIO.remove(dir + "/" + previous.dataFile)
+    }
+
+    /// Keys sorted by UTF-8 bytes.
+    func sortedKeys(_ bucket: String) throws(OSSServerError) -> [String] {
+        guard var b = buckets[bucket] else { throw .noSuchBucket(bucket) }
+        if let keys = b.sortedKeys { return keys }
+        let keys = b.objects.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        b.sortedKeys = keys
+        buckets[bucket] = b
+        return keys
+    }
+
+    func objects(_ bucket: String, keys: [String]) -> [ObjectRecord] {
+        guard let b = buckets[bucket] else { return [] }
+        return keys.compactMap { b.objects[$0] }
+    }
+
+    // MARK: - Multipart uploads
+
+    func initiateUpload(_ bucket: String, record: UploadRecord) throws -> UploadRecord {
+        guard var b = buckets[bucket] else { throw OSSServerError.noSuchBucket(bucket) }
+        let dir = uploadDirectory(bucket, record.uploadId)
+        try FileIO.makeDirectory(dir)
+        try FileIO.writeAtomically(try encoder.encode(record), to: dir + "/upload.json", tempDirectory: tempDirectory)
+        b.uploads[record.uploadId] = Upload(record: record)
+        buckets[bucket] = b
+        return record
+    }
+
+    func upload(_ bucket: String, key: String, uploadId: String) throws(OSSServerError) -> Upload {
+        guard let b = buckets[bucket] else { throw .noSuchBucket(bucket) }
+        guard let upload = b.uploads[uploadId], upload.record.key == key else { throw .noSuchUpload(uploadId) }
+        return upload
+    }
+
+    func uploads(_ bucket: String) throws(OSSServerError) -> [UploadRecord] {
+        guard let b = buckets[bucket] else { throw .noSuchBucket(bucket) }
+        return b.uploads.values.map(\.record)
+    }
+
+    /// Moves a received part into its upload, replacing an earlier part with the same number.
+    func commitPart(_ bucket: String, key: String, uploadId: String, part: PartRecord, tempPath: String) throws {
+        guard var b = buckets[bucket], var upload = b.uploads[uploadId], upload.record.key == key else {
+            FileIO.remove(tempPath)
+            throw OSSServerError.noSuchUpload(uploadId)
+        }
+        var part = part
+        part.dataFile = "part-\(part.partNumber).\(RequestID.make()).data"
+        let dir = uploadDirectory(bucket, uploadId)
+        try FileIO.rename(tempPath, dir + "/" + part.dataFile)
+        try FileIO.writeAtomically(
+            try encoder.encode(part), to: dir + "/part-\(part.partNumber).json", tempDirectory: tempDirectory)
+        let previous = upload.parts[part.partNumber]
+        upload.parts[part.partNumber] = part
+        b.uploads[uploadId] = upload
+        buckets[bucket] = b
+        if let previous { FileIO.remove(dir + "/" + previous.dataFile) }
+    }
+
+    /// Removes an upload (after abort or complete) and its files.
+    func removeUpload(_ bucket: String, key: String, uploadId: String) throws(OSSServerError) {
+        guard var b = buckets[bucket] else { throw .noSuchBucket(bucket) }
+        guard let upload = b.uploads[uploadId], upload.record.key == key else { throw .noSuchUpload(uploadId) }
+        b.uploads[uploadId] = nil
+        buckets[bucket] = b
+        FileIO.remove(uploadDirectory(bucket, uploadId))
+    }
+
+    /// Records the assembled object of a completed upload and removes the upload, atomically for clients.
+    func completeUpload(_ bucket: String, uploadId: String, record: ObjectRecord, tempPath: String) throws
+        -> ObjectRecord
+    {
+        guard let b = buckets[bucket], let upload = b.uploads[uploadId], upload.record.key == record.key else {
+            FileIO.remove(tempPath)
+            throw OSSServerError.noSuchUpload(uploadId)
+        }
+        let committed = try commitObject(bucket, record: record, tempPath: tempPath)
+        try removeUpload(bucket, key: record.key, uploadId: uploadId)
+        return committed
+    }
+}

@@ -1,0 +1,86 @@
+import NIOCore
+import NIOHTTP1
+
+/// Pulls the parts of the requests on one connection, in order, for the connection's task only.
+///
+/// Request bodies are read on demand by the handler, which lets a handler stream a body to disk, and lets the
+/// server answer `Expect: 100-continue` only when the body is really wanted.
+final class RequestBodyReader {
+    private var iterator: NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator
+    private let outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    /// Whether the current request's body has been read up to its end.
+    private(set) var finished = true
+    /// Whether the client asked for `100 Continue` and has not been sent one yet.
+    private(set) var awaitingContinue = false
+    /// Body bytes of the current request read so far.
+    private(set) var bytesRead: Int64 = 0
+    /// When set, reading past this many body bytes drops the connection.
+    var dropAfter: Int64?
+
+    init(
+        iterator: NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator,
+        outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    ) {
+        self.iterator = iterator
+        self.outbound = outbound
+    }
+
+    /// The next request head, or `nil` when the client closed the connection.
+    func nextHead() async throws -> HTTPRequestHead? {
+        while let part = try await iterator.next() {
+            if case .head(let head) = part {
+                finished = false
+                bytesRead = 0
+                dropAfter = nil
+                awaitingContinue = head.headers[canonicalForm: "expect"].contains { $0.lowercased() == "100-continue" }
+                return head
+            }
+        }
+        return nil
+    }
+
+    /// The next chunk of the current body, or `nil` at its end.
+    func nextChunk() async throws -> ByteBuffer? {
+        if finished { return nil }
+        if awaitingContinue {
+            awaitingContinue = false
+            try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: .continue)))
+        }
+        while let part = try await iterator.next() {
+            switch part {
+            case .head:
+                throw OSSServerError(400, "BadRequest", "unexpected request head inside a body")
+            case .body(var chunk):
+                if let limit = dropAfter, bytesRead + Int64(chunk.readableBytes) >= limit {
+                    bytesRead = max(bytesRead, limit)
+                    throw DropConnection()
+                }
+                bytesRead += Int64(chunk.readableBytes)
+                if chunk.readableBytes == 0 { continue }
+                _ = chunk.readerIndex
+                return chunk
+            case .end:
+                finished = true
+                return nil
+            }
+        }
+        throw DropConnection()
+    }
+
+    /// Reads and discards the rest of the current body.
+    func drain() async throws {
+        while try await nextChunk() != nil {}
+    }
+
+    /// Reads the whole body into memory, refusing bodies larger than `limit` (XML documents).
+    func collect(limit: Int) async throws -> ByteBuffer {
+        var all = ByteBuffer()
+        while var chunk = try await nextChunk() {
+            guard all.readableBytes + chunk.readableBytes <= limit else {
+                throw OSSServerError(400, "EntityTooLarge", "The request body is larger than \(limit) bytes.")
+            }
+            all.writeBuffer(&chunk)
+        }
+        return all
+    }
+}

@@ -1,0 +1,49 @@
+import NIOCore
+import NIOHTTP1
+
+import Foundation
+
+extension RequestHandler {
+    /// `GET /-/stats`, `POST /-/stats/reset`, `GET|POST|DELETE /-/faults`. No signature needed.
+    func handleAdmin(_ context: RequestContext, reader: RequestBodyReader) async throws -> ServerResponse {
+        let path = context.head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        switch (context.method, path) {
+        case ("GET", "/-/stats"):
+            let stats = await state.snapshot()
+            return .json(String(decoding: try encoder.encode(stats), as: UTF8.self))
+        case ("POST", "/-/stats/reset"), ("DELETE", "/-/stats"):
+            await state.reset()
+            return ServerResponse(status: .noContent)
+        case ("GET", "/-/faults"):
+            let rules = await state.activeRules().map(\.description)
+            return .json(String(decoding: try encoder.encode(rules), as: UTF8.self))
+        case ("POST", "/-/faults"):
+            let body = try await reader.collect(limit: 64 << 10)
+            let text = String(decoding: body.readableBytesView, as: UTF8.self).trimmingWhitespace()
+            var rules: [LocalOSSFaultRule] = []
+            do {
+                if text.hasPrefix("{") {
+                    rules = [try JSONDecoder().decode(LocalOSSFaultRule.self, from: Data(text.utf8))]
+                } else if text.hasPrefix("[") {
+                    rules = try JSONDecoder().decode([LocalOSSFaultRule].self, from: Data(text.utf8))
+                } else {
+                    for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) where !line.isEmpty {
+                        rules.append(try LocalOSSFaultRule(parsing: String(line)))
+                    }
+                }
+            } catch {
+                throw OSSServerError.invalidArgument("\(error)")
+            }
+            guard !rules.isEmpty else { throw OSSServerError.invalidArgument("no fault rule in the body") }
+            for rule in rules { await state.add(rule) }
+            return .json(String(decoding: try encoder.encode(rules.map(\.description)), as: UTF8.self))
+        case ("DELETE", "/-/faults"):
+            await state.clear()
+            return ServerResponse(status: .noContent)
+        default:
+            throw OSSServerError(404, "NoSuchAdminEndpoint", "Admin endpoints: GET /-/stats, POST /-/stats/reset, GET|POST|DELETE /-/faults.")
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import NIOCore
+import NIOHTTP1
+
+extension RequestHandler {
+    /// Runs the handler of an authenticated request.
+    func dispatch(_ operation: LocalOSSOperation, context: RequestContext, reader: RequestBodyReader) async throws
+        -> ServerResponse
+    {
+        switch operation {
+        case .listBuckets: return try await listBuckets(context)
+        case .putBucket: return try await putBucket(context, reader: reader)
+        case .deleteBucket: return try await deleteBucket(context)
+        case .getBucketInfo: return try await getBucketInfo(context)
+        case .getBucketLocation: return try await getBucketLocation(context)
+        case .listObjects: return try await listObjects(context, v2: false)
+        case .listObjectsV2: return try await listObjects(context, v2: true)
+        case .putObject: return try await putObject(context, reader: reader)
+        case .getObject, .headObject: return try await getObject(context)
+        case .getObjectMeta: return try await getObjectMeta(context)
+        case .deleteObject: return try await deleteObject(context)
+        case .deleteMultipleObjects: return try await deleteMultipleObjects(context, reader: reader)
+        case .initiateMultipartUpload: return try await initiateMultipartUpload(context)
+        case .uploadPart: return try await uploadPart(context, reader: reader)
+        case .listParts: return try await listParts(context)
+        case .completeMultipartUpload: return try await completeMultipartUpload(context, reader: reader)
+        case .abortMultipartUpload: return try await abortMultipartUpload(context)
+        case .listMultipartUploads: return try await listMultipartUploads(context)
+        }
+    }
+}

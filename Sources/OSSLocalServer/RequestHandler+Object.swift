@@ -1,0 +1,132 @@
+import NIOCore
+import NIOHTTP1
+import OSSSigning
+
+import Foundation
+
+extension RequestHandler {
+    func requireBucketAndKey(_ context: RequestContext) throws(OSSServerError) -> (String, String) {
+        guard let bucket = context.bucket, let key = context.key else {
+            throw .invalidArgument("The request needs a bucket and an object key.")
+        }
+        return (bucket, key)
+    }
+
+    /// Checks a `Content-MD5` header against the received body.
+    func verifyContentMD5(_ context: RequestContext, digest: BodyDigest) throws(OSSServerError) {
+        guard let provided = context.header("content-md5") else { return }
+        guard let decoded = Data(base64Encoded: provided), decoded.count == 16 else {
+            throw OSSServerError(400, "InvalidDigest", "The Content-MD5 you specified is not valid.")
+        }
+        guard Array(decoded) == digest.md5 else {
+            throw OSSServerError(
+                400, "InvalidDigest", "The Content-MD5 you specified did not match what we received.",
+                fields: [("ContentMD5", provided), ("ExpectedContentMD5", digest.md5Base64)])
+        }
+    }
+
+    func storedHeaders(_ context: RequestContext) -> [String: String] {
+        var headers: [String: String] = [:]
+        for name in storedObjectHeaders { if let v = context.header(name) { headers[name] = v } }
+        return headers
+    }
+
+    /// The JSON reply sent instead of calling a callback URL (the local server never calls out).
+    func callbackResponse(_ headers: HTTPHeaders) -> ServerResponse {
+        var response = ServerResponse.json("{\"Status\":\"OK\"}")
+        for (name, value) in headers where name.lowercased() != "content-type" { response.headers.add(name: name, value: value) }
+        return response
+    }
+
+    func putObject(_ context: RequestContext, reader: RequestBodyReader) async throws -> ServerResponse {
+        let (bucket, key) = try requireBucketAndKey(context)
+        _ = try await store.bucket(bucket)
+        if context.header("x-oss-forbid-overwrite")?.lowercased() == "true", await store.objectExists(bucket, key) {
+            throw OSSServerError(409, "FileAlreadyExists", "The object you specified already exists and can not be overwritten.")
+        }
+        let temp = store.newTempPath()
+        let digest = try await BodySink.receive(reader, to: temp)
+        do { try verifyContentMD5(context, digest: digest) } catch {
+            FileIO.remove(temp)
+            throw error
+        }
+        let record = ObjectRecord(
+            key: key, size: digest.size, etag: digest.etag, crc64: digest.crc64,
+            lastModified: Int64(context.now.timeIntervalSince1970),
+            contentType: context.header("content-type") ?? "application/octet-stream", contentMD5: digest.md5Base64,
+            userMetadata: context.userMetadata, headers: storedHeaders(context), objectType: "Normal", dataFile: "")
+        let committed = try await store.commitObject(bucket, record: record, tempPath: temp)
+        var headers = HTTPHeaders()
+        headers.add(name: "ETag", value: committed.etag)
+        headers.add(name: "x-oss-hash-crc64ecma", value: String(committed.crc64))
+        headers.add(name: "Content-MD5", value: digest.md5Base64)
+        if context.header("x-oss-callback") != nil { return callbackResponse(headers) }
+        return ServerResponse(status: .ok, headers: headers)
+    }
+
+    /// The headers describing an object (GetObject, HeadObject).
+    func objectHeaders(_ object: ObjectRecord, context: RequestContext) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: context.query["response-content-type"] ?? object.contentType)
+        headers.add(name: "ETag", value: object.etag)
+        headers.add(
+            name: "Last-Modified",
+            value: OSSDateFormat.rfc1123(Date(timeIntervalSince1970: TimeInterval(object.lastModified))))
+        headers.add(name: "x-oss-hash-crc64ecma", value: String(object.crc64))
+        headers.add(name: "x-oss-object-type", value: object.objectType)
+        headers.add(name: "x-oss-storage-class", value: "Standard")
+        headers.add(name: "Accept-Ranges", value: "bytes")
+        if let md5 = object.contentMD5, object.objectType == "Normal" { headers.add(name: "Content-MD5", value: md5) }
+        for (name, value) in object.userMetadata.sorted(by: { $0.key < $1.key }) { headers.add(name: name, value: value) }
+        for name in storedObjectHeaders {
+            let override = context.query["response-" + name]
+            if let value = override ?? object.headers[name] { headers.add(name: name, value: value) }
+        }
+        return headers
+    }
+
+    func getObject(_ context: RequestContext) async throws -> ServerResponse {
+        let (bucket, key) = try requireBucketAndKey(context)
+        let object = try await store.object(bucket, key)
+        var headers = objectHeaders(object, context: context)
+        if try ObjectConditions.evaluate(context, object: object) == .notModified {
+            headers.remove(name: "Content-Type")
+            return ServerResponse(status: .notModified, headers: headers)
+        }
+        let standard = context.header("x-oss-range-behavior")?.lowercased() == "standard"
+        let path = store.objectDataPath(bucket, object)
+        if let range = try ObjectConditions.range(context.header("range"), size: object.size, standard: standard) {
+            headers.add(name: "Content-Range", value: "bytes \(range.lowerBound)-\(range.upperBound)/\(object.size)")
+            return ServerResponse(
+                status: .partialContent, headers: headers,
+                body: .file(path: path, offset: range.lowerBound, length: range.upperBound - range.lowerBound + 1))
+        }
+        return ServerResponse(status: .ok, headers: headers, body: .file(path: path, offset: 0, length: object.size))
+    }
+
+    /// `HEAD /key?objectMeta`: ETag, size and times only.
+    func getObjectMeta(_ context: RequestContext) async throws -> ServerResponse {
+        let (bucket, key) = try requireBucketAndKey(context)
+        let object = try await store.object(bucket, key)
+        var headers = HTTPHeaders()
+        headers.add(name: "ETag", value: object.etag)
+        headers.add(
+            name: "Last-Modified",
+            value: OSSDateFormat.rfc1123(Date(timeIntervalSince1970: TimeInterval(object.lastModified))))
+        headers.add(name: "x-oss-hash-crc64ecma", value: String(object.crc64))
+        headers.add(name: "x-oss-object-type", value: object.objectType)
+        headers.add(name: "x-oss-content-length", value: String(object.size))
+        var response = ServerResponse(status: .ok, headers: headers)
+        if context.head.method == .HEAD {
+            // A HEAD reply carries no body; Content-Length describes the object, as OSS does.
+            response.body = .file(path: store.objectDataPath(bucket, object), offset: 0, length: object.size)
+        }
+        return response
+    }
+
+    func deleteObject(_ context: RequestContext) async throws -> ServerResponse {
+        let (bucket, key) = try requireBucketAndKey(context)
+        try await store.deleteObject(bucket, key)
+        return ServerResponse(status: .noContent)
+    }
+}

@@ -1,0 +1,197 @@
+import NIOCore
+import NIOHTTP1
+import OSSSigning
+import _NIOFileSystem
+
+import Foundation
+
+/// Serves connections: decodes each request, applies faults, authenticates, dispatches and writes the reply.
+final class RequestHandler: Sendable {
+    let configuration: LocalOSSServerConfiguration
+    let store: ObjectStore
+    let state: ServerState
+    let authenticator: RequestAuthenticator
+
+    init(configuration: LocalOSSServerConfiguration, store: ObjectStore) {
+        self.configuration = configuration
+        self.store = store
+        self.state = ServerState(faults: configuration.faults)
+        self.authenticator = RequestAuthenticator(configuration: configuration)
+    }
+
+    /// Handles the requests of one connection sequentially until it closes.
+    func serve(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
+        try? await connection.executeThenClose { inbound, outbound in
+            let reader = RequestBodyReader(iterator: inbound.makeAsyncIterator(), outbound: outbound)
+            while let head = try await reader.nextHead() {
+                let keepAlive = await handle(head: head, reader: reader, outbound: outbound)
+                if !keepAlive || Task.isCancelled { break }
+            }
+        }
+    }
+
+    /// Handles one request; returns whether the connection may serve another one.
+    private func handle(
+        head: HTTPRequestHead, reader: RequestBodyReader, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    ) async -> Bool {
+        let requestId = RequestID.make()
+        var context: RequestContext
+        let operation: LocalOSSOperation?
+        var response: ServerResponse
+        var responseDrop: Int64?
+        do {
+            context = try decode(head: head, requestId: requestId)
+            if configuration.adminEnabled, isAdminPath(head.uri) {
+                response = try await handleAdmin(context, reader: reader)
+                return await finish(
+                    response, context: context, operation: nil, reader: reader, outbound: outbound, responseDrop: nil)
+            }
+            operation = try Router.operation(for: context)
+        } catch let error as OSSServerError {
+            let fallback = RequestContext(
+                head: head, method: head.method.rawValue, bucket: nil, key: nil, query: [:], headers: [:],
+                requestId: requestId, now: Date(), hostId: hostId(head))
+            return await finish(
+                errorResponse(error, context: fallback), context: fallback, operation: nil, reader: reader,
+                outbound: outbound, responseDrop: nil)
+        } catch {
+            return false
+        }
+        guard let operation else {
+            return await finish(
+                errorResponse(.notImplemented("This operation is not implemented by the local server."), context: context),
+                context: context, operation: nil, reader: reader, outbound: outbound, responseDrop: nil)
+        }
+
+        let outcome = await state.begin(operation)
+        if outcome.delayMilliseconds > 0 {
+            do {
+                try await Task.sleep(nanoseconds: UInt64(outcome.delayMilliseconds) * 1_000_000)
+            } catch {
+                return false
+            }
+        }
+        if outcome.clockSkewSeconds != 0 {
+            context.now = context.now.addingTimeInterval(TimeInterval(outcome.clockSkewSeconds))
+        }
+        if let drop = outcome.dropAfter {
+            if context.hasBody { reader.dropAfter = drop } else { responseDrop = drop }
+            if drop == 0 && !context.hasBody {
+                await state.finish(operation, requestBytes: 0, responseBytes: 0)
+                return false
+            }
+        }
+        do {
+            if let (status, code) = outcome.status {
+                try await reader.drain()
+                throw OSSServerError(
+                    status, code ?? OSSServerError.defaultCode(forStatus: status),
+                    "Injected fault (HTTP \(status)) by the local server.")
+            }
+            try authenticator.authenticate(context)
+            response = try await dispatch(operation, context: context, reader: reader)
+        } catch let error as OSSServerError {
+            response = errorResponse(error, context: context)
+        } catch is DropConnection {
+            await state.finish(operation, requestBytes: reader.bytesRead, responseBytes: 0)
+            return false
+        } catch {
+            response = errorResponse(.internalError("\(error)"), context: context)
+        }
+        return await finish(
+            response, context: context, operation: operation, reader: reader, outbound: outbound,
+            responseDrop: responseDrop)
+    }
+
+    /// Adds the common headers, settles the request body and writes the response.
+    private func finish(
+        _ response: ServerResponse, context: RequestContext, operation: LocalOSSOperation?, reader: RequestBodyReader,
+        outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, responseDrop: Int64?
+    ) async -> Bool {
+        var response = response
+        var keepAlive = context.head.isKeepAlive
+        if !reader.finished {
+            if reader.awaitingContinue {
+                keepAlive = false  // the client has not sent the body; do not read it
+            } else {
+                do { try await reader.drain() } catch { keepAlive = false }
+            }
+        }
+        let isHead = context.head.method == .HEAD
+        response.headers.replaceOrAdd(name: "x-oss-request-id", value: context.requestId)
+        response.headers.replaceOrAdd(name: "Date", value: OSSDateFormat.rfc1123(context.now))
+        response.headers.replaceOrAdd(name: "Server", value: "AliyunOSS")
+        if response.status != .noContent && response.status != .notModified {
+            response.headers.replaceOrAdd(name: "Content-Length", value: String(response.bodyLength))
+        }
+        if !keepAlive { response.headers.replaceOrAdd(name: "Connection", value: "close") }
+        var sent: Int64 = 0
+        var dropped = false
+        do {
+            try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: response.status, headers: response.headers)))
+            if !isHead {
+                (sent, dropped) = try await writeBody(response.body, limit: responseDrop, outbound: outbound)
+            }
+            if !dropped { try await outbound.write(.end(nil)) }
+        } catch {
+            dropped = true
+        }
+        if let operation {
+            await state.finish(operation, requestBytes: reader.bytesRead, responseBytes: sent)
+        }
+        return keepAlive && !dropped
+    }
+
+    /// Writes a body, stopping after `limit` bytes (then the caller closes the connection).
+    private func writeBody(
+        _ body: ServerResponse.Body, limit: Int64?, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    ) async throws -> (sent: Int64, dropped: Bool) {
+        switch body {
+        case .empty:
+            return (0, limit != nil)
+        case .buffer(var buffer):
+            if let limit, Int64(buffer.readableBytes) >= limit {
+                let slice = buffer.readSlice(length: Int(limit)) ?? ByteBuffer()
+                if slice.readableBytes > 0 { try await outbound.write(.body(.byteBuffer(slice))) }
+                return (limit, true)
+            }
+            let count = Int64(buffer.readableBytes)
+            if count > 0 { try await outbound.write(.body(.byteBuffer(buffer))) }
+            return (count, false)
+        case .file(let path, let offset, let length):
+            var sent: Int64 = 0
+            if length == 0 { return (0, limit != nil) }
+            let dropped: Bool = try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
+                for try await var chunk in handle.readChunks(in: offset..<(offset + length), chunkLength: .mebibytes(1)) {
+                    if let limit, sent + Int64(chunk.readableBytes) >= limit {
+                        let slice = chunk.readSlice(length: Int(limit - sent)) ?? ByteBuffer()
+                        if slice.readableBytes > 0 { try await outbound.write(.body(.byteBuffer(slice))) }
+                        sent = limit
+                        return true
+                    }
+                    sent += Int64(chunk.readableBytes)
+                    try await outbound.write(.body(.byteBuffer(chunk)))
+                }
+                return limit != nil && sent >= limit!
+            }
+            return (sent, dropped)
+        }
+    }
+
+    /// An OSS `<Error>` reply; for HEAD the XML goes Base64-encoded into `x-oss-err`.
+    func errorResponse(_ error: OSSServerError, context: RequestContext) -> ServerResponse {
+        let xml = error.xml(requestId: context.requestId, hostId: context.hostId)
+        var response = ServerResponse.xml(xml, status: HTTPResponseStatus(statusCode: error.status))
+        response.headers.add(name: "x-oss-ec", value: error.ec)
+        for (name, value) in error.headers { response.headers.replaceOrAdd(name: name, value: value) }
+        if context.head.method == .HEAD {
+            response.headers.add(name: "x-oss-err", value: Data(xml.utf8).base64EncodedString())
+        }
+        if error.status == 304 { response.body = .empty; response.headers.remove(name: "Content-Type") }
+        return response
+    }
+
+    func hostId(_ head: HTTPRequestHead) -> String {
+        head.headers.first(name: "host") ?? configuration.host
+    }
+}

@@ -1,0 +1,54 @@
+/// The persisted metadata of a bucket (`buckets/<name>/bucket.json`).
+struct BucketRecord: Codable, Sendable {
+    var name: String
+    var creationDate: Int64
+}
+
+/// The persisted metadata of an object (`objects/<sha256(key)>.json`); the key itself lives only here.
+struct ObjectRecord: Codable, Sendable {
+    var key: String
+    var size: Int64
+    /// Quoted, e.g. `"5EB63BBBE01EEED093CB22BB8F5ACDC3"` or `"...-3"`.
+    var etag: String
+    var crc64: UInt64
+    /// Unix seconds.
+    var lastModified: Int64
+    var contentType: String
+    /// Base64 MD5 of the content, for Normal objects.
+    var contentMD5: String?
+    /// `x-oss-meta-*` headers, names lower-cased.
+    var userMetadata: [String: String]
+    /// Other stored headers (`cache-control`, `content-disposition`, `content-encoding`, `content-language`, `expires`).
+    var headers: [String: String]
+    /// `Normal` or `Multipart`.
+    var objectType: String
+    /// The data file's name inside the bucket's `objects` directory.
+    var dataFile: String
+}
+
+/// The persisted metadata of a multipart upload (`uploads/<uploadId>/upload.json`).
+struct UploadRecord: Codable, Sendable {
+    var uploadId: String
+    var key: String
+    var initiated: Int64
+    var contentType: String
+    var userMetadata: [String: String]
+    var headers: [String: String]
+}
+
+/// The persisted metadata of one uploaded part (`uploads/<uploadId>/part-<n>.json`).
+struct PartRecord: Codable, Sendable {
+    var partNumber: Int
+    var size: Int64
+    /// Upper-case hex MD5 of the part (the ETag without quotes).
+    var md5Hex: String
+    var crc64: UInt64
+    var lastModified: Int64
+    /// The data file's name inside the upload directory.
+    var dataFile: String
+
+    var etag: String { "\"\(md5Hex)\"" }
+}
+
+/// Headers stored with an object and returned by GetObject/HeadObject.
+let storedObjectHeaders = ["cache-control", "content-disposition", "content-encoding", "content-language", "expires"]
