@@ -1,0 +1,93 @@
+"""Shared helpers for the judge suites: argument parsing, checks, temporary files."""
+import argparse
+import hashlib
+import os
+import sys
+import tempfile
+import traceback
+
+
+def parse_args(description):
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--endpoint", required=True, help="e.g. http://127.0.0.1:9000")
+    p.add_argument("--access-key-id", required=True)
+    p.add_argument("--access-key-secret", required=True)
+    p.add_argument("--sts-access-key-id")
+    p.add_argument("--sts-access-key-secret")
+    p.add_argument("--sts-security-token")
+    p.add_argument("--region", default="cn-hangzhou")
+    p.add_argument("--bucket", default="judge-" + os.urandom(4).hex())
+    return p.parse_args()
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def equal(actual, expected, what):
+    if actual != expected:
+        a, e = repr(actual), repr(expected)
+        raise Failure("%s: expected %s, got %s" % (what, e[:200], a[:200]))
+
+
+def expect_error(fn, status, code, what):
+    """Runs fn and checks it fails with the given HTTP status and OSS error code."""
+    try:
+        fn()
+    except Exception as e:  # both SDKs raise their own types; inspect duck-typed fields
+        got_status = getattr(e, "status", None) or getattr(e, "status_code", None)
+        got_code = getattr(e, "code", None) or getattr(e, "error_code", None)
+        if got_status != status or (code is not None and got_code != code):
+            raise Failure("%s: expected %s %s, got %s %s (%s)" % (what, status, code, got_status, got_code, e))
+        return e
+    raise Failure("%s: expected %s %s, but the call succeeded" % (what, status, code))
+
+
+def md5(data):
+    return hashlib.md5(data).hexdigest()
+
+
+def random_file(size, directory):
+    path = os.path.join(directory, "src-%d-%s.bin" % (size, os.urandom(3).hex()))
+    with open(path, "wb") as f:
+        remaining = size
+        while remaining > 0:
+            n = min(remaining, 1 << 20)
+            f.write(os.urandom(n))
+            remaining -= n
+    return path
+
+
+def file_md5(path):
+    h = hashlib.md5()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def run_cases(cases):
+    """Runs (name, fn) pairs; prints each result; exits 1 if any failed."""
+    failed = []
+    for name, fn in cases:
+        try:
+            fn()
+            print("PASS %s" % name, flush=True)
+        except Exception as e:
+            failed.append(name)
+            print("FAIL %s: %s" % (name, e), flush=True)
+            if not isinstance(e, Failure):
+                traceback.print_exc()
+    print("%d passed, %d failed" % (len(cases) - len(failed), len(failed)), flush=True)
+    if failed:
+        print("FAILED: " + ", ".join(failed), flush=True)
+        sys.exit(1)
+
+
+def workdir():
+    return tempfile.mkdtemp(prefix="oss-judge-")
