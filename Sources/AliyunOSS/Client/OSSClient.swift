@@ -1,0 +1,195 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Logging
+import NIOCore
+
+/// The entry point to OSS: configure it once, share it freely (it is `Sendable` and immutable), and call
+/// ``shutdown()`` when done, or use ``withOSSClient(endpoint:credentialProvider:configuration:_:)``.
+///
+/// ```swift
+/// let client = try OSSClient(
+///     endpoint: "https://oss-cn-hangzhou.aliyuncs.com",
+///     credentialProvider: OSSEnvironmentCredentialProvider())
+/// let result = try await client.putObject(OSSPutObjectRequest(bucketName: "b", objectKey: "k", data: Data("hi".utf8)))
+/// try await client.shutdown()
+/// ```
+public final class OSSClient: Sendable {
+    /// The endpoint requests go to.
+    public let endpoint: OSSEndpoint
+    /// The configuration the client was created with.
+    public let configuration: OSSClientConfiguration
+    /// Where credentials come from.
+    public let credentialProvider: any OSSCredentialProvider
+
+    let transport: any OSSHTTPTransport
+    let builder: OSSRequestBuilder
+    let signing: OSSSigningMiddleware
+    let retrying: OSSRetryMiddleware
+    let clock: OSSClockSkew
+    var logger: Logger { configuration.logger }
+
+    /// Creates a client with its own HTTP client (AsyncHTTPClient on the shared event loop group).
+    ///
+    /// - Parameter endpoint: e.g. `https://oss-cn-hangzhou.aliyuncs.com` or `http://127.0.0.1:9000`
+    ///   (`https` is assumed without a scheme).
+    /// - Throws: ``OSSClientError`` `.invalidArgument` for a malformed endpoint.
+    public convenience init(
+        endpoint: String,
+        credentialProvider: any OSSCredentialProvider,
+        configuration: OSSClientConfiguration = .init()
+    ) throws {
+        // Validate before creating the HTTP client: an HTTPClient must be shut down once created.
+        _ = try Self.validate(endpoint: endpoint, configuration: configuration)
+        try self.init(
+            endpoint: endpoint, credentialProvider: credentialProvider, configuration: configuration,
+            transport: AsyncHTTPClientTransport(configuration: configuration))
+    }
+
+    /// Creates a client for an endpoint URL.
+    public convenience init(
+        endpoint: URL,
+        credentialProvider: any OSSCredentialProvider,
+        configuration: OSSClientConfiguration = .init()
+    ) throws {
+        try self.init(endpoint: endpoint.absoluteString, credentialProvider: credentialProvider, configuration: configuration)
+    }
+
+    /// Creates a client that sends requests through `transport`.
+    public convenience init(
+        endpoint: String,
+        credentialProvider: any OSSCredentialProvider,
+        configuration: OSSClientConfiguration = .init(),
+        transport: any OSSHTTPTransport
+    ) throws {
+        try self.init(
+            endpoint: endpoint, credentialProvider: credentialProvider, configuration: configuration,
+            transport: transport, sleeper: OSSTaskSleeper(), random: { Double.random(in: 0...1) }, clock: OSSClockSkew())
+    }
+
+    init(
+        endpoint: String,
+        credentialProvider: any OSSCredentialProvider,
+        configuration: OSSClientConfiguration,
+        transport: any OSSHTTPTransport,
+        sleeper: any OSSSleeper,
+        random: @escaping @Sendable () -> Double,
+        clock: OSSClockSkew
+    ) throws {
+        let parsed = try Self.validate(endpoint: endpoint, configuration: configuration)
+        self.endpoint = parsed
+        self.configuration = configuration
+        self.credentialProvider = credentialProvider
+        self.transport = transport
+        self.clock = clock
+        builder = OSSRequestBuilder(endpoint: parsed, addressing: configuration.addressing, userAgent: configuration.userAgent)
+        signing = OSSSigningMiddleware(
+            credentialProvider: credentialProvider, signatureVersion: configuration.signatureVersion,
+            region: configuration.region, clock: clock, logger: configuration.logger)
+        retrying = OSSRetryMiddleware(
+            policy: OSSRetryPolicy(configuration: configuration.retry, random: random), sleeper: sleeper, clock: clock,
+            logger: configuration.logger)
+    }
+
+    static func validate(endpoint: String, configuration: OSSClientConfiguration) throws -> OSSEndpoint {
+        let parsed = try OSSEndpoint(endpoint)
+        if configuration.signatureVersion == .v4, (configuration.region ?? "").isEmpty {
+            throw OSSClientError.invalidArgument("signature V4 needs configuration.region (e.g. \"cn-hangzhou\")")
+        }
+        return parsed
+    }
+
+    /// Releases the HTTP client. Requests made afterwards fail.
+    public func shutdown() async throws {
+        try await transport.shutdown()
+    }
+
+    /// Runs any OSS API call through the full pipeline (addressing, retry, signing, error mapping), for APIs
+    /// this SDK does not wrap yet. `decode` receives only successful (2xx) responses.
+    public func invoke<Result: Sendable>(
+        _ operation: OSSOperation, decode: (OSSHTTPResponse) async throws -> Result
+    ) async throws -> Result {
+        try await execute(operation, decode: decode)
+    }
+
+    /// The pipeline: build → retry ⊃ sign ⊃ transport + error mapping → decode.
+    ///
+    /// - Parameter retryDecodeFailures: whether a network failure while `decode` reads the body may be retried
+    ///   (true when `decode` can simply start over, false when it hands the stream to the caller).
+    func execute<Result: Sendable>(
+        _ operation: OSSOperation,
+        retryDecodeFailures: Bool = true,
+        observer: OSSUploadObserver? = nil,
+        decode: (OSSHTTPResponse) async throws -> Result
+    ) async throws -> Result {
+        let prepared = try builder.build(operation)
+        let observer =
+            observer
+            ?? operation.uploadProgress.map {
+                OSSUploadObserver(expected: operation.body.length, progress: $0, computeCRC: false)
+            }
+        return try await retrying.run(operation: operation.name, replayable: operation.body.isReplayable) { attempt in
+            try await self.attempt(
+                prepared, operation: operation, number: attempt, observer: observer,
+                retryDecodeFailures: retryDecodeFailures, decode: decode)
+        }
+    }
+
+    /// One attempt: sign, send, map errors, decode.
+    private func attempt<Result: Sendable>(
+        _ prepared: OSSPreparedRequest,
+        operation: OSSOperation,
+        number: Int,
+        observer: OSSUploadObserver?,
+        retryDecodeFailures: Bool,
+        decode: (OSSHTTPResponse) async throws -> Result
+    ) async throws -> Result {
+        var request = prepared
+        try await signing.sign(&request)
+        observer?.startAttempt()
+        var onChunkSent: (@Sendable (ByteBuffer) -> Void)?
+        if let observer {
+            onChunkSent = { observer.observe($0) }
+        }
+        let http = request.httpRequest(timeout: configuration.timeouts.request, onChunkSent: onChunkSent)
+        let logger = self.logger
+        let method = operation.method
+        let name = operation.name
+        logger.debug("sending request", metadata: ["operation": "\(name)", "method": "\(method)", "attempt": "\(number)"])
+        return try await transport.send(http) { response in
+            logger.debug(
+                "received response",
+                metadata: ["operation": "\(name)", "status": "\(response.status)", "requestId": "\(response.requestId)"])
+            try await OSSErrorMiddleware.check(response, method: method)
+            if retryDecodeFailures {
+                return try await decode(response)
+            }
+            do {
+                return try await decode(response)
+            } catch {
+                throw OSSNonRetryableFailure(error: OSSRetryMiddleware.publicError(error))
+            }
+        }
+    }
+}
+
+/// Creates a client, runs `body` with it, and shuts the client down afterwards (also when `body` throws).
+public func withOSSClient<Result>(
+    endpoint: String,
+    credentialProvider: any OSSCredentialProvider,
+    configuration: OSSClientConfiguration = .init(),
+    _ body: (OSSClient) async throws -> Result
+) async throws -> Result {
+    let client = try OSSClient(endpoint: endpoint, credentialProvider: credentialProvider, configuration: configuration)
+    let result: Result
+    do {
+        result = try await body(client)
+    } catch {
+        try? await client.shutdown()
+        throw error
+    }
+    try await client.shutdown()
+    return result
+}

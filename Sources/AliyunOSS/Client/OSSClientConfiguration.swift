@@ -1,0 +1,88 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Logging
+
+/// Everything an ``OSSClient`` can be tuned with. A value: copy it, change it, pass it to the client.
+public struct OSSClientConfiguration: Sendable {
+    /// Network timeouts.
+    public struct Timeouts: Sendable, Hashable {
+        /// How long establishing a connection may take.
+        public var connect: Duration
+        /// The longest pause allowed between two reads of the response (idle read timeout).
+        public var read: Duration
+        /// An optional limit on a whole request, body included; `nil` means none (large transfers can take long).
+        public var request: Duration?
+
+        public init(connect: Duration = .seconds(10), read: Duration = .seconds(60), request: Duration? = nil) {
+            self.connect = connect
+            self.read = read
+            self.request = request
+        }
+    }
+
+    /// Retry policy parameters: exponential backoff with full jitter.
+    public struct Retry: Sendable, Hashable {
+        /// How many times a failed request is retried (0 disables retries). Default 3.
+        public var maxRetryCount: Int
+        /// The backoff base: attempt `n` waits a random time in `0...min(maxDelay, baseDelay * 2^n)`.
+        public var baseDelay: Duration
+        /// The longest wait between two attempts.
+        public var maxDelay: Duration
+
+        public init(maxRetryCount: Int = 3, baseDelay: Duration = .milliseconds(200), maxDelay: Duration = .seconds(20)) {
+            self.maxRetryCount = max(0, maxRetryCount)
+            self.baseDelay = baseDelay
+            self.maxDelay = maxDelay
+        }
+    }
+
+    /// The bare region id (`cn-hangzhou`, not `oss-cn-hangzhou`). Required for signature V4.
+    public var region: String?
+    /// The signature version; `.v1` by default.
+    public var signatureVersion: OSSSignatureVersion
+    /// Network timeouts.
+    public var timeouts: Timeouts
+    /// Retry behaviour.
+    public var retry: Retry
+    /// The connection pool size per host: how many requests run at once.
+    public var maxConcurrentRequestCount: Int
+    /// How the bucket appears in URLs.
+    public var addressing: OSSAddressingStyle
+    /// Whether CRC-64 checksums are computed and compared with the server's `x-oss-hash-crc64ecma`. Default true.
+    public var crcCheckEnabled: Bool
+    /// The `User-Agent` header.
+    public var userAgent: String
+    /// Where the client logs. Secrets, tokens and signatures are never logged; the string to sign only at `.trace`.
+    public var logger: Logger
+
+    public init(
+        region: String? = nil,
+        signatureVersion: OSSSignatureVersion = .v1,
+        timeouts: Timeouts = Timeouts(),
+        retry: Retry = Retry(),
+        maxConcurrentRequestCount: Int = 8,
+        addressing: OSSAddressingStyle = .automatic,
+        crcCheckEnabled: Bool = true,
+        userAgent: String = "aliyun-oss-swift/0.1",
+        logger: Logger = Logger(label: "com.aliyun.oss", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.region = region
+        self.signatureVersion = signatureVersion
+        self.timeouts = timeouts
+        self.retry = retry
+        self.maxConcurrentRequestCount = max(1, maxConcurrentRequestCount)
+        self.addressing = addressing
+        self.crcCheckEnabled = crcCheckEnabled
+        self.userAgent = userAgent
+        self.logger = logger
+    }
+
+    /// Shorthand for `retry.maxRetryCount`.
+    public var maxRetryCount: Int {
+        get { retry.maxRetryCount }
+        set { retry.maxRetryCount = max(0, newValue) }
+    }
+}

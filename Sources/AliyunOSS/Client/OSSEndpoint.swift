@@ -1,0 +1,81 @@
+import Foundation
+
+/// A parsed endpoint: scheme, host and optional port. `https` is assumed when no scheme is given.
+public struct OSSEndpoint: Sendable, Hashable, CustomStringConvertible {
+    public var scheme: String
+    /// The host name or IP literal (IPv6 in brackets).
+    public var host: String
+    public var port: Int?
+
+    /// Parses `oss-cn-hangzhou.aliyuncs.com`, `https://oss-cn-hangzhou.aliyuncs.com`, `http://127.0.0.1:9000`.
+    public init(_ text: String) throws {
+        var rest = Substring(text.trimmingCharactersInWhitespace())
+        var scheme = "https"
+        if let range = rest.range(of: "://") {
+            scheme = rest[..<range.lowerBound].lowercased()
+            rest = rest[range.upperBound...]
+        }
+        guard scheme == "http" || scheme == "https" else {
+            throw OSSClientError.invalidArgument("unsupported endpoint scheme '\(scheme)' (use http or https)")
+        }
+        if let slash = rest.firstIndex(of: "/") {
+            rest = rest[..<slash]
+        }
+        var host = String(rest)
+        var port: Int?
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]") else {
+                throw OSSClientError.invalidArgument("malformed IPv6 endpoint '\(text)'")
+            }
+            let after = host[host.index(after: close)...]
+            if after.hasPrefix(":") {
+                guard let p = Int(after.dropFirst()), (1...65535).contains(p) else {
+                    throw OSSClientError.invalidArgument("invalid port in endpoint '\(text)'")
+                }
+                port = p
+            } else if !after.isEmpty {
+                throw OSSClientError.invalidArgument("malformed endpoint '\(text)'")
+            }
+            host = String(host[...close])
+        } else if let colon = host.lastIndex(of: ":") {
+            guard let p = Int(host[host.index(after: colon)...]), (1...65535).contains(p) else {
+                throw OSSClientError.invalidArgument("invalid port in endpoint '\(text)'")
+            }
+            port = p
+            host = String(host[..<colon])
+        }
+        guard !host.isEmpty,
+            host.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-.[]:_".unicodeScalars.contains($0)) })
+        else {
+            throw OSSClientError.invalidArgument("invalid endpoint host in '\(text)'")
+        }
+        self.scheme = scheme
+        self.host = host.lowercased()
+        self.port = port
+    }
+
+    /// `host[:port]`.
+    public var authority: String {
+        port.map { "\(host):\($0)" } ?? host
+    }
+
+    public var description: String { "\(scheme)://\(authority)" }
+
+    /// Whether the host is an IPv4 or IPv6 literal or `localhost` (these get path-style addressing automatically).
+    public var isIPOrLocalhost: Bool {
+        if host == "localhost" || host.hasPrefix("[") { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { part in
+            !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCII) && (UInt16(part).map { $0 <= 255 } ?? false)
+        }
+    }
+}
+
+extension String {
+    func trimmingCharactersInWhitespace() -> String {
+        var s = Substring(self)
+        while let f = s.first, f.isWhitespace { s = s.dropFirst() }
+        while let l = s.last, l.isWhitespace { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,109 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Temporary credentials with an expiration, as returned by an STS / federation service.
+public struct OSSFederationToken: Sendable, Hashable, CustomStringConvertible {
+    public var accessKeyId: String
+    public var accessKeySecret: String
+    public var securityToken: String?
+    /// When the credentials stop working; `nil` means never.
+    public var expiration: Date?
+
+    public init(accessKeyId: String, accessKeySecret: String, securityToken: String?, expiration: Date?) {
+        self.accessKeyId = accessKeyId
+        self.accessKeySecret = accessKeySecret
+        self.securityToken = securityToken
+        self.expiration = expiration
+    }
+
+    public var credentials: OSSCredentials {
+        OSSCredentials(accessKeyId: accessKeyId, accessKeySecret: accessKeySecret, securityToken: securityToken)
+    }
+
+    public var description: String {
+        "OSSFederationToken(accessKeyId: \(accessKeyId), expiration: \(expiration.map { "\($0)" } ?? "none"))"
+    }
+}
+
+/// Credentials fetched by a closure and cached until shortly before they expire.
+///
+/// Concurrent callers share one refresh: while a fetch is in flight, every caller awaits that same fetch.
+/// ``invalidate()`` drops the cached value so the next call fetches again (for example after the server
+/// answers `InvalidAccessKeyId` or `SecurityTokenExpired`).
+public actor OSSRefreshingCredentialProvider: OSSCredentialProvider {
+    public typealias Fetch = @Sendable () async throws -> OSSFederationToken
+
+    private let fetch: Fetch
+    private let refreshAhead: Duration
+    private let now: @Sendable () -> Date
+    private var cached: OSSFederationToken?
+    private var inFlight: Task<OSSFederationToken, any Error>?
+    private var generation = 0
+
+    /// - Parameters:
+    ///   - refreshAhead: how long before the expiration the credentials are fetched again (default 5 minutes).
+    ///   - fetch: returns fresh credentials.
+    public init(refreshAhead: Duration = .seconds(300), fetch: @escaping Fetch) {
+        self.init(refreshAhead: refreshAhead, now: { Date() }, fetch: fetch)
+    }
+
+    init(refreshAhead: Duration, now: @escaping @Sendable () -> Date, fetch: @escaping Fetch) {
+        self.fetch = fetch
+        self.refreshAhead = refreshAhead
+        self.now = now
+    }
+
+    /// How many times the fetch closure has been started.
+    public private(set) var fetchCount = 0
+
+    public func credentials() async throws -> OSSCredentials {
+        if let cached, isFresh(cached) {
+            return cached.credentials
+        }
+        let task: Task<OSSFederationToken, any Error>
+        if let inFlight {
+            task = inFlight
+        } else {
+            let fetch = self.fetch
+            task = Task { try await fetch() }
+            inFlight = task
+            fetchCount += 1
+            let started = generation
+            do {
+                let token = try await task.value
+                if generation == started { cached = token }
+                inFlight = nil
+                return token.credentials
+            } catch {
+                inFlight = nil
+                throw Self.mapError(error)
+            }
+        }
+        do {
+            return try await task.value.credentials
+        } catch {
+            throw Self.mapError(error)
+        }
+    }
+
+    /// Forgets the cached credentials; the next call to ``credentials()`` fetches new ones.
+    public func invalidate() {
+        cached = nil
+        generation += 1
+    }
+
+    private func isFresh(_ token: OSSFederationToken) -> Bool {
+        guard let expiration = token.expiration else { return true }
+        let ahead = Double(refreshAhead.components.seconds) + Double(refreshAhead.components.attoseconds) / 1e18
+        return expiration.timeIntervalSince(now()) > ahead
+    }
+
+    private static func mapError(_ error: any Error) -> any Error {
+        if error is OSSClientError || error is OSSServerError { return error }
+        if error is CancellationError { return OSSClientError.cancelled(error) }
+        return OSSClientError(.signFailed, "the credential provider failed", underlying: error)
+    }
+}

@@ -1,0 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Where an upload's bytes come from.
+public enum OSSUploadSource: Sendable {
+    /// Bytes in memory.
+    case data(Data)
+    /// A whole file, streamed.
+    case file(URL)
+    /// `length` bytes of a file starting at `offset`, streamed (a multipart part).
+    case fileRange(URL, offset: Int64, length: Int64)
+}

@@ -1,0 +1,246 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import NIOCore
+import OSSXML
+
+extension OSSClient {
+    /// InitiateMultipartUpload (`POST /key?uploads`).
+    public func initiateMultipartUpload(_ request: OSSInitiateMultipartUploadRequest) async throws
+        -> OSSInitiateMultipartUploadResult
+    {
+        var operation = OSSOperation(
+            name: "InitiateMultipartUpload", method: "POST", bucket: request.bucketName, key: request.objectKey,
+            query: ["uploads": "", "encoding-type": "url"], headers: request.headers)
+        operation.setHeader("content-type", request.contentType)
+        for (name, value) in request.metadata {
+            operation.setHeader("x-oss-meta-\(name)", value)
+        }
+        return try await execute(operation) { response in
+            let xml = try await response.xml(root: "InitiateMultipartUploadResult")
+            let encoded = xml.string("EncodingType") == "url"
+            let uploadId = try xml.decoded { try $0.requiredString("UploadId") }
+            guard !uploadId.isEmpty else { throw OSSClientError(.nilUploadid, "the server returned an empty UploadId") }
+            return OSSInitiateMultipartUploadResult(
+                bucketName: xml.string("Bucket") ?? request.bucketName,
+                objectKey: try xml.decodedText("Key", urlEncoded: encoded) ?? request.objectKey,
+                uploadId: uploadId, requestId: response.requestId)
+        }
+    }
+
+    /// UploadPart (`PUT /key?partNumber=n&uploadId=id`). The body is streamed from the file range (never
+    /// loaded whole). With `sendContentMD5` the range is read once first to compute MD5 and CRC-64.
+    /// The CRC-64 of the bytes sent is checked against the response when `crcCheckEnabled`.
+    public func uploadPart(_ request: OSSUploadPartRequest) async throws -> OSSUploadPartResult {
+        try Self.requireUploadId(request.uploadId)
+        guard (1...10_000).contains(request.partNumber) else {
+            throw OSSClientError.invalidArgument("part numbers run from 1 to 10000, not \(request.partNumber)")
+        }
+        var operation = OSSOperation(
+            name: "UploadPart", method: "PUT", bucket: request.bucketName, key: request.objectKey,
+            query: ["partNumber": String(request.partNumber), "uploadId": request.uploadId], headers: request.headers)
+        let body = try await Self.uploadBody(for: request.source, sendContentMD5: request.sendContentMD5)
+        operation.body = body.body
+        operation.setHeader("content-md5", body.contentMD5)
+        let crcEnabled = configuration.crcCheckEnabled
+        let observer = OSSUploadObserver(
+            expected: body.body.length, progress: request.uploadProgress, computeCRC: crcEnabled)
+        let size = body.body.length
+        return try await execute(operation, observer: observer) { response in
+            try await response.body.drain()
+            guard let eTag = response.eTag else {
+                throw OSSClientError(.exceptionCaught, "UploadPart response has no ETag")
+            }
+            try verifyCRC64(
+                local: observer.crc64, server: response.crc64, enabled: crcEnabled,
+                what: "part \(request.partNumber) of \(request.objectKey)")
+            return OSSUploadPartResult(
+                partNumber: request.partNumber, eTag: eTag, crc64: response.crc64 ?? (crcEnabled ? observer.crc64 : nil),
+                size: size, requestId: response.requestId)
+        }
+    }
+
+    /// ListParts: one page. A single `<Part>` is a list of one; `HashCrc64ecma` is decoded when present.
+    public func listParts(_ request: OSSListPartsRequest) async throws -> OSSListPartsResult {
+        try Self.requireUploadId(request.uploadId)
+        var operation = OSSOperation(
+            name: "ListParts", method: "GET", bucket: request.bucketName, key: request.objectKey,
+            query: ["uploadId": request.uploadId, "encoding-type": "url"])
+        operation.setQuery("max-parts", request.maxParts.map(String.init))
+        operation.setQuery("part-number-marker", request.partNumberMarker.map(String.init))
+        return try await execute(operation) { response in
+            let xml = try await response.xml(root: "ListPartsResult")
+            return try Self.decodeListParts(xml, request: request, requestId: response.requestId)
+        }
+    }
+
+    /// Every page of ListParts, following `NextPartNumberMarker` while `IsTruncated`.
+    public func listPartsPaginator(_ request: OSSListPartsRequest) -> OSSListPartsPaginator {
+        OSSListPartsPaginator(client: self, request: request)
+    }
+
+    /// CompleteMultipartUpload. Parts are sent sorted by number with quoted ETags. With a callback the
+    /// response body is the callback server's answer, returned in `serverCallbackBody`.
+    public func completeMultipartUpload(_ request: OSSCompleteMultipartUploadRequest) async throws
+        -> OSSCompleteMultipartUploadResult
+    {
+        try Self.requireUploadId(request.uploadId)
+        var operation = OSSOperation(
+            name: "CompleteMultipartUpload", method: "POST", bucket: request.bucketName, key: request.objectKey,
+            query: ["uploadId": request.uploadId, "encoding-type": "url"], headers: request.headers)
+        operation.setHeader("x-oss-callback", request.callback)
+        operation.setHeader("x-oss-callback-var", request.callbackVar)
+        if request.completeAll {
+            operation.setHeader("x-oss-complete-all", "yes")
+        } else {
+            guard !request.parts.isEmpty else {
+                throw OSSClientError.invalidArgument("CompleteMultipartUpload needs at least one part")
+            }
+            let body = Array(Self.completeBody(request.parts).utf8)
+            operation.body = .bytes(ByteBuffer(bytes: body))
+            operation.setHeader("content-type", "application/xml")
+            operation.setHeader("content-md5", OSSFileDigest.contentMD5(body))
+        }
+        let hasCallback = request.callback != nil
+        return try await execute(operation) { response in
+            var result = OSSCompleteMultipartUploadResult(
+                eTag: response.eTag, crc64: response.crc64, location: nil, bucketName: nil, objectKey: nil,
+                versionId: response.headers["x-oss-version-id"], requestId: response.requestId,
+                serverCallbackBody: nil, headers: response.publicHeaders)
+            if hasCallback {
+                let bytes = try await response.body.collectBytes(upTo: OSSServerError.maximumRawBodySize)
+                result.serverCallbackBody = Data(bytes)
+                return result
+            }
+            let xml = try await response.xml(root: "CompleteMultipartUploadResult")
+            let encoded = xml.string("EncodingType") == "url"
+            result.location = xml.string("Location")
+            result.bucketName = xml.string("Bucket")
+            result.objectKey = try xml.decodedText("Key", urlEncoded: encoded)
+            if let eTag = xml.string("ETag") { result.eTag = eTag }
+            return result
+        }
+    }
+
+    /// AbortMultipartUpload (`DELETE /key?uploadId=id`).
+    @discardableResult
+    public func abortMultipartUpload(_ request: OSSAbortMultipartUploadRequest) async throws
+        -> OSSAbortMultipartUploadResult
+    {
+        try Self.requireUploadId(request.uploadId)
+        let operation = OSSOperation(
+            name: "AbortMultipartUpload", method: "DELETE", bucket: request.bucketName, key: request.objectKey,
+            query: ["uploadId": request.uploadId])
+        return try await execute(operation) { response in
+            try await response.body.drain()
+            return OSSAbortMultipartUploadResult(requestId: response.requestId)
+        }
+    }
+
+    /// ListMultipartUploads: one page.
+    public func listMultipartUploads(_ request: OSSListMultipartUploadsRequest) async throws
+        -> OSSListMultipartUploadsResult
+    {
+        var operation = OSSOperation(
+            name: "ListMultipartUploads", method: "GET", bucket: request.bucketName,
+            query: ["uploads": "", "encoding-type": "url"])
+        operation.setQuery("prefix", request.prefix)
+        operation.setQuery("delimiter", request.delimiter)
+        operation.setQuery("key-marker", request.keyMarker)
+        operation.setQuery("upload-id-marker", request.uploadIdMarker)
+        operation.setQuery("max-uploads", request.maxUploads.map(String.init))
+        return try await execute(operation) { response in
+            let xml = try await response.xml(root: "ListMultipartUploadsResult")
+            return try Self.decodeListMultipartUploads(xml, request: request, requestId: response.requestId)
+        }
+    }
+
+    /// Every page of ListMultipartUploads.
+    public func listMultipartUploadsPaginator(_ request: OSSListMultipartUploadsRequest)
+        -> OSSListMultipartUploadsPaginator
+    {
+        OSSListMultipartUploadsPaginator(client: self, request: request)
+    }
+
+    // MARK: - Encoding and decoding
+
+    static func requireUploadId(_ uploadId: String) throws {
+        guard !uploadId.isEmpty else { throw OSSClientError(.nilUploadid, "the upload id is empty") }
+    }
+
+    /// `<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>"…"</ETag></Part>…`, sorted, quoted.
+    static func completeBody(_ parts: [OSSPartInfo]) -> String {
+        var writer = OSSXMLWriter()
+        writer.element("CompleteMultipartUpload") { w in
+            for part in parts.sorted(by: { $0.partNumber < $1.partNumber }) {
+                w.element("Part") { p in
+                    p.element("PartNumber", String(part.partNumber))
+                    p.element("ETag", quoted(part.eTag))
+                }
+            }
+        }
+        return writer.output
+    }
+
+    static func quoted(_ eTag: String) -> String {
+        eTag.hasPrefix("\"") && eTag.hasSuffix("\"") && eTag.count >= 2 ? eTag : "\"\(eTag)\""
+    }
+
+    static func decodeListParts(_ xml: OSSXMLNode, request: OSSListPartsRequest, requestId: String) throws
+        -> OSSListPartsResult
+    {
+        let encoded = xml.string("EncodingType") == "url"
+        var parts: [OSSPartInfo] = []
+        for node in xml.children("Part") {
+            let number = try node.decoded { try $0.int("PartNumber") }
+            guard let number else { throw OSSClientError(.exceptionCaught, "a <Part> has no <PartNumber>") }
+            let size = try node.decoded { try $0.uint64("Size") }
+            guard let size, size <= UInt64(Int64.max) else {
+                throw OSSClientError(.exceptionCaught, "part \(number) has no valid <Size>")
+            }
+            parts.append(
+                OSSPartInfo(
+                    partNumber: number, eTag: node.string("ETag") ?? "", size: Int64(size),
+                    lastModified: node.date("LastModified"), crc64: try node.decoded { try $0.uint64("HashCrc64ecma") }))
+        }
+        return OSSListPartsResult(
+            bucketName: xml.string("Bucket") ?? request.bucketName,
+            objectKey: try xml.decodedText("Key", urlEncoded: encoded) ?? request.objectKey,
+            uploadId: xml.string("UploadId") ?? request.uploadId,
+            partNumberMarker: (try? xml.decoded { try $0.int("PartNumberMarker") } ?? 0) ?? 0,
+            nextPartNumberMarker: try xml.decoded { try $0.int("NextPartNumberMarker") },
+            maxParts: try xml.decoded { try $0.int("MaxParts") },
+            isTruncated: try xml.decoded { try $0.bool("IsTruncated") } ?? false,
+            parts: parts, requestId: requestId)
+    }
+
+    static func decodeListMultipartUploads(
+        _ xml: OSSXMLNode, request: OSSListMultipartUploadsRequest, requestId: String
+    ) throws -> OSSListMultipartUploadsResult {
+        let encoded = xml.string("EncodingType") == "url"
+        var uploads: [OSSMultipartUploadInfo] = []
+        for node in xml.children("Upload") {
+            guard let key = try node.decodedText("Key", urlEncoded: encoded), let uploadId = node.string("UploadId") else {
+                throw OSSClientError(.exceptionCaught, "an <Upload> lacks <Key> or <UploadId>")
+            }
+            uploads.append(OSSMultipartUploadInfo(objectKey: key, uploadId: uploadId, initiated: node.date("Initiated")))
+        }
+        var prefixes: [String] = []
+        for node in xml.children("CommonPrefixes") {
+            if let prefix = try node.decodedText("Prefix", urlEncoded: encoded) { prefixes.append(prefix) }
+        }
+        return OSSListMultipartUploadsResult(
+            bucketName: xml.string("Bucket") ?? request.bucketName,
+            prefix: try xml.decodedText("Prefix", urlEncoded: encoded),
+            delimiter: try xml.decodedText("Delimiter", urlEncoded: encoded),
+            keyMarker: try xml.decodedText("KeyMarker", urlEncoded: encoded),
+            uploadIdMarker: xml.string("UploadIdMarker"),
+            nextKeyMarker: try xml.decodedText("NextKeyMarker", urlEncoded: encoded),
+            nextUploadIdMarker: xml.string("NextUploadIdMarker"),
+            maxUploads: try xml.decoded { try $0.int("MaxUploads") },
+            isTruncated: try xml.decoded { try $0.bool("IsTruncated") } ?? false,
+            uploads: uploads, commonPrefixes: prefixes, requestId: requestId)
+    }
+}

@@ -1,0 +1,66 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import NIOCore
+
+extension OSSClient {
+    /// PutObject: uploads `request.source` (in memory or streamed from a file) as one object.
+    ///
+    /// The CRC-64 of the bytes sent is checked against the server's `x-oss-hash-crc64ecma` when
+    /// `crcCheckEnabled` (mismatch: `.invalidCRC`).
+    public func putObject(_ request: OSSPutObjectRequest) async throws -> OSSPutObjectResult {
+        var operation = OSSOperation(
+            name: "PutObject", method: "PUT", bucket: request.bucketName, key: request.objectKey,
+            headers: request.headers, uploadProgress: request.uploadProgress)
+        operation.setHeader("content-type", request.contentType)
+        for (name, value) in request.metadata {
+            operation.setHeader("x-oss-meta-\(name)", value)
+        }
+        let body = try await Self.uploadBody(for: request.source, sendContentMD5: request.sendContentMD5)
+        operation.body = body.body
+        operation.setHeader("content-md5", body.contentMD5)
+        let observer = OSSUploadObserver(
+            expected: body.body.length, progress: request.uploadProgress, computeCRC: configuration.crcCheckEnabled)
+        let crcEnabled = configuration.crcCheckEnabled
+        let hasCallback = request.headers.keys.contains { $0.lowercased() == "x-oss-callback" }
+        return try await execute(operation, observer: observer) { response in
+            var callbackBody: Data?
+            if hasCallback {
+                callbackBody = Data(try await response.body.collect(upTo: OSSServerError.maximumRawBodySize).readableBytesView)
+            } else {
+                try await response.body.drain()
+            }
+            try verifyCRC64(
+                local: observer.crc64, server: response.crc64, enabled: crcEnabled,
+                what: "PutObject \(request.objectKey)")
+            return OSSPutObjectResult(
+                eTag: response.eTag, crc64: response.crc64, versionId: response.headers["x-oss-version-id"],
+                requestId: response.requestId, serverCallbackBody: callbackBody, headers: response.publicHeaders)
+        }
+    }
+
+    /// Turns an upload source into a replayable body, computing `Content-MD5` when asked.
+    static func uploadBody(for source: OSSUploadSource, sendContentMD5: Bool) async throws -> (
+        body: OSSHTTPBody, contentMD5: String?
+    ) {
+        switch source {
+        case .data(let data):
+            return (.bytes(ByteBuffer(bytes: data)), sendContentMD5 ? OSSFileDigest.contentMD5(data) : nil)
+        case .file(let url):
+            let path = url.path
+            let size = try await OSSFileDigest.fileSize(path: path)
+            let md5 = sendContentMD5 ? try await OSSFileDigest.compute(path: path, offset: 0, length: size).contentMD5 : nil
+            return (.fileRange(path: path, offset: 0, length: size), md5)
+        case .fileRange(let url, let offset, let length):
+            guard offset >= 0, length >= 0 else {
+                throw OSSClientError.invalidArgument("a file range needs a non-negative offset and length")
+            }
+            let path = url.path
+            let md5 =
+                sendContentMD5 ? try await OSSFileDigest.compute(path: path, offset: offset, length: length).contentMD5 : nil
+            return (.fileRange(path: path, offset: offset, length: length), md5)
+        }
+    }
+}

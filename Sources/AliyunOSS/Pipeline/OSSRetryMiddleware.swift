@@ -1,0 +1,64 @@
+import Logging
+
+/// The outermost layer: runs an attempt, and on a retryable failure waits (exponential backoff with full
+/// jitter) or corrects the clock, then runs the attempt again. Only replayable bodies are retried.
+/// Cancellation always ends the loop with `.taskCancelled`.
+struct OSSRetryMiddleware: Sendable {
+    let policy: OSSRetryPolicy
+    let sleeper: any OSSSleeper
+    let clock: OSSClockSkew
+    let logger: Logger
+
+    func run<Result: Sendable>(
+        operation: String, replayable: Bool, attempt body: (_ attempt: Int) async throws -> Result
+    ) async throws -> Result {
+        var attempt = 0
+        while true {
+            if Task.isCancelled { throw OSSClientError.cancelled() }
+            do {
+                return try await body(attempt)
+            } catch let wrapped as OSSNonRetryableFailure {
+                throw wrapped.error
+            } catch {
+                let error = Self.publicError(error)
+                if let client = error as? OSSClientError, client.code == .taskCancelled { throw client }
+                if Task.isCancelled { throw OSSClientError.cancelled(error) }
+                switch policy.decision(for: error, attempt: attempt, replayable: replayable) {
+                case .stop:
+                    throw error
+                case .retryWithClockCorrection:
+                    if let server = error as? OSSServerError, let serverTime = OSSClockSkew.serverTime(from: server) {
+                        await clock.correct(serverTime: serverTime)
+                    }
+                    logger.debug(
+                        "clock skew corrected; retrying",
+                        metadata: ["operation": "\(operation)", "attempt": "\(attempt + 1)"])
+                case .retry(let delay):
+                    logger.debug(
+                        "retrying after failure",
+                        metadata: ["operation": "\(operation)", "attempt": "\(attempt + 1)", "error": "\(error)"])
+                    do {
+                        try await sleeper.sleep(for: delay)
+                    } catch {
+                        throw OSSClientError.cancelled(error)
+                    }
+                }
+                attempt += 1
+            }
+        }
+    }
+
+    /// Every error leaving the pipeline is an ``OSSClientError`` or an ``OSSServerError``.
+    static func publicError(_ error: any Error) -> any Error {
+        switch error {
+        case is OSSClientError, is OSSServerError: return error
+        case is CancellationError: return OSSClientError.cancelled(error)
+        default: return OSSClientError(.exceptionCaught, "unexpected error: \(error)", underlying: error)
+        }
+    }
+}
+
+/// Wraps an error that must not be retried (e.g. a network failure after the caller started consuming a body).
+struct OSSNonRetryableFailure: Error {
+    let error: any Error
+}

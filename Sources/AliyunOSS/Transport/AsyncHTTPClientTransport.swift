@@ -1,0 +1,189 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+import _NIOFileSystem
+
+/// The default transport, over AsyncHTTPClient. File-range bodies are streamed with NIOFileSystem.
+public final class AsyncHTTPClientTransport: OSSHTTPTransport {
+    /// The chunk size used to stream file bodies.
+    public static let fileChunkLength: Int64 = 256 * 1024
+
+    let client: HTTPClient
+    let ownsClient: Bool
+
+    /// Creates a transport with its own `HTTPClient` on the shared event loop group.
+    public init(configuration: OSSClientConfiguration) {
+        var http = HTTPClient.Configuration()
+        http.timeout = HTTPClient.Configuration.Timeout(
+            connect: .nanoseconds(configuration.timeouts.connect.nanosecondsValue),
+            read: .nanoseconds(configuration.timeouts.read.nanosecondsValue))
+        http.connectionPool = HTTPClient.Configuration.ConnectionPool(
+            idleTimeout: .seconds(60),
+            concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maxConcurrentRequestCount)
+        http.redirectConfiguration = .disallow
+        http.decompression = .disabled
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http)
+        ownsClient = true
+    }
+
+    /// Uses an existing `HTTPClient`, which the caller keeps ownership of.
+    public init(client: HTTPClient) {
+        self.client = client
+        ownsClient = false
+    }
+
+    public func shutdown() async throws {
+        if ownsClient { try await client.shutdown() }
+    }
+
+    public func send<Result: Sendable>(
+        _ request: OSSHTTPRequest,
+        handler: (OSSHTTPResponse) async throws -> Result
+    ) async throws -> Result {
+        var http = HTTPClientRequest(url: request.url)
+        http.method = HTTPMethod(rawValue: request.method)
+        for (name, value) in request.headers {
+            http.headers.add(name: name, value: value)
+        }
+        let deadline: NIODeadline = request.timeout.map { .now() + .nanoseconds($0.nanosecondsValue) } ?? .distantFuture
+        let onChunkSent = request.onChunkSent
+        do {
+            switch request.body {
+            case .empty:
+                if request.method == "PUT" || request.method == "POST" {
+                    http.body = .bytes(ByteBuffer())
+                }
+                return try await execute(http, deadline: deadline, handler: handler)
+            case .bytes(let buffer):
+                if let onChunkSent {
+                    let chunks = ChunkedBuffer(buffer: buffer)
+                    http.body = .stream(
+                        CountingSequence(base: chunks, onChunk: onChunkSent), length: .known(Int64(buffer.readableBytes)))
+                } else {
+                    http.body = .bytes(buffer)
+                }
+                return try await execute(http, deadline: deadline, handler: handler)
+            case .stream(let length, let stream):
+                http.body = .stream(
+                    CountingSequence(base: StreamSequence(stream: stream), onChunk: onChunkSent ?? { _ in }),
+                    length: .known(length))
+                return try await execute(http, deadline: deadline, handler: handler)
+            case .fileRange(let path, let offset, let length):
+                return try await sendFileRange(
+                    http, path: path, offset: offset, length: length, deadline: deadline, onChunkSent: onChunkSent,
+                    handler: handler)
+            }
+        } catch {
+            throw OSSTransportErrorMapper.map(error)
+        }
+    }
+
+    private func sendFileRange<Result: Sendable>(
+        _ request: HTTPClientRequest, path: String, offset: Int64, length: Int64, deadline: NIODeadline,
+        onChunkSent: (@Sendable (ByteBuffer) -> Void)?, handler: (OSSHTTPResponse) async throws -> Result
+    ) async throws -> Result {
+        var request = request
+        let handle: ReadFileHandle
+        do {
+            handle = try await FileSystem.shared.openFile(forReadingAt: FilePath(path))
+        } catch {
+            throw OSSClientError(.fileCantRead, "cannot open \(path)", underlying: error)
+        }
+        do {
+            let size = try await handle.info().size
+            guard offset >= 0, length >= 0, offset <= size, length <= size - offset else {
+                throw OSSClientError(
+                    .fileCantRead, "\(path) has \(size) bytes; the range \(offset)+\(length) is outside it")
+            }
+            let chunks = handle.readChunks(in: offset..<(offset + length), chunkLength: .bytes(Self.fileChunkLength))
+            request.body = .stream(
+                CountingSequence(base: chunks, onChunk: onChunkSent ?? { _ in }), length: .known(length))
+            let result = try await execute(request, deadline: deadline, handler: handler)
+            try await handle.close()
+            return result
+        } catch {
+            try? await handle.close()
+            throw error
+        }
+    }
+
+    private func execute<Result: Sendable>(
+        _ request: HTTPClientRequest, deadline: NIODeadline, handler: (OSSHTTPResponse) async throws -> Result
+    ) async throws -> Result {
+        let response = try await client.execute(request, deadline: deadline)
+        var headers: [String: String] = [:]
+        for header in response.headers {
+            let name = header.name.lowercased()
+            if let existing = headers[name] {
+                headers[name] = existing + "," + header.value
+            } else {
+                headers[name] = header.value
+            }
+        }
+        let body = OSSResponseBody(.client(response.body))
+        return try await handler(OSSHTTPResponse(status: Int(response.status.code), headers: headers, body: body))
+    }
+}
+
+/// Yields a buffer in slices, so upload progress is reported while an in-memory body is sent.
+struct ChunkedBuffer: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let buffer: ByteBuffer
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var buffer: ByteBuffer
+        mutating func next() async throws -> ByteBuffer? {
+            guard buffer.readableBytes > 0 else { return nil }
+            return buffer.readSlice(length: Swift.min(buffer.readableBytes, 64 * 1024))
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(buffer: buffer) }
+}
+
+/// Adapts an ``OSSBodyStream`` to `AsyncSequence`.
+struct StreamSequence: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let stream: OSSBodyStream
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let stream: OSSBodyStream
+        mutating func next() async throws -> ByteBuffer? { try await stream.next() }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(stream: stream) }
+}
+
+/// Reports the size of every chunk that passes through.
+struct CountingSequence<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element == ByteBuffer {
+    typealias Element = ByteBuffer
+    let base: Base
+    let onChunk: @Sendable (ByteBuffer) -> Void
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: Base.AsyncIterator
+        let onChunk: @Sendable (ByteBuffer) -> Void
+        mutating func next() async throws -> ByteBuffer? {
+            guard let chunk = try await base.next() else { return nil }
+            onChunk(chunk)
+            return chunk
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator(), onChunk: onChunk) }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds (saturating).
+    var nanosecondsValue: Int64 {
+        let (seconds, attoseconds) = components
+        let (ns, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        return ns.addingReportingOverflow(attoseconds / 1_000_000_000).overflow ? .max : ns + attoseconds / 1_000_000_000
+    }
+
+    /// The duration in seconds as a floating-point number.
+    var timeInterval: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,28 @@
+import NIOCore
+
+/// A fully built, signed HTTP request, as handed to an ``OSSHTTPTransport``.
+public struct OSSHTTPRequest: Sendable {
+    /// `GET`, `PUT`, `POST`, `DELETE` or `HEAD`.
+    public var method: String
+    /// The complete URL, path and query already percent-encoded.
+    public var url: String
+    /// Header names are lower-cased.
+    public var headers: [String: String]
+    public var body: OSSHTTPBody
+    /// A limit on the whole exchange, if any.
+    public var timeout: Duration?
+    /// Called with each body chunk as it is handed to the network (for progress and CRC-64 while sending).
+    public var onChunkSent: (@Sendable (ByteBuffer) -> Void)?
+
+    public init(
+        method: String, url: String, headers: [String: String], body: OSSHTTPBody = .empty, timeout: Duration? = nil,
+        onChunkSent: (@Sendable (ByteBuffer) -> Void)? = nil
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.onChunkSent = onChunkSent
+    }
+}

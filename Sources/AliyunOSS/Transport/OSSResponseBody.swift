@@ -1,0 +1,135 @@
+import AsyncHTTPClient
+import NIOCore
+import OSSCRC64
+import _NIOFileSystem
+
+/// A streamed response body: an `AsyncSequence` of `ByteBuffer` chunks, read once.
+///
+/// Transport failures while reading surface as ``OSSClientError`` with code `.networkError`.
+public struct OSSResponseBody: AsyncSequence, Sendable {
+    public typealias Element = ByteBuffer
+
+    enum Source: Sendable {
+        case client(HTTPClientResponse.Body)
+        case buffers([ByteBuffer])
+    }
+
+    let source: Source
+
+    init(_ source: Source) {
+        self.source = source
+    }
+
+    /// A body made of the given chunks (for custom transports and tests).
+    public init(buffers: [ByteBuffer]) {
+        source = .buffers(buffers)
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        enum State {
+            case client(HTTPClientResponse.Body.AsyncIterator)
+            case buffers(IndexingIterator<[ByteBuffer]>)
+        }
+
+        var state: State
+
+        public mutating func next() async throws -> ByteBuffer? {
+            switch state {
+            case .buffers(var iterator):
+                let value = iterator.next()
+                state = .buffers(iterator)
+                return value
+            case .client(var iterator):
+                do {
+                    let value = try await iterator.next()
+                    state = .client(iterator)
+                    return value
+                } catch {
+                    throw OSSTransportErrorMapper.map(error)
+                }
+            }
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        switch source {
+        case .client(let body): AsyncIterator(state: .client(body.makeAsyncIterator()))
+        case .buffers(let buffers): AsyncIterator(state: .buffers(buffers.makeIterator()))
+        }
+    }
+
+    /// Collects the whole body, failing with `.invalidArgument` if it is longer than `maxBytes`.
+    public func collect(upTo maxBytes: Int) async throws -> ByteBuffer {
+        var result = ByteBuffer()
+        for try await chunk in self {
+            guard result.readableBytes + chunk.readableBytes <= maxBytes else {
+                throw OSSClientError(.invalidArgument, "the response body is larger than the limit of \(maxBytes) bytes")
+            }
+            var chunk = chunk
+            result.writeBuffer(&chunk)
+        }
+        return result
+    }
+
+    /// Collects the whole body as bytes, failing with `.invalidArgument` if it is longer than `maxBytes`.
+    public func collectBytes(upTo maxBytes: Int) async throws -> [UInt8] {
+        let buffer = try await collect(upTo: maxBytes)
+        return Array(buffer.readableBytesView)
+    }
+
+    /// Reads and discards the rest of the body.
+    public func drain() async throws {
+        for try await _ in self {}
+    }
+
+    /// Streams the body into an open file handle at `offset` and onwards, chunk by chunk.
+    ///
+    /// - Returns: the number of bytes written and their CRC-64.
+    public func write(
+        to handle: some WritableFileHandleProtocol, at offset: Int64,
+        onChunk: ((Int64) -> Void)? = nil
+    ) async throws -> (bytes: Int64, crc64: UInt64) {
+        var position = offset
+        var crc = CRC64()
+        for try await chunk in self {
+            chunk.withUnsafeReadableBytes { crc.update($0) }
+            do {
+                try await handle.write(contentsOf: chunk, toAbsoluteOffset: position)
+            } catch {
+                throw OSSClientError(.fileCantWrite, "cannot write to the destination file", underlying: error)
+            }
+            position += Int64(chunk.readableBytes)
+            onChunk?(Int64(chunk.readableBytes))
+        }
+        return (position - offset, crc.value)
+    }
+
+    /// Streams the body into the file at `path`, starting at `offset` (the file is created if needed and not
+    /// truncated), so a ranged download can fill its part of a larger file.
+    ///
+    /// - Returns: the number of bytes written and their CRC-64.
+    public func write(toFileAt path: String, offset: Int64, onChunk: ((Int64) -> Void)? = nil) async throws -> (
+        bytes: Int64, crc64: UInt64
+    ) {
+        let handle: WriteFileHandle
+        do {
+            handle = try await FileSystem.shared.openFile(
+                forWritingAt: FilePath(path), options: .modifyFile(createIfNecessary: true))
+        } catch {
+            throw OSSClientError(.fileCantWrite, "cannot open \(path) for writing", underlying: error)
+        }
+        let result: (bytes: Int64, crc64: UInt64)
+        do {
+            result = try await write(to: handle, at: offset, onChunk: onChunk)
+        } catch {
+            try? await handle.close()
+            throw error
+        }
+        do {
+            try await handle.close()
+        } catch {
+            throw OSSClientError(.fileCantWrite, "cannot close \(path)", underlying: error)
+        }
+        return result
+    }
+}
