@@ -79,11 +79,11 @@ enum ObjectConditions {
             guard let e = Int64(endText) else { return nil }
             end = e
         }
-        if end < start { return nil }
         if start >= size {
             if standard { throw invalidRange }
             return nil
         }
+        if end < start { return nil }
         if end >= size {
             if !standard { return nil }
             end = size - 1

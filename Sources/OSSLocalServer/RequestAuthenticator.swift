@@ -130,9 +130,9 @@ struct RequestAuthenticator: Sendable {
         guard let date = OSSDateFormat.parseISO8601Basic(dateTime) else {
             throw .accessDenied("Invalid x-oss-date: \(dateTime)")
         }
-        guard let expires = Int64(expiresText), expires > 0, expires <= OSSSignerV4.maximumPresignExpiry else {
+        guard let expires = Int64(expiresText), expires >= 0, expires <= OSSSignerV4.maximumPresignExpiry else {
             throw .invalidArgument(
-                "x-oss-expires must be between 1 and \(OSSSignerV4.maximumPresignExpiry) seconds.", name: "x-oss-expires",
+                "x-oss-expires must be between 0 and \(OSSSignerV4.maximumPresignExpiry) seconds.", name: "x-oss-expires",
                 value: expiresText)
         }
         if context.now.timeIntervalSince1970 > date.timeIntervalSince1970 + Double(expires) {
