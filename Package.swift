@@ -82,6 +82,48 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Samples: small programs to copy into an app (`swift run put-object`, ...).
+        .executableTarget(
+            name: "put-object",
+            dependencies: [
+                "AliyunOSS", "OSSLocalServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Samples/PutObject",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "get-object",
+            dependencies: [
+                "AliyunOSS", "OSSLocalServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Samples/GetObject",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "presign",
+            dependencies: [
+                "AliyunOSS", "OSSLocalServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Samples/Presign",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "multipart-upload",
+            dependencies: [
+                "AliyunOSS", "OSSLocalServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Samples/MultipartUpload",
+            swiftSettings: swiftSettings
+        ),
+
         // Tests (Swift Testing).
         .testTarget(name: "OSSCRC64Tests", dependencies: ["OSSCRC64"], swiftSettings: swiftSettings),
         .testTarget(

@@ -20,7 +20,7 @@ struct OSSRequestBuilder: Sendable {
         for (name, value) in operation.headers {
             headers[name.lowercased()] = value.trimmingCharactersInWhitespace()
         }
-        for (name, value) in headers where value.contains(where: { $0 == "\r" || $0 == "\n" }) {
+        for (name, value) in headers where value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" }) {
             throw OSSClientError.invalidArgument("the header \(name) contains a line break")
         }
         if headers["user-agent"] == nil { headers["user-agent"] = userAgent }

@@ -1,0 +1,99 @@
+import AliyunOSS
+import Foundation
+import NIOConcurrencyHelpers
+import OSSLocalServer
+import Testing
+
+@Suite("Listing, buckets and custom signing against the local server")
+struct ClientFeatureTests {
+    @Test func listObjectsV2PaginatesAndDecodesKeys() async throws {
+        try await withServerAndClient { _, client in
+            let keys = ["a/1.txt", "a/2 two.txt", "a/sub/3+x.txt", "b/ü.txt", "c"]
+            for key in keys {
+                _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: key, data: Data(key.utf8)))
+            }
+            var all: [String] = []
+            var pages = 0
+            for try await page in client.listObjectsV2Paginator(OSSListObjectsV2Request(bucketName: "bkt", maxKeys: 2)) {
+                pages += 1
+                all.append(contentsOf: page.contents.map(\.objectKey))
+            }
+            #expect(all == keys)
+            #expect(pages == 3)
+            let delimited = try await client.listObjectsV2(
+                OSSListObjectsV2Request(bucketName: "bkt", prefix: "a/", delimiter: "/"))
+            #expect(delimited.contents.map(\.objectKey) == ["a/1.txt", "a/2 two.txt"])
+            #expect(delimited.commonPrefixes == ["a/sub/"])
+            #expect(delimited.contents.first?.size == 7)
+        }
+    }
+
+    @Test func bucketLifecycle() async throws {
+        try await withServerAndClient { _, client in
+            try await client.putBucket(OSSPutBucketRequest(bucketName: "new-bucket"))
+            let listed = try await client.listBuckets()
+            #expect(Set(listed.buckets.map(\.name)).isSuperset(of: ["bkt", "new-bucket"]))
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "new-bucket", objectKey: "k", data: Data()))
+            let notEmpty = await serverError {
+                try await client.deleteBucket(OSSDeleteBucketRequest(bucketName: "new-bucket"))
+            }
+            #expect(notEmpty?.statusCode == 409 && notEmpty?.code == "BucketNotEmpty")
+            try await client.deleteObject(OSSDeleteObjectRequest(bucketName: "new-bucket", objectKey: "k"))
+            try await client.deleteBucket(OSSDeleteBucketRequest(bucketName: "new-bucket"))
+            let after = try await client.listBuckets()
+            #expect(!after.buckets.map(\.name).contains("new-bucket"))
+        }
+    }
+
+    @Test func customSignerSignsV1() async throws {
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["bkt"])) { server in
+            let secret = server.credentials.accessKeySecret
+            let seen = NIOLockedValueBox<[String]>([])
+            let provider = OSSCustomSignerCredentialProvider(accessKeyId: server.credentials.accessKeyId) { toSign in
+                seen.withLockedValue { $0.append(toSign) }
+                return OSSSignerV1.signature(stringToSign: toSign, secret: secret)
+            }
+            let client = try OSSClient(endpoint: server.endpoint, credentialProvider: provider)
+            do {
+                _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "cs", data: Data("hi".utf8)))
+                let get = try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "cs"))
+                #expect(get.content == Data("hi".utf8))
+                let presign = await clientErrorCode {
+                    _ = try await client.presignConstrainURL(bucket: "bkt", key: "cs", expiration: 60)
+                }
+                #expect(presign == .signFailed)
+                try await client.shutdown()
+            } catch {
+                try? await client.shutdown()
+                throw error
+            }
+            let strings = seen.withLockedValue { $0 }
+            #expect(strings.count == 2)
+            #expect(strings.first?.hasPrefix("PUT\n\napplication/octet-stream\n") == true)
+            #expect(strings.first?.hasSuffix("\n/bkt/cs") == true)
+        }
+    }
+
+    @Test func refreshingProviderIsInvalidatedAndRefetched() async throws {
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["bkt"])) { server in
+            let good = server.credentials
+            let calls = NIOLockedValueBox(0)
+            let provider = OSSRefreshingCredentialProvider {
+                let n = calls.withLockedValue { $0 += 1; return $0 }
+                // The first token is wrong (as if revoked); the refreshed one works.
+                return OSSFederationToken(
+                    accessKeyId: good.accessKeyId, accessKeySecret: n == 1 ? "revoked" : good.accessKeySecret,
+                    securityToken: nil, expiration: Date().addingTimeInterval(3600))
+            }
+            try await withOSSClient(endpoint: server.endpoint.absoluteString, credentialProvider: provider) { client in
+                let error = await serverError {
+                    _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "r", data: Data()))
+                }
+                #expect(error?.statusCode == 403)
+                await provider.invalidate()
+                _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "r", data: Data()))
+            }
+            #expect(calls.withLockedValue { $0 } == 2)
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import AliyunOSS
+import Foundation
+import NIOConcurrencyHelpers
+import OSSLocalServer
+import Testing
+
+@Suite("Retry, clock skew and cancellation against the local server")
+struct RetryAgainstServerTests {
+    @Test func retries503ThenSucceeds() async throws {
+        let fault = LocalOSSFaultRule(operation: .putObject, trigger: .nth(1), action: .status(503, code: nil))
+        try await withServerAndClient(faults: [fault]) { server, client in
+            let put = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "k", data: Data("abc".utf8)))
+            #expect(put.crc64 == CRC64.checksum(Array("abc".utf8)))
+            #expect(await server.stats()[.putObject].requests == 2)
+        }
+    }
+
+    @Test func givesUpAfterMaxRetryCount() async throws {
+        let fault = LocalOSSFaultRule(operation: .getObject, action: .status(500, code: "InternalError"))
+        try await withServerAndClient(faults: [fault], configure: { $0.maxRetryCount = 2 }) { server, client in
+            let error = await serverError {
+                _ = try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "k"))
+            }
+            #expect(error?.statusCode == 500 && error?.code == "InternalError")
+            #expect(await server.stats()[.getObject].requests == 3)
+        }
+    }
+
+    @Test func doesNotRetry4xx() async throws {
+        try await withServerAndClient { server, client in
+            _ = await serverError {
+                _ = try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "nope"))
+            }
+            #expect(await server.stats()[.getObject].requests == 1)
+        }
+    }
+
+    @Test func droppedUploadIsRetriedAndProgressNeverGoesBackwards() async throws {
+        let fault = LocalOSSFaultRule(
+            operation: .uploadPart, trigger: .nth(1), action: .dropConnection(afterBytes: 300_000))
+        try await withServerAndClient(faults: [fault]) { server, client in
+            let bytes = patternBytes(1_000_000, seed: 5)
+            let file = try makeTemporaryFile(bytes)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let initiated = try await client.initiateMultipartUpload(
+                OSSInitiateMultipartUploadRequest(bucketName: "bkt", objectKey: "p"))
+            let totals = NIOLockedValueBox<[Int64]>([])
+            var request = OSSUploadPartRequest(
+                bucketName: "bkt", objectKey: "p", uploadId: initiated.uploadId, partNumber: 1, fileURL: file, offset: 0,
+                length: Int64(bytes.count))
+            request.uploadProgress = { _, total, _ in totals.withLockedValue { $0.append(total) } }
+            let part = try await client.uploadPart(request)
+            #expect(part.crc64 == CRC64.checksum(bytes))
+            #expect(await server.stats()[.uploadPart].requests == 2)
+            let seen = totals.withLockedValue { $0 }
+            #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 < $1 }, "progress is strictly increasing")
+            #expect(seen.last == Int64(bytes.count))
+        }
+    }
+
+    @Test(arguments: [OSSSignatureVersion.v1, .v4])
+    func clockSkewIsCorrected(version: OSSSignatureVersion) async throws {
+        // The server's clock runs an hour ahead for every request: the first attempt is RequestTimeTooSkewed,
+        // the client learns the offset and every later request is signed with the server's time.
+        let fault = LocalOSSFaultRule(operation: nil, action: .clockSkew(seconds: 3600))
+        try await withServerAndClient(version: version, faults: [fault]) { server, client in
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "k", data: Data("x".utf8)))
+            #expect(await server.stats()[.putObject].requests == 2)
+            _ = try await client.headObject(OSSHeadObjectRequest(bucketName: "bkt", objectKey: "k"))
+            #expect(await server.stats()[.headObject].requests == 1, "the learnt offset is reused")
+        }
+    }
+
+    @Test func cancellationDuringBackoffIsTaskCancelled() async throws {
+        let fault = LocalOSSFaultRule(operation: .getObject, action: .status(503, code: nil))
+        try await withServerAndClient(
+            faults: [fault],
+            configure: { $0.retry = .init(maxRetryCount: 5, baseDelay: .seconds(30), maxDelay: .seconds(30)) }
+        ) { server, client in
+            let task = Task {
+                try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "k"))
+            }
+            // Wait until the first attempt has failed, then cancel while the client sleeps before retrying.
+            while await server.stats()[.getObject].requests < 1 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            task.cancel()
+            let result = await task.result
+            switch result {
+            case .success: Issue.record("expected cancellation")
+            case .failure(let error):
+                #expect((error as? OSSClientError)?.code == .taskCancelled)
+            }
+        }
+    }
+}

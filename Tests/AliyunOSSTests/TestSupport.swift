@@ -1,0 +1,88 @@
+import AliyunOSS
+import Foundation
+import OSSLocalServer
+import Testing
+
+/// Starts a local server with bucket `b` (plus `extraBuckets`), creates a client for it and runs `body`.
+func withServerAndClient<T: Sendable>(
+    version: OSSSignatureVersion = .v1,
+    sts: Bool = false,
+    faults: [LocalOSSFaultRule] = [],
+    extraBuckets: [String] = [],
+    configure: (inout OSSClientConfiguration) -> Void = { _ in },
+    _ body: (LocalOSSServer, OSSClient) async throws -> T
+) async throws -> T {
+    let stsCredentials = OSSCredentials(
+        accessKeyId: "STS.LocalTempKey", accessKeySecret: "LocalTempSecret", securityToken: "CAIS+Local/STS=Token")
+    let serverConfiguration = LocalOSSServerConfiguration(
+        stsCredentials: sts ? [stsCredentials] : [], region: "cn-hangzhou", buckets: ["bkt"] + extraBuckets,
+        faults: faults)
+    return try await withLocalOSSServer(serverConfiguration) { server in
+        var configuration = OSSClientConfiguration(region: "cn-hangzhou", signatureVersion: version)
+        configuration.retry = .init(maxRetryCount: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5))
+        configure(&configuration)
+        let credentials = sts ? stsCredentials : server.credentials
+        let client = try OSSClient(
+            endpoint: server.endpoint, credentialProvider: credentials.provider, configuration: configuration)
+        do {
+            let result = try await body(server, client)
+            try await client.shutdown()
+            return result
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+}
+
+/// A temporary file with `bytes`, removed by the caller via `removeTemporary`.
+func makeTemporaryFile(_ bytes: [UInt8], name: String = UUID().uuidString) throws -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aliyun-oss-tests", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let url = directory.appendingPathComponent(name)
+    try Data(bytes).write(to: url)
+    return url
+}
+
+func temporaryURL(_ name: String = UUID().uuidString) throws -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aliyun-oss-tests", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory.appendingPathComponent(name)
+}
+
+/// Deterministic pseudo-random bytes.
+func patternBytes(_ count: Int, seed: UInt64 = 1) -> [UInt8] {
+    var state = seed &* 0x9E37_79B9_7F4A_7C15
+    var out = [UInt8]()
+    out.reserveCapacity(count)
+    for _ in 0..<count {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        out.append(UInt8(truncatingIfNeeded: state >> 33))
+    }
+    return out
+}
+
+/// The client error code thrown by `body`, or nil when it throws something else or nothing.
+func clientErrorCode(_ body: () async throws -> Void) async -> OSSClientErrorCode? {
+    do {
+        try await body()
+        return nil
+    } catch let error as OSSClientError {
+        return error.code
+    } catch {
+        return nil
+    }
+}
+
+/// The server error thrown by `body`, or nil.
+func serverError(_ body: () async throws -> Void) async -> OSSServerError? {
+    do {
+        try await body()
+        return nil
+    } catch let error as OSSServerError {
+        return error
+    } catch {
+        Issue.record("expected an OSSServerError, got \(error)")
+        return nil
+    }
+}
