@@ -97,3 +97,56 @@ struct ClientFeatureTests {
         }
     }
 }
+
+@Suite("Streamed GET failure handling")
+struct StreamFailureTests {
+    struct Stop: Error {}
+
+    @Test func callerErrorsInTheStreamAreNotRetried() async throws {
+        try await withServerAndClient { server, client in
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "s", data: Data("abc".utf8)))
+            do {
+                try await client.withObjectStream(OSSGetObjectRequest(bucketName: "bkt", objectKey: "s")) { _, _ in
+                    throw Stop()
+                }
+                Issue.record("expected an error")
+            } catch let error as OSSClientError {
+                #expect(error.code == .exceptionCaught)
+                #expect(error.underlying is Stop)
+            }
+            #expect(await server.stats()[.getObject].requests == 1)
+        }
+    }
+
+    @Test func droppedDownloadIsRetriedForCollectingVariants() async throws {
+        let fault = LocalOSSFaultRule(operation: .getObject, trigger: .nth(1), action: .dropConnection(afterBytes: 1000))
+        try await withServerAndClient(faults: [fault]) { server, client in
+            let bytes = patternBytes(200_000, seed: 9)
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "d", data: Data(bytes)))
+            let totals = NIOLockedValueBox<[Int64]>([])
+            var request = OSSGetObjectRequest(bucketName: "bkt", objectKey: "d")
+            request.downloadProgress = { _, total, _ in totals.withLockedValue { $0.append(total) } }
+            let get = try await client.getObject(request)
+            #expect(get.content == Data(bytes))
+            #expect(await server.stats()[.getObject].requests == 2)
+            let seen = totals.withLockedValue { $0 }
+            #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 < $1 })
+            #expect(seen.last == 200_000)
+        }
+    }
+
+    @Test func droppedStreamIsANetworkErrorForTheCaller() async throws {
+        let fault = LocalOSSFaultRule(operation: .getObject, trigger: .nth(1), action: .dropConnection(afterBytes: 1000))
+        try await withServerAndClient(faults: [fault]) { server, client in
+            _ = try await client.putObject(
+                OSSPutObjectRequest(bucketName: "bkt", objectKey: "d", data: Data(patternBytes(200_000))))
+            let code = await clientErrorCode {
+                try await client.withObjectStream(OSSGetObjectRequest(bucketName: "bkt", objectKey: "d")) { _, body in
+                    for try await _ in body {}
+                }
+            }
+            #expect(code == .networkError || code == .networkingFailWithResponseCode0)
+            #expect(await server.stats()[.getObject].requests == 1)
+        }
+    }
+}

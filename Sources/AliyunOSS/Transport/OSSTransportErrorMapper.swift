@@ -5,7 +5,7 @@ import _NIOFileSystem
 enum OSSTransportErrorMapper {
     static func map(_ error: any Error) -> any Error {
         switch error {
-        case is OSSClientError, is OSSServerError:
+        case is OSSClientError, is OSSServerError, is OSSNonRetryableFailure:
             return error
         case is CancellationError:
             return OSSClientError.cancelled(error)
