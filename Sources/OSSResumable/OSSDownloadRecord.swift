@@ -1,0 +1,107 @@
+/// The checkpoint of a resumable ranged download.
+///
+/// It names the object (bucket, key, identity from HEAD), the byte range being fetched, the part size, the
+/// temporary file the bytes go to, and the parts already written there with their CRC-64. No credentials.
+public struct OSSDownloadRecord: Sendable, Hashable, Codable {
+    /// A part fully written to the temporary file.
+    public struct CompletedPart: Sendable, Hashable, Codable {
+        public let number: Int
+        /// Offset in the object.
+        public let offset: Int64
+        public let length: Int64
+        public let crc64: UInt64
+
+        public init(number: Int, offset: Int64, length: Int64, crc64: UInt64) {
+            self.number = number
+            self.offset = offset
+            self.length = length
+            self.crc64 = crc64
+        }
+    }
+
+    /// The payload format this code writes.
+    public static let currentVersion = 1
+
+    public var version: Int
+    public var kind: OSSRecordKind
+    public var bucket: String
+    public var key: String
+    public var object: OSSObjectIdentity
+    /// The resolved byte range of the object being downloaded.
+    public var range: OSSByteRange
+    /// The range as the caller asked for it (`nil` = whole object); part of the record's name.
+    public var requestedRange: OSSRequestedRange?
+    public var partSize: Int64
+    public var crcMode: OSSCRCMode
+    /// The final destination (absolute path).
+    public var destinationPath: String
+    /// The temporary file the parts are written to (absolute path).
+    public var tempFilePath: String
+    /// Completed parts, sorted by number.
+    public var parts: [CompletedPart]
+
+    public init(
+        bucket: String,
+        key: String,
+        object: OSSObjectIdentity,
+        range: OSSByteRange,
+        requestedRange: OSSRequestedRange?,
+        partSize: Int64,
+        crcMode: OSSCRCMode,
+        destinationPath: String,
+        tempFilePath: String,
+        parts: [CompletedPart] = []
+    ) {
+        self.version = OSSDownloadRecord.currentVersion
+        self.kind = .download
+        self.bucket = bucket
+        self.key = key
+        self.object = object
+        self.range = range
+        self.requestedRange = requestedRange
+        self.partSize = partSize
+        self.crcMode = crcMode
+        self.destinationPath = destinationPath
+        self.tempFilePath = tempFilePath
+        self.parts = parts.sorted { $0.number < $1.number }
+    }
+}
+
+/// A byte range as the caller asked for it: first byte and optional last byte (inclusive), like an HTTP `Range`.
+public struct OSSRequestedRange: Sendable, Hashable, Codable, CustomStringConvertible {
+    public let first: Int64
+    /// Inclusive; `nil` = to the end of the object.
+    public let last: Int64?
+
+    public init(first: Int64, last: Int64?) {
+        self.first = first
+        self.last = last
+    }
+
+    public var description: String { "\(first)-\(last.map(String.init) ?? "")" }
+}
+
+extension OSSDownloadRecord: OSSTransferRecord {
+    public static var recordKind: OSSRecordKind { .download }
+
+    /// Checks that the values make sense (the checksum only proves they were not altered).
+    public func validate() throws(OSSResumableError) {
+        guard kind == .download else {
+            throw .recordForeign("a \(kind.rawValue) record where a download record was expected")
+        }
+        guard version == OSSDownloadRecord.currentVersion else { throw .recordUnsupportedVersion(version) }
+        guard partSize > 0 else { throw .recordCorrupt("part size must be positive") }
+        guard range.start >= 0, range.length >= 0, !range.start.addingReportingOverflow(range.length).overflow,
+            object.size >= 0, range.start + range.length <= object.size
+        else { throw .recordCorrupt("range \(range) does not fit the object") }
+        guard !tempFilePath.isEmpty else { throw .recordCorrupt("empty temporary file path") }
+        var previous = 0
+        for part in parts {
+            guard part.number > previous else { throw .recordCorrupt("part numbers must be ascending and unique") }
+            guard part.offset >= range.start, part.length >= 0, part.length <= partSize,
+                !part.offset.addingReportingOverflow(part.length).overflow, part.offset + part.length <= range.end
+            else { throw .recordCorrupt("part \(part.number) lies outside the range") }
+            previous = part.number
+        }
+    }
+}

@@ -1,0 +1,94 @@
+extension OSSDownloadStateMachine {
+    /// What to do when the object changes between or during parts.
+    public enum ObjectChangedPolicy: String, Sendable, Hashable, Codable {
+        /// Throw `objectChanged` (the partial download is discarded).
+        case fail
+        /// Discard the partial download and start over against the new object, once.
+        case restartOnce
+    }
+
+    /// What the download is about, and the policy knobs.
+    public struct Configuration: Sendable, Hashable {
+        public var bucket: String
+        public var key: String
+        /// Absolute path of the destination file.
+        public var destinationPath: String
+        /// Absolute path of the temporary file for a fresh download (a resumed one uses the recorded path).
+        public var tempFilePath: String
+        /// The range the caller asked for; `nil` = the whole object.
+        public var requestedRange: OSSRequestedRange?
+        public var requestedPartSize: Int64
+        public var crcMode: OSSCRCMode
+        public var onObjectChanged: ObjectChangedPolicy
+        /// Whether a record is kept (a record directory was given).
+        public var persistsRecord: Bool
+
+        public init(
+            bucket: String,
+            key: String,
+            destinationPath: String,
+            tempFilePath: String,
+            requestedRange: OSSRequestedRange? = nil,
+            requestedPartSize: Int64,
+            crcMode: OSSCRCMode,
+            onObjectChanged: ObjectChangedPolicy = .fail,
+            persistsRecord: Bool
+        ) {
+            self.bucket = bucket
+            self.key = key
+            self.destinationPath = destinationPath
+            self.tempFilePath = tempFilePath
+            self.requestedRange = requestedRange
+            self.requestedPartSize = requestedPartSize
+            self.crcMode = crcMode
+            self.onObjectChanged = onObjectChanged
+            self.persistsRecord = persistsRecord
+        }
+    }
+
+    /// Something that happened, fed to ``OSSDownloadStateMachine/handle(_:)``.
+    public enum Event: Sendable, Hashable {
+        /// Begin: the record as loaded (or not), the object as HEAD sees it now, and the size of the recorded
+        /// temporary file (`nil` when there is no record or the file is missing).
+        case start(record: OSSRecordLoadResult<OSSDownloadRecord>, object: OSSObjectIdentity, recordedTempFileSize: Int64?)
+        /// A part's bytes are all in the temporary file; `crc64` is the CRC of those bytes.
+        case partDownloaded(number: Int, crc64: UInt64)
+        /// A ranged GET answered 412 (If-Match failed): the object was replaced.
+        case objectChanged
+        /// The HEAD requested by ``Action/headObject`` answered.
+        case objectHeaded(OSSObjectIdentity)
+        /// A step failed for good. `resumable` failures (network, 5xx after retries) keep the partial download.
+        case failed(resumable: Bool)
+        /// The user cancelled.
+        case cancelled
+    }
+
+    /// Why the download stopped without a file.
+    public enum Failure: Sendable, Hashable {
+        case cancelled
+        case error(OSSResumableError)
+        case operationFailed
+    }
+
+    /// An effect the engine must perform, in order.
+    public enum Action: Sendable, Hashable {
+        /// Create (or truncate) the temporary file and size it to `length`.
+        case prepareTempFile(path: String, length: Int64)
+        /// Remove a temporary file (missing is fine).
+        case deleteTempFile(path: String)
+        case writeRecord(OSSDownloadRecord)
+        case deleteRecord
+        /// Log `reason` as a warning and delete the record.
+        case discardRecord(reason: OSSResumableError)
+        /// Fetch these parts with `If-Match: etag` and write each at `part.offset - rangeStart` in `tempFilePath`.
+        case downloadParts(etag: String, rangeStart: Int64, tempFilePath: String, parts: [OSSPart])
+        /// HEAD the object again; answer with ``Event/objectHeaded(_:)``.
+        case headObject
+        case reportProgress(bytesReceived: Int64, totalBytesReceived: Int64, totalBytesExpected: Int64)
+        /// fsync the temporary file and rename it over the destination.
+        case commitTempFile(from: String, to: String)
+        case fail(Failure)
+        /// Done; `crc64` is the combined CRC of the bytes written.
+        case finish(crc64: UInt64)
+    }
+}

@@ -1,0 +1,147 @@
+import Crypto
+import Foundation
+
+/// A directory of checkpoint records: naming, atomic writes, loading, deleting and locking.
+///
+/// A record's file name is the SHA-256 (hex) of what identifies the transfer, so the same transfer always finds
+/// its record and different transfers never share one:
+/// - uploads: (absolute file path, bucket, key, requested part size, CRC mode);
+/// - downloads: (bucket, key, requested range, absolute destination path).
+///
+/// Writes are atomic: a temporary file in the same directory is written and fsynced, renamed over the record,
+/// and the directory is fsynced. A reader therefore sees the old record or the new one, never a mix; the
+/// envelope checksum catches anything else (a torn write on a file system without these guarantees, an edit).
+public struct OSSRecordStore: Sendable {
+    /// The directory holding the records (absolute, standardised).
+    public let directoryPath: String
+
+    /// A store over `directoryPath` (created on first write).
+    public init(directoryPath: String) {
+        self.directoryPath = OSSRecordStore.absolutePath(directoryPath)
+    }
+
+    /// The file name of the record of an upload.
+    public static func uploadRecordName(
+        filePath: String,
+        bucket: String,
+        key: String,
+        requestedPartSize: Int64,
+        crcMode: OSSCRCMode
+    ) -> String {
+        digestName(["upload", absolutePath(filePath), bucket, key, String(requestedPartSize), crcMode.rawValue])
+            + ".upload.record"
+    }
+
+    /// The file name of the record of a download.
+    public static func downloadRecordName(
+        bucket: String,
+        key: String,
+        requestedRange: OSSRequestedRange?,
+        destinationPath: String
+    ) -> String {
+        digestName(["download", bucket, key, requestedRange?.description ?? "whole", absolutePath(destinationPath)])
+            + ".download.record"
+    }
+
+    /// An absolute, standardised path with symbolic links resolved where they exist.
+    public static func absolutePath(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
+    private static func digestName(_ fields: [String]) -> String {
+        // Length-prefixed fields: no two different field lists hash the same input.
+        var input = [UInt8]()
+        for field in fields {
+            input += Array("\(field.utf8.count):".utf8)
+            input += Array(field.utf8)
+            input.append(0x0A)
+        }
+        return OSSRecordCodec.sha256Hex(input)
+    }
+
+    /// The full path of the record called `name`.
+    public func recordPath(name: String) -> String { directoryPath + "/" + name }
+
+    /// The full path of the lock file of the record called `name`.
+    public func lockPath(name: String) -> String { recordPath(name: name) + ".lock" }
+
+    /// Loads the record called `name`: `nil` if there is none; a record error (`recordCorrupt`,
+    /// `recordChecksumMismatch`...) if it is unusable; `fileCantRead` if it cannot be read.
+    public func load<Record: OSSTransferRecord>(_ type: Record.Type, name: String) throws(OSSResumableError) -> Record? {
+        let path = recordPath(name: name)
+        let fd: Int32
+        switch POSIXFile.openForReading(path) {
+        case .success(let opened): fd = opened
+        case .failure(let code):
+            if code.value == POSIXFile.noSuchFile { return nil }
+            throw .fileCantRead(path: path, errno: code.value)
+        }
+        defer { POSIXFile.close(fd) }
+        let size: Int64
+        switch POSIXFile.status(fd: fd) {
+        case .success(let st):
+            guard st.isRegularFile else { throw .recordCorrupt("\(path) is not a regular file") }
+            size = st.size
+        case .failure(let code): throw .fileCantRead(path: path, errno: code.value)
+        }
+        guard size <= Int64(OSSRecordCodec.maximumRecordSize) else { throw .recordCorrupt("record is \(size) bytes") }
+        switch POSIXFile.read(fd: fd, offset: 0, count: Int(size)) {
+        case .failure(let code): throw .fileCantRead(path: path, errno: code.value)
+        case .success(let bytes): return try OSSRecordCodec.decode(type, from: bytes)
+        }
+    }
+
+    /// Like ``load(_:name:)`` but folds record problems into the result, which is what a resuming engine wants.
+    public func loadResult<Record: OSSTransferRecord>(_ type: Record.Type, name: String) -> OSSRecordLoadResult<Record> {
+        do {
+            guard let record = try load(type, name: name) else { return .none }
+            return .loaded(record)
+        } catch {
+            return .unusable(error)
+        }
+    }
+
+    /// Writes `record` as `name` atomically (temp file + fsync + rename + directory fsync).
+    public func save<Record: OSSTransferRecord>(_ record: Record, name: String) throws(OSSResumableError) {
+        let bytes = try OSSRecordCodec.encode(record)
+        if let code = POSIXFile.makeDirectories(directoryPath) {
+            throw .fileCantWrite(path: directoryPath, errno: code)
+        }
+        let finalPath = recordPath(name: name)
+        let tempPath = directoryPath + "/." + name + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        let fd: Int32
+        switch POSIXFile.createExclusive(tempPath) {
+        case .success(let opened): fd = opened
+        case .failure(let code): throw .fileCantWrite(path: tempPath, errno: code.value)
+        }
+        var failure = POSIXFile.writeAll(fd: fd, bytes)
+        if failure == nil { failure = POSIXFile.sync(fd: fd) }
+        POSIXFile.close(fd)
+        if failure == nil { failure = POSIXFile.rename(tempPath, finalPath) }
+        if let code = failure {
+            _ = POSIXFile.remove(tempPath)
+            throw .fileCantWrite(path: finalPath, errno: code)
+        }
+        if let code = POSIXFile.syncDirectory(directoryPath) {
+            throw .fileCantWrite(path: directoryPath, errno: code)
+        }
+    }
+
+    /// Removes the record called `name` (a missing record is fine) and makes the removal durable.
+    public func delete(name: String) throws(OSSResumableError) {
+        let path = recordPath(name: name)
+        if let code = POSIXFile.remove(path) { throw .fileCantWrite(path: path, errno: code) }
+        if let code = POSIXFile.syncDirectory(directoryPath), code != POSIXFile.noSuchFile {
+            throw .fileCantWrite(path: directoryPath, errno: code)
+        }
+    }
+
+    /// Takes the exclusive lock of the record called `name` (creating the directory if needed), or throws
+    /// `recordLocked` when another process holds it. Keep the returned object alive while working on the record.
+    public func lock(name: String) throws(OSSResumableError) -> OSSRecordLock {
+        if let code = POSIXFile.makeDirectories(directoryPath) {
+            throw .fileCantWrite(path: directoryPath, errno: code)
+        }
+        return try OSSRecordLock.acquire(path: lockPath(name: name))
+    }
+}

@@ -1,0 +1,78 @@
+/// Why a resumable transfer could not start, resume or finish, as decided by the pure resumable layer.
+///
+/// The SDK maps these to `OSSClientErrorCode` (for example ``fileChanged(_:)`` becomes `cannotResumeUpload`,
+/// ``crcMismatch(expected:actual:)`` becomes `invalidCRC`, ``recordLocked(path:)`` becomes `cannotResumeUpload`).
+/// Record decoding failures (``recordCorrupt(_:)``, ``recordWrongMagic``, ``recordUnsupportedVersion(_:)``,
+/// ``recordChecksumMismatch``, ``recordForeign(_:)``) never reach the user of a resumable upload: the engines
+/// log them and start fresh.
+public enum OSSResumableError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A caller-supplied value is out of range (part size, range, part count...).
+    case invalidArgument(String)
+    /// The record bytes are not a record at all: not JSON, truncated, missing or ill-typed fields, or values that
+    /// make no sense (negative sizes, part numbers out of range).
+    case recordCorrupt(String)
+    /// The bytes are JSON but not one of our records (the magic value is missing or different).
+    case recordWrongMagic
+    /// The record was written by a format version this code does not read.
+    case recordUnsupportedVersion(Int)
+    /// The payload does not match its SHA-256: the record was torn or edited.
+    case recordChecksumMismatch
+    /// A valid record that belongs to something else: another kind of transfer, or another bucket/key/file/part size.
+    case recordForeign(String)
+    /// Another process (or another open handle) holds the record's lock.
+    case recordLocked(path: String)
+    /// The local file changed since the record was written; the listed changes say how.
+    case fileChanged([OSSFileIdentity.Change])
+    /// The local file cannot be opened, inspected or read.
+    case fileCantRead(path: String, errno: Int32)
+    /// A file (record, temporary file, lock) cannot be written, synced or renamed.
+    case fileCantWrite(path: String, errno: Int32)
+    /// The CRC-64 combined from the parts differs from the one the server reports for the whole object.
+    case crcMismatch(expected: UInt64, actual: UInt64)
+    /// A part's CRC-64 computed locally differs from the one the server reported for that part, on every attempt.
+    case partCRCMismatch(partNumber: Int, expected: UInt64, actual: UInt64)
+    /// The remote object changed (ETag, size or Last-Modified) and the policy says to fail.
+    case objectChanged(String)
+    /// The temporary download file is missing or does not have the expected size.
+    case tempFileAltered(String)
+    /// The multipart upload vanished on the server more often than the engine is willing to restart.
+    case uploadNotFound(uploadId: String)
+    /// An event arrived that the state machine cannot accept in its current state (a bug in the caller).
+    case invalidState(String)
+
+    public var description: String {
+        switch self {
+        case .invalidArgument(let message): "invalid argument: \(message)"
+        case .recordCorrupt(let message): "record corrupt: \(message)"
+        case .recordWrongMagic: "record corrupt: not a resumable-transfer record (wrong magic)"
+        case .recordUnsupportedVersion(let version): "record version \(version) is not supported"
+        case .recordChecksumMismatch: "record checksum mismatch (torn or edited record)"
+        case .recordForeign(let message): "record belongs to another transfer: \(message)"
+        case .recordLocked(let path): "record \(path) is locked by another process"
+        case .fileChanged(let changes):
+            "the local file changed since the record was written: "
+                + changes.map(\.description).joined(separator: ", ")
+        case .fileCantRead(let path, let code): "cannot read \(path) (errno \(code))"
+        case .fileCantWrite(let path, let code): "cannot write \(path) (errno \(code))"
+        case .crcMismatch(let expected, let actual):
+            "CRC-64 mismatch: expected \(expected), server reported \(actual)"
+        case .partCRCMismatch(let number, let expected, let actual):
+            "part \(number): CRC-64 mismatch: expected \(expected), server reported \(actual)"
+        case .objectChanged(let message): "the object changed: \(message)"
+        case .tempFileAltered(let message): "the temporary file was altered: \(message)"
+        case .uploadNotFound(let uploadId): "the multipart upload \(uploadId) no longer exists"
+        case .invalidState(let message): "invalid state: \(message)"
+        }
+    }
+
+    /// Whether this is a problem with a stored record (as opposed to the transfer itself). Engines treat such
+    /// records as absent, log a warning and start fresh.
+    public var isRecordProblem: Bool {
+        switch self {
+        case .recordCorrupt, .recordWrongMagic, .recordUnsupportedVersion, .recordChecksumMismatch, .recordForeign:
+            true
+        default:
+            false
+        }
+    }
+}

@@ -1,0 +1,87 @@
+/// The checkpoint of a resumable multipart upload.
+///
+/// It says which upload (`uploadId`) belongs to which local file, bucket, key, part size and CRC mode, what the
+/// file looked like when the upload began, and which parts the server has confirmed. It never holds credentials,
+/// signatures or tokens.
+public struct OSSUploadRecord: Sendable, Hashable, Codable {
+    /// A part the server confirmed with a 200 to UploadPart (or listed with the expected size).
+    public struct ConfirmedPart: Sendable, Hashable, Codable {
+        public let number: Int
+        public let size: Int64
+        /// The part's CRC-64, when known.
+        public let crc64: UInt64?
+        /// The ETag as the server sent it (quotes kept).
+        public let etag: String
+
+        public init(number: Int, size: Int64, crc64: UInt64?, etag: String) {
+            self.number = number
+            self.size = size
+            self.crc64 = crc64
+            self.etag = etag
+        }
+    }
+
+    /// The payload format this code writes.
+    public static let currentVersion = 1
+
+    public var version: Int
+    public var kind: OSSRecordKind
+    public var bucket: String
+    public var key: String
+    /// The absolute path of the local file.
+    public var filePath: String
+    public var fileIdentity: OSSFileIdentity
+    /// The part size the caller asked for (part of the record's name).
+    public var requestedPartSize: Int64
+    /// The effective part size (grown to fit 10,000 parts).
+    public var partSize: Int64
+    public var crcMode: OSSCRCMode
+    public var uploadId: String
+    /// Confirmed parts, sorted by number.
+    public var parts: [ConfirmedPart]
+
+    public init(
+        bucket: String,
+        key: String,
+        filePath: String,
+        fileIdentity: OSSFileIdentity,
+        requestedPartSize: Int64,
+        partSize: Int64,
+        crcMode: OSSCRCMode,
+        uploadId: String,
+        parts: [ConfirmedPart] = []
+    ) {
+        self.version = OSSUploadRecord.currentVersion
+        self.kind = .upload
+        self.bucket = bucket
+        self.key = key
+        self.filePath = filePath
+        self.fileIdentity = fileIdentity
+        self.requestedPartSize = requestedPartSize
+        self.partSize = partSize
+        self.crcMode = crcMode
+        self.uploadId = uploadId
+        self.parts = parts.sorted { $0.number < $1.number }
+    }
+}
+
+extension OSSUploadRecord: OSSTransferRecord {
+    public static var recordKind: OSSRecordKind { .upload }
+
+    /// Checks that the values make sense (the checksum only proves they were not altered).
+    public func validate() throws(OSSResumableError) {
+        guard kind == .upload else { throw .recordForeign("a \(kind.rawValue) record where an upload record was expected") }
+        guard version == OSSUploadRecord.currentVersion else { throw .recordUnsupportedVersion(version) }
+        guard !uploadId.isEmpty else { throw .recordCorrupt("empty upload id") }
+        guard fileIdentity.size >= 0 else { throw .recordCorrupt("negative file size") }
+        guard partSize > 0, requestedPartSize > 0 else { throw .recordCorrupt("part size must be positive") }
+        var previous = 0
+        for part in parts {
+            guard part.number > previous, part.number <= 10_000 else {
+                throw .recordCorrupt("part numbers must be ascending, unique and in 1...10000")
+            }
+            guard part.size >= 0, part.size <= partSize else { throw .recordCorrupt("part \(part.number) has size \(part.size)") }
+            previous = part.number
+        }
+    }
+}

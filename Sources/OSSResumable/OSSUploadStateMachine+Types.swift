@@ -1,0 +1,134 @@
+extension OSSUploadStateMachine {
+    /// What the upload is about, and the policy knobs.
+    public struct Configuration: Sendable, Hashable {
+        public var bucket: String
+        public var key: String
+        /// Absolute path of the local file.
+        public var filePath: String
+        /// The part size the caller asked for (grown automatically when the file needs more than 10,000 parts).
+        public var requestedPartSize: Int64
+        public var crcMode: OSSCRCMode
+        /// On cancel: abort the multipart upload and delete the record (`true`), or keep both for a resume.
+        /// Without a record, it also decides whether a failed upload is aborted.
+        public var deleteUploadIdOnCancelling: Bool
+        /// Whether a record is kept (a record directory was given).
+        public var persistsRecord: Bool
+        /// How often one part is sent when its CRC keeps disagreeing with the server's before giving up.
+        public var maximumPartAttempts: Int
+        /// How often the engine starts a new upload when the server says the current one is gone.
+        public var maximumUploadRestarts: Int
+
+        public init(
+            bucket: String,
+            key: String,
+            filePath: String,
+            requestedPartSize: Int64,
+            crcMode: OSSCRCMode,
+            deleteUploadIdOnCancelling: Bool = true,
+            persistsRecord: Bool,
+            maximumPartAttempts: Int = 3,
+            maximumUploadRestarts: Int = 1
+        ) {
+            self.bucket = bucket
+            self.key = key
+            self.filePath = filePath
+            self.requestedPartSize = requestedPartSize
+            self.crcMode = crcMode
+            self.deleteUploadIdOnCancelling = deleteUploadIdOnCancelling
+            self.persistsRecord = persistsRecord
+            self.maximumPartAttempts = maximumPartAttempts
+            self.maximumUploadRestarts = maximumUploadRestarts
+        }
+    }
+
+    /// A part as ListParts reports it.
+    public struct ServerPart: Sendable, Hashable {
+        public let number: Int
+        public let size: Int64
+        public let etag: String
+        /// `<HashCrc64ecma>`, when the server lists it.
+        public let crc64: UInt64?
+
+        public init(number: Int, size: Int64, etag: String, crc64: UInt64?) {
+            self.number = number
+            self.size = size
+            self.etag = etag
+            self.crc64 = crc64
+        }
+    }
+
+    /// A part for the CompleteMultipartUpload body.
+    public struct CompletePart: Sendable, Hashable {
+        public let number: Int
+        public let etag: String
+
+        public init(number: Int, etag: String) {
+            self.number = number
+            self.etag = etag
+        }
+    }
+
+    /// Something that happened, fed to ``OSSUploadStateMachine/handle(_:)``.
+    public enum Event: Sendable, Hashable {
+        /// Begin: the record as loaded (or not) and the file as it is now.
+        case start(record: OSSRecordLoadResult<OSSUploadRecord>, file: OSSFileIdentity)
+        /// InitiateMultipartUpload answered.
+        case initiated(uploadId: String)
+        /// The complete (all pages) ListParts answer for the recorded upload.
+        case listedParts([ServerPart])
+        /// The server said `NoSuchUpload` (ListParts, UploadPart or Complete).
+        case uploadNotFound
+        /// UploadPart answered 200. `localCRC64` is the CRC of the bytes sent, `serverCRC64` the response header.
+        case partUploaded(uploadId: String, number: Int, etag: String, localCRC64: UInt64?, serverCRC64: UInt64?)
+        /// UploadPart failed for good (after the transport's retries).
+        case partFailed(uploadId: String, number: Int)
+        /// Another step (initiate, list, complete, record write...) failed for good.
+        case failed
+        /// The file's identity re-read just before completing.
+        case fileRechecked(OSSFileIdentity)
+        /// CompleteMultipartUpload answered 200, with its `x-oss-hash-crc64ecma` if any.
+        case completed(serverCRC64: UInt64?)
+        /// The user cancelled (request.cancel() or Task cancellation).
+        case cancelled
+    }
+
+    /// Why the upload stopped without an object.
+    public enum Failure: Sendable, Hashable {
+        /// Cancelled by the user: throw `taskCancelled`.
+        case cancelled
+        /// A decision of this state machine: throw the mapped error.
+        case error(OSSResumableError)
+        /// A step failed: rethrow the error that step produced.
+        case operationFailed
+    }
+
+    /// An effect the engine must perform, in order.
+    public enum Action: Sendable, Hashable {
+        /// InitiateMultipartUpload; answer with ``Event/initiated(uploadId:)``.
+        case initiateUpload
+        /// ListParts (all pages); answer with ``Event/listedParts(_:)`` or ``Event/uploadNotFound``.
+        case listParts(uploadId: String)
+        /// Write this record atomically (only when records are kept).
+        case writeRecord(OSSUploadRecord)
+        /// Delete the record (only when records are kept).
+        case deleteRecord
+        /// The record was unusable or foreign: log `reason` as a warning and delete it.
+        case discardRecord(reason: OSSResumableError)
+        /// Upload these parts (the engine bounds concurrency); answer each with ``Event/partUploaded`` or
+        /// ``Event/partFailed(uploadId:number:)``.
+        case uploadParts(uploadId: String, parts: [OSSPart])
+        /// Report progress: `bytesSent` new confirmed bytes, `totalBytesSent` so far, of `totalBytesExpected`.
+        case reportProgress(bytesSent: Int64, totalBytesSent: Int64, totalBytesExpected: Int64)
+        /// Re-read the file's identity; answer with ``Event/fileRechecked(_:)``.
+        case recheckFile
+        /// CompleteMultipartUpload with these parts (ascending); answer with ``Event/completed(serverCRC64:)``.
+        /// `expectedCRC64` is the combined CRC of all parts when every part's CRC is known.
+        case complete(uploadId: String, parts: [CompletePart], expectedCRC64: UInt64?)
+        /// AbortMultipartUpload (its failure, including NoSuchUpload, does not change the outcome).
+        case abortUpload(uploadId: String)
+        /// Stop with this failure.
+        case fail(Failure)
+        /// Done: the object exists; `crc64` is the verified (or, without CRC mode, reported) CRC-64.
+        case finish(crc64: UInt64?)
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import OSSResumable
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+@Suite("Record store")
+struct OSSRecordStoreTests {
+    @Test func namesAreStableAndDistinct() {
+        let a = OSSRecordStore.uploadRecordName(filePath: "/x/f", bucket: "b", key: "k", requestedPartSize: 102_400, crcMode: .enabled)
+        #expect(a == OSSRecordStore.uploadRecordName(filePath: "/x/./f", bucket: "b", key: "k", requestedPartSize: 102_400, crcMode: .enabled))
+        let variants = [
+            OSSRecordStore.uploadRecordName(filePath: "/x/g", bucket: "b", key: "k", requestedPartSize: 102_400, crcMode: .enabled),
+            OSSRecordStore.uploadRecordName(filePath: "/x/f", bucket: "c", key: "k", requestedPartSize: 102_400, crcMode: .enabled),
+            OSSRecordStore.uploadRecordName(filePath: "/x/f", bucket: "b", key: "kk", requestedPartSize: 102_400, crcMode: .enabled),
+            OSSRecordStore.uploadRecordName(filePath: "/x/f", bucket: "b", key: "k", requestedPartSize: 204_800, crcMode: .enabled),
+            OSSRecordStore.uploadRecordName(filePath: "/x/f", bucket: "b", key: "k", requestedPartSize: 102_400, crcMode: .disabled),
+            // Field boundaries matter: ("b", "k/x") is not ("b/k", "x").
+            OSSRecordStore.uploadRecordName(filePath: "/x/f", bucket: "bk", key: "", requestedPartSize: 102_400, crcMode: .enabled),
+        ]
+        #expect(Set(variants + [a]).count == variants.count + 1)
+        let d1 = OSSRecordStore.downloadRecordName(bucket: "b", key: "k", requestedRange: nil, destinationPath: "/x/d")
+        let d2 = OSSRecordStore.downloadRecordName(
+            bucket: "b", key: "k", requestedRange: OSSRequestedRange(first: 0, last: 9), destinationPath: "/x/d")
+        #expect(d1 != d2)
+        #expect(d1 != a)
+        #expect(a.hasSuffix(".upload.record") && d1.hasSuffix(".download.record"))
+    }
+
+    @Test func saveLoadDeleteLeavesNoTemporaryFiles() throws {
+        try withTemporaryDirectory { dir in
+            let store = OSSRecordStore(directoryPath: dir + "/records/nested")
+            let name = "r.upload.record"
+            #expect(try store.load(OSSUploadRecord.self, name: name) == nil)
+            #expect(store.loadResult(OSSUploadRecord.self, name: name) == .none)
+            var record = OSSRecordCodecTests.sampleUpload(parts: 1)
+            try store.save(record, name: name)
+            #expect(try store.load(OSSUploadRecord.self, name: name) == record)
+            record.parts.append(.init(number: 2, size: 102_400, crc64: 1, etag: "x"))
+            try store.save(record, name: name)
+            #expect(store.loadResult(OSSUploadRecord.self, name: name) == .loaded(record))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: store.directoryPath) == [name])
+            try store.delete(name: name)
+            try store.delete(name: name)
+            #expect(try store.load(OSSUploadRecord.self, name: name) == nil)
+        }
+    }
+
+    @Test func corruptAndForeignRecordsLoadAsUnusable() throws {
+        try withTemporaryDirectory { dir in
+            let store = OSSRecordStore(directoryPath: dir)
+            try writeFile(store.recordPath(name: "torn"), Array(try OSSRecordCodec.encode(OSSRecordCodecTests.sampleUpload()).prefix(40)))
+            guard case .unusable(let error) = store.loadResult(OSSUploadRecord.self, name: "torn") else {
+                Issue.record("a torn record must be unusable")
+                return
+            }
+            #expect(error.isRecordProblem)
+            try store.save(try OSSRecordCodecTests.sampleDownload(), name: "foreign")
+            guard case .unusable(.recordForeign) = store.loadResult(OSSUploadRecord.self, name: "foreign") else {
+                Issue.record("a download record offered as an upload record must be foreign")
+                return
+            }
+        }
+    }
+
+    @Test func secondLockOnTheSameRecordFailsUntilTheFirstIsReleased() throws {
+        try withTemporaryDirectory { dir in
+            let store = OSSRecordStore(directoryPath: dir)
+            var first: OSSRecordLock? = try store.lock(name: "r")
+            #expect(first != nil)
+            #expect(throws: OSSResumableError.recordLocked(path: store.lockPath(name: "r"))) {
+                _ = try store.lock(name: "r")
+            }
+            // Another record is independent.
+            _ = try store.lock(name: "other")
+            first = nil
+            let again = try store.lock(name: "r")
+            #expect(again.path == store.lockPath(name: "r"))
+        }
+    }
+
+    @Test func lockHeldByAnotherProcessIsReportedAndReleasedWhenItDies() async throws {
+        let dir = NSTemporaryDirectory() + "oss-resumable-lock-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = OSSRecordStore(directoryPath: dir)
+        let lockPath = store.lockPath(name: "r")
+        // A separate process takes the same flock and sleeps.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = [
+            "-c", "import fcntl, sys, time; f = open(sys.argv[1], 'a'); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(60)", lockPath,
+        ]
+        try holder.run()
+        defer { if holder.isRunning { holder.terminate() } }
+        // Wait until the child holds it: our own attempt fails with recordLocked.
+        var locked = false
+        for _ in 0..<200 {
+            do {
+                _ = try store.lock(name: "r")
+            } catch OSSResumableError.recordLocked {
+                locked = true
+                break
+            }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        #expect(locked)
+        // SIGKILL: the kernel drops the lock with the process.
+        kill(holder.processIdentifier, SIGKILL)
+        holder.waitUntilExit()
+        let lock = try store.lock(name: "r")
+        #expect(lock.path == lockPath)
+    }
+}
