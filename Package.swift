@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "OSSXML", targets: ["OSSXML"]),
         .library(name: "OSSResumable", targets: ["OSSResumable"]),
         .executable(name: "oss-local-server", targets: ["oss-local-server"]),
+        .executable(name: "oss", targets: ["oss"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
@@ -121,6 +122,26 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Samples/MultipartUpload",
+            swiftSettings: swiftSettings
+        ),
+
+        // The `oss` command-line tool.
+        .executableTarget(
+            name: "oss",
+            dependencies: [
+                "AliyunOSS", "OSSLocalServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Micro benchmarks (run in release: swift run -c release oss-microbench).
+        .executableTarget(
+            name: "oss-microbench",
+            dependencies: ["OSSSigning", "OSSCRC64", "OSSXML", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Benchmarks/oss-microbench",
             swiftSettings: swiftSettings
         ),
 

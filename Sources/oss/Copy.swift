@@ -1,0 +1,105 @@
+import AliyunOSS
+import ArgumentParser
+
+import Foundation
+
+struct Copy: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cp",
+        abstract: "Copy a file to OSS or an object to a file, resumably: oss cp LOCAL oss://bucket/key | oss cp oss://bucket/key LOCAL",
+        discussion: """
+            Both directions keep a checkpoint in --checkpoint-dir. Ctrl-C pauses: the upload id (or the partial
+            download) and the checkpoint are kept, so running the same command again resumes where it stopped.
+            """)
+
+    @Argument(help: "The source: a local file or oss://bucket/key.") var source: String
+    @Argument(help: "The destination: oss://bucket/key or a local file.") var destination: String
+    @Option(help: "Part size in bytes (minimum 102400).") var partSize: Int64?
+    @Option(help: "Parts in flight.") var threads: Int = 4
+    @Option(help: "Checkpoint directory (default: ~/.oss-swift/checkpoints).") var checkpointDir: String?
+    @Flag(
+        inversion: .prefixedNo,
+        help: "On Ctrl-C keep the server-side upload and the checkpoint so a rerun resumes (default); with --no-keep-upload-on-cancel the upload is aborted and the checkpoint deleted.")
+    var keepUploadOnCancel = true
+    @OptionGroup var connection: ConnectionOptions
+
+    func validate() throws {
+        guard OSSURI.isRemote(source) != OSSURI.isRemote(destination) else {
+            throw ValidationError("exactly one of the source and the destination must be oss://bucket/key")
+        }
+        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+        if let partSize, partSize < 102_400 { throw ValidationError("--part-size must be at least 102400 bytes") }
+    }
+
+    var recordDirectory: String {
+        if let checkpointDir { return checkpointDir }
+        let home = ProcessInfo.processInfo.environment["HOME"] ?? NSTemporaryDirectory()
+        return URL(fileURLWithPath: home).appendingPathComponent(".oss-swift/checkpoints").path
+    }
+
+    func run() async throws {
+        try await runCommand {
+            try FileManager.default.createDirectory(atPath: recordDirectory, withIntermediateDirectories: true)
+            if OSSURI.isRemote(destination) {
+                try await upload()
+            } else {
+                try await download()
+            }
+        }
+    }
+
+    func upload() async throws {
+        let target = try parseRemote(destination, requireKey: true)
+        let file = URL(fileURLWithPath: source)
+        guard FileManager.default.isReadableFile(atPath: file.path) else {
+            throw CLIFailure(.clientError, "cannot read \(source): no such file or not readable")
+        }
+        let progress = ProgressReporter(label: "upload")
+        var request = OSSResumableUploadRequest(
+            bucketName: target.bucket, objectKey: target.key, uploadingFileURL: file,
+            threadNum: threads, recordDirectoryPath: recordDirectory,
+            // Ctrl-C pauses by default: keep the upload id and the record so the next run resumes.
+            deleteUploadIdOnCancelling: !keepUploadOnCancel,
+            uploadProgress: { _, done, total in Task { await progress.report(done: done, total: total) } })
+        if let partSize { request.partSize = partSize }
+        let upload = request
+        let result = try await withClient(connection) { client in
+            do {
+                return try await runInterruptibly { try await client.resumableUpload(upload) }
+            } catch {
+                await progress.finish()
+                throw error
+            }
+        }
+        await progress.finish()
+        say("uploaded \(source) to \(target) etag \(result.eTag ?? "-") crc64 \(result.crc64.map(String.init) ?? "-")"
+            + (result.resumedBytes > 0 ? " (resumed after \(formatBytes(result.resumedBytes)))" : ""))
+    }
+
+    func download() async throws {
+        let origin = try parseRemote(source, requireKey: true)
+        var file = URL(fileURLWithPath: destination)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            file.appendPathComponent((origin.key as NSString).lastPathComponent)
+        }
+        let progress = ProgressReporter(label: "download")
+        var request = OSSResumableDownloadRequest(
+            bucketName: origin.bucket, objectKey: origin.key, downloadToFileURL: file, threadNum: threads,
+            recordDirectoryPath: recordDirectory,
+            downloadProgress: { _, done, total in Task { await progress.report(done: done, total: total) } })
+        if let partSize { request.partSize = partSize }
+        let download = request
+        let result = try await withClient(connection) { client in
+            do {
+                return try await runInterruptibly { try await client.resumableDownload(download) }
+            } catch {
+                await progress.finish()
+                throw error
+            }
+        }
+        await progress.finish()
+        say("downloaded \(origin) to \(file.path) (\(formatBytes(result.totalBytes))) crc64 \(result.crc64)"
+            + (result.resumedBytes > 0 ? " (resumed after \(formatBytes(result.resumedBytes)))" : ""))
+    }
+}

@@ -1,0 +1,93 @@
+import AliyunOSS
+import ArgumentParser
+
+import Foundation
+
+/// Options shared by the commands that talk to OSS. Credentials come only from the environment
+/// (OSS_ACCESS_KEY_ID, OSS_ACCESS_KEY_SECRET, OSS_SESSION_TOKEN), so they never land in shell history.
+struct ConnectionOptions: ParsableArguments {
+    @Option(help: "The OSS endpoint, e.g. https://oss-cn-hangzhou.aliyuncs.com (default: $OSS_ENDPOINT).")
+    var endpoint: String?
+
+    @Option(help: "The region id for V4 signing, e.g. cn-hangzhou (default: $OSS_REGION).")
+    var region: String?
+
+    @Option(help: "Signature version: v1 or v4 (default: v4 when a region is known, else v1).")
+    var signatureVersion: String?
+
+    @Flag(help: "Use path-style addressing (bucket in the path, not the host).")
+    var pathStyle = false
+
+    func makeClient() throws -> OSSClient {
+        let environment = ProcessInfo.processInfo.environment
+        guard let endpoint = endpoint ?? environment["OSS_ENDPOINT"], !endpoint.isEmpty else {
+            throw CLIFailure(.clientError, "no endpoint: pass --endpoint URL or set OSS_ENDPOINT")
+        }
+        guard let id = environment["OSS_ACCESS_KEY_ID"], !id.isEmpty,
+            let secret = environment["OSS_ACCESS_KEY_SECRET"], !secret.isEmpty
+        else {
+            throw CLIFailure(.clientError, "no credentials: set OSS_ACCESS_KEY_ID and OSS_ACCESS_KEY_SECRET (and OSS_SESSION_TOKEN for STS)")
+        }
+        let region = region ?? environment["OSS_REGION"]
+        let version: OSSSignatureVersion
+        switch signatureVersion?.lowercased() {
+        case nil: version = (region?.isEmpty == false) ? .v4 : .v1
+        case "v1": version = .v1
+        case "v4": version = .v4
+        case let other?: throw CLIFailure(.clientError, "unknown signature version \(other): use v1 or v4")
+        }
+        var configuration = OSSClientConfiguration(region: region, signatureVersion: version)
+        if pathStyle { configuration.addressing = .pathStyle }
+        do {
+            return try OSSClient(
+                endpoint: endpoint, credentialProvider: OSSEnvironmentCredentialProvider(), configuration: configuration)
+        } catch {
+            throw CLIFailure(error)
+        }
+    }
+}
+
+/// Runs `body` with a client and shuts the client down afterwards, mapping every error to a ``CLIFailure``.
+func withClient<T: Sendable>(_ options: ConnectionOptions, _ body: (OSSClient) async throws -> T) async throws -> T {
+    let client = try options.makeClient()
+    do {
+        let result = try await body(client)
+        try? await client.shutdown()
+        return result
+    } catch {
+        try? await client.shutdown()
+        throw CLIFailure(error)
+    }
+}
+
+func parseRemote(_ text: String, requireKey: Bool) throws -> OSSURI {
+    guard let uri = OSSURI(text) else {
+        throw CLIFailure(.clientError, "not an OSS URL: \(text) (expected oss://bucket\(requireKey ? "/key" : "[/prefix]"))")
+    }
+    if requireKey && uri.key.isEmpty {
+        throw CLIFailure(.clientError, "\(text) names no object: expected oss://bucket/key")
+    }
+    return uri
+}
+
+/// Prints a line to standard output at once (unbuffered, so it interleaves correctly with progress on standard error).
+func say(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}
+
+/// Prints a line to standard error.
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+/// `1.5 MiB`-style sizes.
+func formatBytes(_ value: Int64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+    var v = Double(value)
+    var unit = 0
+    while v >= 1024 && unit < units.count - 1 {
+        v /= 1024
+        unit += 1
+    }
+    return unit == 0 ? "\(value) B" : String(format: "%.1f", v) + " " + units[unit]
+}

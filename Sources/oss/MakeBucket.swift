@@ -1,0 +1,35 @@
+import AliyunOSS
+import ArgumentParser
+
+struct MakeBucket: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "mb", abstract: "Create a bucket: oss mb oss://bucket")
+
+    @Argument(help: "The bucket, as oss://bucket.") var bucket: String
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        try await runCommand {
+            let uri = try parseRemote(bucket, requireKey: false)
+            guard uri.key.isEmpty else { throw CLIFailure(.clientError, "mb takes a bucket, not an object: \(bucket)") }
+            let result = try await withClient(connection) { try await $0.putBucket(OSSPutBucketRequest(bucketName: uri.bucket)) }
+            say("created \(uri) (request id \(result.requestId))")
+        }
+    }
+}
+
+struct Remove: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete an object: oss rm oss://bucket/key")
+
+    @Argument(help: "The object, as oss://bucket/key.") var object: String
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        try await runCommand {
+            let uri = try parseRemote(object, requireKey: true)
+            _ = try await withClient(connection) {
+                try await $0.deleteObject(OSSDeleteObjectRequest(bucketName: uri.bucket, objectKey: uri.key))
+            }
+            say("deleted \(uri)")
+        }
+    }
+}
