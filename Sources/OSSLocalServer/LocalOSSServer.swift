@@ -58,6 +58,9 @@ public final class LocalOSSServer: Sendable {
                 .appendingPathComponent("oss-local-server-\(RequestID.make())", isDirectory: true)
             temporary = true
         }
+        for bucket in configuration.buckets where !Router.isValidBucketName(bucket) {
+            throw LocalOSSServerError("invalid bucket name '\(bucket)': use 3-63 characters of a-z, 0-9 and -")
+        }
         let store = try await ObjectStore.open(root: dataDirectory.path)
         for bucket in configuration.buckets {
             _ = try await store.createBucket(bucket, now: Date())
