@@ -157,4 +157,19 @@ import Testing
             #expect(gone.status == 404 && gone.errorCode == "NoSuchBucket")
         }
     }
+
+    @Test func virtualHostAddressing() async throws {
+        try await withLocalOSSServer(.init(buckets: ["vhost"], virtualHostDomains: ["oss.test"])) { server in
+            let client = TestClient(server)
+            _ = try await client.send("PUT", bucket: "vhost", key: "dir/file", body: [5, 6])
+            for host in ["vhost.localhost:\(server.port)", "vhost.127.0.0.1", "vhost.oss.test"] {
+                var request = OSSSignableRequest(method: "GET", bucket: "vhost", key: "dir/file")
+                try OSSSignerV1().sign(&request, credentials: server.credentials, date: Date())
+                var headers = request.headers
+                headers["host"] = host
+                let r = try await client.execute("GET", url: server.endpoint.absoluteString + "/dir%2Ffile", headers: headers)
+                #expect(r.status == 200 && r.body == [5, 6], "\(host): \(r.text)")
+            }
+        }
+    }
 }

@@ -33,6 +33,12 @@ struct TestClient: Sendable {
     /// Shifts the signing time (to test clock skew).
     var clockOffset: TimeInterval = 0
 
+    init(endpointURL: URL, credentials: OSSCredentials, version: Version = .v1) {
+        self.endpoint = endpointURL
+        self.credentials = credentials
+        self.version = version
+    }
+
     init(_ server: LocalOSSServer, version: Version = .v1) {
         self.endpoint = server.endpoint
         self.credentials = server.credentials
