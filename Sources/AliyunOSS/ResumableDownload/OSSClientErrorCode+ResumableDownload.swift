@@ -1,0 +1,34 @@
+import OSSResumable
+
+extension OSSClientErrorCode {
+    /// The object was replaced during a resumable download (a ranged GET answered 412 to `If-Match`), or
+    /// since the record of an interrupted one was written, and the policy says to fail.
+    public static let objectChanged = Self(rawValue: "ObjectChanged")
+    /// A resumable download cannot continue from its record (another process holds the record's lock).
+    public static let cannotResumeDownload = Self(rawValue: "CannotResumeDownload")
+}
+
+extension OSSResumableError {
+    /// The public form of a pure-layer error raised by a resumable download.
+    var downloadClientError: OSSClientError {
+        switch self {
+        case .invalidArgument(let message):
+            OSSClientError(.invalidArgument, message, underlying: self)
+        case .crcMismatch(let expected, let actual):
+            OSSClientError(
+                .invalidCRC,
+                "CRC-64 mismatch for the downloaded object: the server reports \(expected), the parts combine to \(actual)",
+                underlying: self)
+        case .objectChanged(let message):
+            OSSClientError(.objectChanged, "the object changed: \(message)", underlying: self)
+        case .fileCantWrite:
+            OSSClientError(.fileCantWrite, description, underlying: self)
+        case .fileCantRead:
+            OSSClientError(.fileCantRead, description, underlying: self)
+        case .recordLocked:
+            OSSClientError(.cannotResumeDownload, description, underlying: self)
+        default:
+            OSSClientError(.exceptionCaught, description, underlying: self)
+        }
+    }
+}

@@ -1,0 +1,312 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Logging
+import OSSResumable
+import _NIOFileSystem
+
+/// Performs the effects decided by ``OSSDownloadStateMachine`` for one call of `resumableDownload`.
+///
+/// Owned by a single task: the machine, the record store and the temporary file handle are only touched here,
+/// so records are written one at a time, in part-completion order. Part GETs run in child tasks that only
+/// stream bytes into the file and return the part's CRC-64.
+final class OSSResumableDownloadEngine {
+    enum Outcome {
+        case finished(crc64: UInt64)
+        case failed(OSSDownloadStateMachine.Failure)
+    }
+
+    let client: OSSClient
+    let request: OSSResumableDownloadRequest
+    let destinationPath: String
+    let requestedRange: OSSRequestedRange?
+    let partSize: Int64
+    let threadNum: Int
+    let crcMode: OSSCRCMode
+    let store: OSSRecordStore?
+    let recordName: String
+    let tempFilePath: String
+    var logger: Logger { client.configuration.logger }
+
+    var machine: OSSDownloadStateMachine
+    var handle: WriteFileHandle?
+    var handlePath: String?
+    var outcome: Outcome?
+    /// The first error that made the download fail, rethrown for `Failure.operationFailed`.
+    var cause: (any Error)?
+
+    init(client: OSSClient, request: OSSResumableDownloadRequest) throws {
+        guard !request.bucketName.isEmpty, !request.objectKey.isEmpty else {
+            throw OSSClientError(.invalidArgument, "resumableDownload needs a bucket name and an object key")
+        }
+        guard request.downloadToFileURL.isFileURL, !request.downloadToFileURL.path.isEmpty else {
+            throw OSSClientError(.invalidArgument, "downloadToFileURL must be a file URL")
+        }
+        guard request.partSize > 0 else {
+            throw OSSClientError(.invalidArgument, "partSize must be positive, not \(request.partSize)")
+        }
+        guard (1...OSSResumableDownloadRequest.maximumThreadNum).contains(request.threadNum) else {
+            throw OSSClientError(
+                .invalidArgument, "threadNum must be 1...\(OSSResumableDownloadRequest.maximumThreadNum), not \(request.threadNum)")
+        }
+        switch request.range {
+        case nil:
+            requestedRange = nil
+        case .from(let first) where first >= 0:
+            requestedRange = OSSRequestedRange(first: first, last: nil)
+        case .closed(let first, let last) where first >= 0 && last >= first:
+            requestedRange = OSSRequestedRange(first: first, last: last)
+        case .suffix:
+            throw OSSClientError(.invalidArgument, "resumableDownload does not support suffix ranges (bytes=-n)")
+        case .some(let range):
+            throw OSSClientError(.invalidArgument, "invalid range \(range.headerValue)")
+        }
+        self.client = client
+        self.request = request
+        destinationPath = OSSRecordStore.absolutePath(request.downloadToFileURL.path)
+        partSize = max(request.partSize, OSSResumableDownloadRequest.minimumPartSize)
+        threadNum = request.threadNum
+        crcMode = (request.crcFlag ?? client.configuration.crcCheckEnabled) ? .enabled : .disabled
+        recordName = OSSRecordStore.downloadRecordName(
+            bucket: request.bucketName, key: request.objectKey, requestedRange: requestedRange,
+            destinationPath: destinationPath)
+        if let directory = request.recordDirectoryPath, !directory.isEmpty {
+            store = OSSRecordStore(directoryPath: directory)
+            // Deterministic, so a fresh start after a lost or corrupt record reuses (truncates) the same file.
+            tempFilePath = destinationPath + ".osstmp-" + recordName.prefix(16)
+        } else {
+            store = nil
+            tempFilePath = destinationPath + ".osstmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        }
+        machine = OSSDownloadStateMachine(
+            configuration: .init(
+                bucket: request.bucketName, key: request.objectKey, destinationPath: destinationPath,
+                tempFilePath: tempFilePath, requestedRange: requestedRange, requestedPartSize: partSize,
+                crcMode: crcMode, onObjectChanged: request.objectChangedPolicy == .restartOnce ? .restartOnce : .fail,
+                persistsRecord: store != nil))
+    }
+
+    func run() async throws -> OSSResumableDownloadResult {
+        let object = try await headObject()
+        // The lock keeps a second process off the same record (and temporary file) while this one runs.
+        let lock: OSSRecordLock?
+        do {
+            lock = try store?.lock(name: recordName)
+        } catch {
+            throw error.downloadClientError
+        }
+        defer { withExtendedLifetime(lock) {} }
+        let loaded = loadRecord()
+        let recordedSize: Int64? =
+            if case .loaded(let record) = loaded { OSSDownloadTempFileIO.size(path: record.tempFilePath) } else { nil }
+        await perform(machine.handle(.start(record: loaded, object: object, recordedTempFileSize: recordedSize)))
+        await closeHandle()
+        switch outcome {
+        case .finished(let crc):
+            guard let object = machine.object, let plan = machine.plan else {
+                throw OSSClientError(.exceptionCaught, "resumableDownload finished without a plan")
+            }
+            return OSSResumableDownloadResult(
+                fileURL: URL(fileURLWithPath: destinationPath), eTag: object.etag, lastModified: object.lastModified,
+                objectSize: object.size, rangeStart: plan.span.start, totalBytes: plan.totalLength, crc64: crc,
+                objectCRC64: object.crc64, resumedBytes: machine.resumedBytes, partSize: plan.partSize)
+        case .failed(.cancelled):
+            throw OSSClientError(.taskCancelled, "the resumable download was cancelled", underlying: cause)
+        case .failed(.error(let error)):
+            throw error.downloadClientError
+        case .failed(.operationFailed), nil:
+            throw cause ?? OSSClientError(.exceptionCaught, "resumableDownload stopped without a result")
+        }
+    }
+
+    // MARK: - Start
+
+    func headObject() async throws -> OSSObjectIdentity {
+        let head = try await client.headObject(
+            OSSHeadObjectRequest(bucketName: request.bucketName, objectKey: request.objectKey))
+        guard let etag = head.eTag, !etag.isEmpty else {
+            throw OSSClientError(.exceptionCaught, "HeadObject returned no ETag for \(request.objectKey)")
+        }
+        return OSSObjectIdentity(
+            etag: etag, size: head.contentLength, lastModified: head.headers["last-modified"], crc64: head.crc64)
+    }
+
+    func loadRecord() -> OSSRecordLoadResult<OSSDownloadRecord> {
+        guard let store else { return .none }
+        let loaded = store.loadResult(OSSDownloadRecord.self, name: recordName)
+        // Only ever touch our own temporary file: a record naming another path is not ours to follow.
+        if case .loaded(let record) = loaded, record.tempFilePath != tempFilePath {
+            return .unusable(.recordForeign("temporary file \(record.tempFilePath) is not \(tempFilePath)"))
+        }
+        return loaded
+    }
+
+    // MARK: - Effects
+
+    /// Performs `actions` in order. A failing effect feeds the machine a failure and stops the list (the
+    /// machine is finished then, so the rest of the list no longer applies).
+    func perform(_ actions: [OSSDownloadStateMachine.Action]) async {
+        for action in actions {
+            switch action {
+            case .prepareTempFile(let path, let length):
+                await closeHandle()
+                do {
+                    try OSSDownloadTempFileIO.prepare(path: path, length: length)
+                } catch {
+                    await fail(error)
+                    return
+                }
+            case .deleteTempFile(let path):
+                await closeHandle()
+                if let code = OSSDownloadTempFileIO.remove(path: path) {
+                    logger.warning("cannot remove the temporary file", metadata: ["path": "\(path)", "errno": "\(code)"])
+                }
+            case .writeRecord(let record):
+                do {
+                    try await writeRecord(record)
+                } catch {
+                    await fail(error)
+                    return
+                }
+            case .deleteRecord:
+                deleteRecord()
+            case .discardRecord(let reason):
+                logger.warning(
+                    "ignoring the download record and starting fresh",
+                    metadata: ["reason": "\(reason)", "key": "\(request.objectKey)"])
+                deleteRecord()
+            case .downloadParts(let etag, let rangeStart, let path, let parts):
+                await download(etag: etag, rangeStart: rangeStart, path: path, parts: parts)
+            case .headObject:
+                let object: OSSObjectIdentity
+                do {
+                    object = try await headObject()
+                } catch {
+                    await fail(error)
+                    return
+                }
+                logger.info("the object changed; restarting the download", metadata: ["key": "\(request.objectKey)"])
+                await perform(machine.handle(.objectHeaded(object)))
+            case .reportProgress(let step, let total, let expected):
+                request.downloadProgress?(step, total, expected)
+            case .commitTempFile(let from, let to):
+                do {
+                    try await commit(from: from, to: to)
+                } catch {
+                    // The machine is done: clean up by hand; the destination is untouched (rename is atomic).
+                    if cause == nil { cause = error }
+                    await closeHandle()
+                    OSSDownloadTempFileIO.remove(path: from)
+                    deleteRecord()
+                    outcome = .failed(.operationFailed)
+                    return
+                }
+            case .fail(let failure):
+                outcome = .failed(failure)
+            case .finish(let crc):
+                outcome = .finished(crc64: crc)
+            }
+        }
+    }
+
+    /// Feeds the machine the failure `error` stands for (cancellation, resumable or not) and performs the result.
+    func fail(_ error: any Error) async {
+        if cause == nil { cause = error }
+        if Self.isCancellation(error) || Task.isCancelled {
+            await perform(machine.handle(.cancelled))
+        } else {
+            await perform(machine.handle(.failed(resumable: Self.isResumable(error))))
+        }
+    }
+
+    func writeRecord(_ record: OSSDownloadRecord) async throws {
+        guard let store else { return }
+        // The parts a record lists must be on disk before the record is.
+        if let handle {
+            do {
+                try await handle.synchronize()
+            } catch {
+                throw OSSClientError(.fileCantWrite, "cannot sync the temporary file \(tempFilePath)", underlying: error)
+            }
+        }
+        do {
+            try store.save(record, name: recordName)
+        } catch {
+            throw error.downloadClientError
+        }
+    }
+
+    func deleteRecord() {
+        guard let store else { return }
+        do {
+            try store.delete(name: recordName)
+        } catch {
+            logger.warning("cannot remove the download record", metadata: ["error": "\(error)"])
+        }
+    }
+
+    func commit(from: String, to: String) async throws {
+        if handlePath != from {
+            await closeHandle()
+            try await openHandle(path: from)
+        }
+        if let handle {
+            do {
+                try await handle.synchronize()
+            } catch {
+                throw OSSClientError(.fileCantWrite, "cannot sync the temporary file \(from)", underlying: error)
+            }
+        }
+        await closeHandle()
+        try OSSDownloadTempFileIO.commit(from: from, to: to)
+    }
+
+    func openHandle(path: String) async throws {
+        if handlePath == path, handle != nil { return }
+        await closeHandle()
+        do {
+            handle = try await FileSystem.shared.openFile(
+                forWritingAt: FilePath(path), options: .modifyFile(createIfNecessary: false))
+            handlePath = path
+        } catch {
+            throw OSSClientError(.fileCantWrite, "cannot open the temporary file \(path)", underlying: error)
+        }
+    }
+
+    func closeHandle() async {
+        guard let handle else { return }
+        self.handle = nil
+        handlePath = nil
+        do {
+            try await handle.close()
+        } catch {
+            logger.warning("cannot close the temporary file", metadata: ["error": "\(error)"])
+        }
+    }
+
+    // MARK: - Classification
+
+    static func isCancellation(_ error: any Error) -> Bool {
+        if error is CancellationError { return true }
+        if let error = error as? OSSClientError, error.code == .taskCancelled { return true }
+        return false
+    }
+
+    /// Failures worth keeping the partial download for: the network and the server's 5xx/429 after retries.
+    static func isResumable(_ error: any Error) -> Bool {
+        switch error {
+        case let error as OSSClientError:
+            error.code == .networkError || error.code == .networkingFailWithResponseCode0
+        case let error as OSSServerError:
+            error.statusCode >= 500 || error.statusCode == 429
+        default:
+            false
+        }
+    }
+
+    static func isPreconditionFailed(_ error: any Error) -> Bool {
+        (error as? OSSServerError)?.statusCode == 412
+    }
+}

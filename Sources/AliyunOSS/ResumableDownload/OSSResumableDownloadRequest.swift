@@ -1,0 +1,102 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What a resumable download does when the object is replaced while it runs (or between two runs).
+public enum OSSDownloadObjectChangedPolicy: String, Sendable, Hashable {
+    /// Throw ``OSSClientErrorCode/objectChanged``; the partial download and its record are removed.
+    case fail
+    /// Discard the partial download and start over against the new object, once; a second change fails.
+    case restartOnce
+}
+
+/// A resumable, parallel, ranged download of one object into a local file.
+///
+/// ```swift
+/// var request = OSSResumableDownloadRequest(
+///     bucketName: "b", objectKey: "big.bin", downloadToFileURL: URL(fileURLWithPath: "/tmp/big.bin"))
+/// request.recordDirectoryPath = "/tmp/oss-records"
+/// let result = try await client.resumableDownload(request)
+/// ```
+///
+/// The bytes go to a temporary file beside the destination (`<destination>.osstmp-<id>`), each part written at
+/// its offset as it streams in; at the end the file is synced and renamed over the destination atomically. With
+/// ``recordDirectoryPath`` set, a checkpoint record lets a later call (even in another process) fetch only the
+/// parts still missing.
+///
+/// `OSSResumableDownloadRequest` is a value type, but its cancellation state is shared by all copies:
+/// ``cancel()`` stops every run started with this request or a copy of it, and a cancelled request stays
+/// cancelled. Make a new request to resume.
+public struct OSSResumableDownloadRequest: Sendable {
+    /// The default part size: 8 MiB.
+    public static let defaultPartSize: Int64 = 8 * 1024 * 1024
+    /// The smallest part size: 100 KB (102,400 bytes). Smaller values are raised to it.
+    public static let minimumPartSize: Int64 = 102_400
+    /// The default number of parts in flight: 4.
+    public static let defaultThreadNum = 4
+    /// The largest accepted ``threadNum``.
+    public static let maximumThreadNum = 64
+
+    public var bucketName: String
+    public var objectKey: String
+    /// The destination file. It is replaced atomically when the download succeeds and left untouched otherwise.
+    public var downloadToFileURL: URL
+    /// The size of each ranged GET (the last part may be shorter). Default 8 MiB, at least 100 KB; grown
+    /// automatically when the range would need more than 100,000 parts. A resumed download keeps the part size
+    /// of its record.
+    public var partSize: Int64
+    /// How many parts are fetched at once (1...64). Default 4.
+    public var threadNum: Int
+    /// Progress, reported as parts complete: (bytes in this step, total bytes received, total bytes expected).
+    /// A resumed download starts from the bytes already on disk. Never runs backwards.
+    public var downloadProgress: OSSProgressHandler?
+    /// Where checkpoint records are kept; `nil` means the download is not resumable across calls (a cancel or
+    /// a failure removes the temporary file).
+    public var recordDirectoryPath: String?
+    /// The part of the object to download; `nil` is the whole object. `.from(a)` and `.closed(a, b)` are
+    /// supported (an end past the object is truncated); `.suffix` is not.
+    public var range: OSSObjectRange?
+    /// Whether the CRC-64 combined from the parts is checked against the object's (whole-object downloads
+    /// only); `nil` follows the client's `crcCheckEnabled`.
+    public var crcFlag: Bool?
+    /// What to do when the object changes mid-download or between runs. Default ``OSSDownloadObjectChangedPolicy/fail``.
+    public var objectChangedPolicy: OSSDownloadObjectChangedPolicy
+
+    let cancellation: OSSResumableDownloadCancellation
+
+    public init(
+        bucketName: String,
+        objectKey: String,
+        downloadToFileURL: URL,
+        partSize: Int64 = OSSResumableDownloadRequest.defaultPartSize,
+        threadNum: Int = OSSResumableDownloadRequest.defaultThreadNum,
+        recordDirectoryPath: String? = nil,
+        range: OSSObjectRange? = nil,
+        crcFlag: Bool? = nil,
+        objectChangedPolicy: OSSDownloadObjectChangedPolicy = .fail,
+        downloadProgress: OSSProgressHandler? = nil
+    ) {
+        self.bucketName = bucketName
+        self.objectKey = objectKey
+        self.downloadToFileURL = downloadToFileURL
+        self.partSize = partSize
+        self.threadNum = threadNum
+        self.recordDirectoryPath = recordDirectoryPath
+        self.range = range
+        self.crcFlag = crcFlag
+        self.objectChangedPolicy = objectChangedPolicy
+        self.downloadProgress = downloadProgress
+        self.cancellation = OSSResumableDownloadCancellation()
+    }
+
+    /// Cancels the download promptly: in-flight GETs are cancelled, the temporary file and the record are kept
+    /// (when ``recordDirectoryPath`` is set) for a later resume, and the call throws `taskCancelled`.
+    public func cancel() {
+        cancellation.cancel()
+    }
+
+    /// Whether ``cancel()`` was called on this request or a copy of it.
+    public var isCancelled: Bool { cancellation.isCancelled }
+}
