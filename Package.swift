@@ -124,6 +124,12 @@ let package = Package(
             path: "Samples/MultipartUpload",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "resumable-download",
+            dependencies: ["AliyunOSS", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Samples/ResumableDownload",
+            swiftSettings: swiftSettings
+        ),
 
         // The `oss` command-line tool.
         .executableTarget(
