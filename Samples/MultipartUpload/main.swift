@@ -33,7 +33,7 @@ struct MultipartUpload: AsyncParsableCommand {
         var fileURL = file.map { URL(fileURLWithPath: $0) }
         if fileURL == nil {
             let generated = FileManager.default.temporaryDirectory.appendingPathComponent("multipart-sample.bin")
-            try Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: generated)
+            try Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 13) }).write(to: generated)
             fileURL = generated
         }
         guard let fileURL else { return }

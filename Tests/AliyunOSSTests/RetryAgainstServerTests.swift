@@ -1,6 +1,7 @@
 import AliyunOSS
 import Foundation
 import NIOConcurrencyHelpers
+import NIOCore
 import OSSLocalServer
 import Testing
 
@@ -91,6 +92,33 @@ struct RetryAgainstServerTests {
             case .failure(let error):
                 #expect((error as? OSSClientError)?.code == .taskCancelled)
             }
+        }
+    }
+
+    @Test func oneShotBodiesAreNotRetried() async throws {
+        let fault = LocalOSSFaultRule(operation: .putObject, trigger: .nth(1), action: .status(503, code: nil))
+        try await withServerAndClient(faults: [fault]) { server, client in
+            let chunks = NIOLockedValueBox<[ByteBuffer]>([ByteBuffer(string: "one-"), ByteBuffer(string: "shot")])
+            let stream = OSSBodyStream {
+                chunks.withLockedValue { $0.isEmpty ? nil : $0.removeFirst() }
+            }
+            let operation = OSSOperation(
+                name: "PutObject", method: "PUT", bucket: "bkt", key: "stream", body: .stream(length: 8, stream))
+            #expect(!operation.body.isReplayable)
+            let error = await serverError {
+                _ = try await client.invoke(operation) { $0.status }
+            }
+            #expect(error?.statusCode == 503)
+            #expect(await server.stats()[.putObject].requests == 1)
+
+            // The same body kind goes through when the server accepts it.
+            let again = NIOLockedValueBox<[ByteBuffer]>([ByteBuffer(string: "one-"), ByteBuffer(string: "shot")])
+            let ok = OSSOperation(
+                name: "PutObject", method: "PUT", bucket: "bkt", key: "stream",
+                body: .stream(length: 8, OSSBodyStream { again.withLockedValue { $0.isEmpty ? nil : $0.removeFirst() } }))
+            #expect(try await client.invoke(ok) { $0.status } == 200)
+            let get = try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "stream"))
+            #expect(get.content == Data("one-shot".utf8))
         }
     }
 }

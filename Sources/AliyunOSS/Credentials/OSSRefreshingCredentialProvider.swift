@@ -74,11 +74,14 @@ public actor OSSRefreshingCredentialProvider: OSSCredentialProvider {
             let started = generation
             do {
                 let token = try await task.value
-                if generation == started { cached = token }
-                inFlight = nil
+                // After an invalidate() during the fetch, neither cache the token nor touch a newer fetch.
+                if generation == started {
+                    cached = token
+                    inFlight = nil
+                }
                 return token.credentials
             } catch {
-                inFlight = nil
+                if generation == started { inFlight = nil }
                 throw Self.mapError(error)
             }
         }
@@ -90,8 +93,10 @@ public actor OSSRefreshingCredentialProvider: OSSCredentialProvider {
     }
 
     /// Forgets the cached credentials; the next call to ``credentials()`` fetches new ones.
+    /// A fetch already in flight is not shared with later callers, which start a new one.
     public func invalidate() {
         cached = nil
+        inFlight = nil
         generation += 1
     }
 

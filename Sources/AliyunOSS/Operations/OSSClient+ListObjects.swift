@@ -10,6 +10,7 @@ extension OSSClient {
         operation.setQuery("delimiter", request.delimiter)
         operation.setQuery("start-after", request.startAfter)
         operation.setQuery("continuation-token", request.continuationToken)
+        try Self.checkPageSize(request.maxKeys, name: "maxKeys")
         operation.setQuery("max-keys", request.maxKeys.map(String.init))
         if request.fetchOwner { operation.setQuery("fetch-owner", "true") }
         return try await execute(operation) { response in

@@ -68,6 +68,7 @@ extension OSSClient {
         var operation = OSSOperation(
             name: "ListParts", method: "GET", bucket: request.bucketName, key: request.objectKey,
             query: ["uploadId": request.uploadId, "encoding-type": "url"])
+        try Self.checkPageSize(request.maxParts, name: "maxParts")
         operation.setQuery("max-parts", request.maxParts.map(String.init))
         operation.setQuery("part-number-marker", request.partNumberMarker.map(String.init))
         return try await execute(operation) { response in
@@ -150,6 +151,7 @@ extension OSSClient {
         operation.setQuery("delimiter", request.delimiter)
         operation.setQuery("key-marker", request.keyMarker)
         operation.setQuery("upload-id-marker", request.uploadIdMarker)
+        try Self.checkPageSize(request.maxUploads, name: "maxUploads")
         operation.setQuery("max-uploads", request.maxUploads.map(String.init))
         return try await execute(operation) { response in
             let xml = try await response.xml(root: "ListMultipartUploadsResult")
@@ -165,6 +167,13 @@ extension OSSClient {
     }
 
     // MARK: - Encoding and decoding
+
+    /// Page sizes run from 1 to 1000.
+    static func checkPageSize(_ value: Int?, name: String) throws {
+        if let value, !(1...1000).contains(value) {
+            throw OSSClientError.invalidArgument("\(name) must be between 1 and 1000, not \(value)")
+        }
+    }
 
     static func requireUploadId(_ uploadId: String) throws {
         guard !uploadId.isEmpty else { throw OSSClientError(.nilUploadid, "the upload id is empty") }

@@ -49,12 +49,14 @@ extension OSSClient {
         case .data(let data):
             return (.bytes(ByteBuffer(bytes: data)), sendContentMD5 ? OSSFileDigest.contentMD5(data) : nil)
         case .file(let url):
+            guard url.isFileURL else { throw OSSClientError.invalidArgument("\(url) is not a file URL") }
             let path = url.path
             let size = try await OSSFileDigest.fileSize(path: path)
             let md5 = sendContentMD5 ? try await OSSFileDigest.compute(path: path, offset: 0, length: size).contentMD5 : nil
             return (.fileRange(path: path, offset: 0, length: size), md5)
         case .fileRange(let url, let offset, let length):
-            guard offset >= 0, length >= 0 else {
+            guard url.isFileURL else { throw OSSClientError.invalidArgument("\(url) is not a file URL") }
+            guard offset >= 0, length >= 0, offset <= Int64.max - length else {
                 throw OSSClientError.invalidArgument("a file range needs a non-negative offset and length")
             }
             let path = url.path

@@ -61,7 +61,9 @@ struct OSSSigningMiddleware: Sendable {
         request.signable[header: "date"] = OSSDateFormat.rfc1123(date)
         let dateLine = request.signable[header: "x-oss-date"] ?? request.signable[header: "date"] ?? ""
         let stringToSign = OSSSignerV1.stringToSign(for: request.signable, dateLine: dateLine)
-        logger.trace("V1 string to sign", metadata: ["stringToSign": "\(stringToSign)"])
+        if logger.logLevel <= .trace {
+            logger.trace("V1 string to sign", metadata: ["stringToSign": "\(Self.redacted(stringToSign, request))"])
+        }
         request.signable[header: "authorization"] = try await signer.authorization(for: stringToSign)
     }
 
@@ -72,7 +74,7 @@ struct OSSSigningMiddleware: Sendable {
         case .v1:
             let dateLine = request.signable[header: "x-oss-date"] ?? request.signable[header: "date"] ?? ""
             let stringToSign = OSSSignerV1.stringToSign(for: request.signable, dateLine: dateLine)
-            logger.trace("V1 string to sign", metadata: ["stringToSign": "\(stringToSign)"])
+            logger.trace("V1 string to sign", metadata: ["stringToSign": "\(Self.redacted(stringToSign, request))"])
         case .v4:
             var additional: [String] = []
             if let auth = request.signable[header: "authorization"], let r = auth.range(of: "AdditionalHeaders=") {
@@ -81,7 +83,13 @@ struct OSSSigningMiddleware: Sendable {
             let canonical = OSSSignerV4.canonicalRequest(
                 for: request.signable, additionalHeaders: additional,
                 payloadHash: request.signable[header: "x-oss-content-sha256"] ?? OSSSignerV4.unsignedPayload)
-            logger.trace("V4 canonical request", metadata: ["canonicalRequest": "\(canonical)"])
+            logger.trace("V4 canonical request", metadata: ["canonicalRequest": "\(Self.redacted(canonical, request))"])
         }
+    }
+
+    /// The text with the STS token replaced: it appears in signed headers and must never be logged.
+    static func redacted(_ text: String, _ request: OSSPreparedRequest) -> String {
+        guard let token = request.signable[header: "x-oss-security-token"], !token.isEmpty else { return text }
+        return text.replacingOccurrences(of: token, with: "<redacted>")
     }
 }
