@@ -61,23 +61,20 @@ public final class LocalOSSServer: Sendable {
         for bucket in configuration.buckets where !Router.isValidBucketName(bucket) {
             throw LocalOSSServerError("invalid bucket name '\(bucket)': use 3-63 characters of a-z, 0-9 and -")
         }
-        let store = try await ObjectStore.open(root: dataDirectory.path)
-        for bucket in configuration.buckets {
-            _ = try await store.createBucket(bucket, now: Date())
-        }
-        let handler = RequestHandler(configuration: configuration, store: store)
-
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .bind(host: configuration.host, port: configuration.port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
-                        wrappingChannelSynchronously: channel)
-                }
+        let store: ObjectStore
+        let handler: RequestHandler
+        let channel: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
+        do {
+            store = try await ObjectStore.open(root: dataDirectory.path)
+            for bucket in configuration.buckets {
+                _ = try await store.createBucket(bucket, now: Date())
             }
+            handler = RequestHandler(configuration: configuration, store: store)
+            channel = try await Self.bind(configuration)
+        } catch {
+            if temporary { try? FileManager.default.removeItem(at: dataDirectory) }
+            throw error
+        }
         guard let boundPort = channel.channel.localAddress?.port else {
             try? await channel.channel.close()
             throw LocalOSSServerError("could not determine the bound port")
@@ -103,6 +100,22 @@ public final class LocalOSSServer: Sendable {
             credentials: OSSCredentials(
                 accessKeyId: configuration.accessKeyId, accessKeySecret: configuration.accessKeySecret),
             handler: handler, serverChannel: channel, serveTask: serveTask, deleteDataOnShutdown: temporary)
+    }
+
+    private static func bind(_ configuration: LocalOSSServerConfiguration) async throws
+        -> NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
+    {
+        try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .bind(host: configuration.host, port: configuration.port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
+                        wrappingChannelSynchronously: channel)
+                }
+            }
     }
 
     /// Adds a fault rule at run time.
