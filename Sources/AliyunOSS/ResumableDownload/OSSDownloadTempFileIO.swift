@@ -53,6 +53,12 @@ enum OSSDownloadTempFileIO {
         }
     }
 
+    /// Closes a raw descriptor; returns the errno of a failure.
+    @discardableResult
+    static func closeDescriptor(_ fd: Int32) -> Int32? {
+        close(fd) == 0 ? nil : errno
+    }
+
     /// The directory part of an absolute path (`/` for a file at the root).
     static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }

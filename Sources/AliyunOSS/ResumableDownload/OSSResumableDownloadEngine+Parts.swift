@@ -68,17 +68,22 @@ extension OSSResumableDownloadEngine {
                 }
             }
         }
-        guard outcome == nil else { return }
-        if let cancelled = failures.first(where: Self.isCancellation) {
-            await fail(cancelled)
-        } else if Task.isCancelled {
-            await fail(OSSClientError(.taskCancelled, "the task was cancelled"))
-        } else if failures.contains(where: Self.isPreconditionFailed) {
+        guard outcome == nil, !failures.isEmpty || Task.isCancelled else { return }
+        // Parts cancelled by `cancelAll()` after another part failed report cancellation too: only the
+        // caller's cancellation (of this task) counts as a cancel.
+        if Task.isCancelled {
+            await fail(failures.first(where: Self.isCancellation) ?? OSSClientError(.taskCancelled, "the task was cancelled"))
+            return
+        }
+        failures.removeAll(where: Self.isCancellation)
+        if failures.contains(where: Self.isPreconditionFailed) {
             logger.info(
                 "the object changed during the download (412 on If-Match)", metadata: ["key": "\(request.objectKey)"])
             await perform(machine.handle(.objectChanged))
         } else if let terminal = failures.first(where: { !Self.isResumable($0) }) ?? failures.first {
             await fail(terminal)
+        } else {
+            await fail(OSSClientError(.taskCancelled, "the part downloads were cancelled"))
         }
     }
 

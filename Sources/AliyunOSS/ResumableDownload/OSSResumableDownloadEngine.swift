@@ -226,7 +226,8 @@ final class OSSResumableDownloadEngine {
         // The parts a record lists must be on disk before the record is.
         if let handle {
             do {
-                try await handle.synchronize()
+                // Not abandoned on cancellation: the parts that did finish are worth recording.
+                try await Self.ignoringCancellation { try await handle.synchronize() }
             } catch {
                 throw OSSClientError(.fileCantWrite, "cannot sync the temporary file \(tempFilePath)", underlying: error)
             }
@@ -254,7 +255,7 @@ final class OSSResumableDownloadEngine {
         }
         if let handle {
             do {
-                try await handle.synchronize()
+                try await Self.ignoringCancellation { try await handle.synchronize() }
             } catch {
                 throw OSSClientError(.fileCantWrite, "cannot sync the temporary file \(from)", underlying: error)
             }
@@ -280,10 +281,19 @@ final class OSSResumableDownloadEngine {
         self.handle = nil
         handlePath = nil
         do {
-            try await handle.close()
+            // Closing must happen even when the task is cancelled (a handle dropped unclosed traps).
+            try await Self.ignoringCancellation { try await handle.close() }
         } catch {
             logger.warning("cannot close the temporary file", metadata: ["error": "\(error)"])
+            if let descriptor = try? handle.detachUnsafeFileDescriptor() {
+                OSSDownloadTempFileIO.closeDescriptor(descriptor.rawValue)
+            }
         }
+    }
+
+    /// Runs `body` in a task that does not inherit the caller's cancellation.
+    static func ignoringCancellation<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await Task { try await body() }.value
     }
 
     // MARK: - Classification

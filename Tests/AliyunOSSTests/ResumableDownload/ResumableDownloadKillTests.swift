@@ -1,0 +1,97 @@
+import AliyunOSS
+import Foundation
+import OSSLocalServer
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+@Suite("resumableDownload: kill -9 and resume in another process")
+struct ResumableDownloadKillTests {
+    /// The `resumable-download` sample built beside this test binary (`swift build` / `swift test` build it).
+    static func sampleBinary() -> URL? {
+        var directories: [URL] = []
+        if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
+        let argument0 = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        directories.append(argument0.deletingLastPathComponent())
+        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        directories.append(exe.deletingLastPathComponent())
+        for directory in directories {
+            // The test binary may sit inside an .xctest bundle (macOS): look up to three levels up.
+            var current = directory
+            for _ in 0..<4 {
+                let candidate = current.appendingPathComponent("resumable-download")
+                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+                current = current.deletingLastPathComponent()
+            }
+        }
+        return nil
+    }
+
+    @Test("kill -9 mid-download, resume in this process: identical file, at most threads × partSize fetched again")
+    func killAndResume() async throws {
+        let binary = try #require(
+            Self.sampleBinary(), "build the sample first: swift build --product resumable-download")
+        let scratch = try RDScratch()
+        defer { scratch.cleanup() }
+        let bytes = patternBytes(4_096_000, seed: 51)  // 40 parts of 100 KB
+        let threads = 2
+        try await withServerAndClient { server, client in
+            try await rdPut(client, "kill.bin", bytes)
+            await server.resetStats()
+            // Slow the parts down so the child is surely mid-download when it is killed.
+            await server.addFault(LocalOSSFaultRule(operation: .getObject, action: .delay(milliseconds: 60)))
+
+            let process = Process()
+            process.executableURL = binary
+            process.arguments = [
+                "--endpoint", server.endpoint.absoluteString, "--bucket", "bkt", "--key", "kill.bin",
+                "--file", scratch.destination.path, "--record-dir", scratch.recordDirectory,
+                "--part-size", String(rdPartSize), "--threads", String(threads), "--signature-version", "v4",
+                "--region", "cn-hangzhou",
+            ]
+            process.environment = [
+                "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+                "OSS_ACCESS_KEY_ID": server.credentials.accessKeyId,
+                "OSS_ACCESS_KEY_SECRET": server.credentials.accessKeySecret,
+            ]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+
+            // Kill once about a quarter of the object has been served.
+            var waited = 0
+            while await rdGetBytes(server) < 10 * rdPartSize, process.isRunning, waited < 3000 {
+                try await Task.sleep(for: .milliseconds(10))
+                waited += 1
+            }
+            #expect(process.isRunning, "the child finished or died before it could be killed")
+            kill(process.processIdentifier, SIGKILL)
+            while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(process.terminationReason == .uncaughtSignal)
+
+            let firstRun = await rdGetBytes(server)
+            #expect(firstRun < Int64(bytes.count))
+            #expect(!FileManager.default.fileExists(atPath: scratch.destination.path))
+            #expect(scratch.records().count == 1)
+            #expect(try scratch.temporaryFiles().count == 1)
+
+            await server.clearFaults()
+            await server.resetStats()
+            let result = try await client.resumableDownload(rdRequest("kill.bin", scratch, threads: threads))
+            let secondRun = await rdGetBytes(server)
+            #expect(try scratch.destinationBytes() == bytes)
+            #expect(result.crc64 == CRC64.checksum(bytes))
+            #expect(result.resumedBytes > 0)
+            #expect(secondRun == Int64(bytes.count) - result.resumedBytes)
+            let refetched = firstRun + secondRun - Int64(bytes.count)
+            #expect(refetched >= 0)
+            #expect(refetched <= Int64(threads) * rdPartSize, "fetched again: \(refetched) bytes")
+            #expect(try scratch.leftovers().isEmpty)
+            #expect(scratch.records().isEmpty)
+        }
+    }
+}
