@@ -121,4 +121,46 @@ struct RetryAgainstServerTests {
             #expect(get.content == Data("one-shot".utf8))
         }
     }
+
+    @Test func cancellingFileTransfersClosesFilesAndIsTaskCancelled() async throws {
+        let faults = [
+            LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 3000)),
+            LocalOSSFaultRule(operation: .getObject, action: .delay(milliseconds: 3000)),
+        ]
+        try await withServerAndClient(faults: faults) { server, client in
+            let bytes = patternBytes(500_000, seed: 2)
+            let file = try makeTemporaryFile(bytes)
+            defer { try? FileManager.default.removeItem(at: file) }
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "g", data: Data(bytes)))
+            let initiated = try await client.initiateMultipartUpload(
+                OSSInitiateMultipartUploadRequest(bucketName: "bkt", objectKey: "u"))
+            let destination = try temporaryURL()
+            let upload = Task {
+                try await client.uploadPart(
+                    OSSUploadPartRequest(
+                        bucketName: "bkt", objectKey: "u", uploadId: initiated.uploadId, partNumber: 1, fileURL: file,
+                        offset: 0, length: Int64(bytes.count)))
+            }
+            let download = Task {
+                try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "g"), toFile: destination)
+            }
+            while true {
+                let stats = await server.stats()
+                if stats[.uploadPart].requests >= 1 && stats[.getObject].requests >= 1 { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            upload.cancel()
+            download.cancel()
+            for result in [await upload.result.map { _ in () }, await download.result.map { _ in () }] {
+                switch result {
+                case .success: Issue.record("expected cancellation")
+                case .failure(let error): #expect((error as? OSSClientError)?.code == .taskCancelled, "\(error)")
+                }
+            }
+            #expect(!FileManager.default.fileExists(atPath: destination.path), "no partial destination file")
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: destination.deletingLastPathComponent().path)
+                .filter { $0.hasPrefix(destination.lastPathComponent + ".osstmp-") }
+            #expect(leftovers.isEmpty, "the temporary file is removed")
+        }
+    }
 }

@@ -83,13 +83,9 @@ public final class AsyncHTTPClientTransport: OSSHTTPTransport {
         onChunkSent: (@Sendable (ByteBuffer) -> Void)?, handler: (OSSHTTPResponse) async throws -> Result
     ) async throws -> Result {
         var request = request
-        let handle: ReadFileHandle
-        do {
-            handle = try await FileSystem.shared.openFile(forReadingAt: FilePath(path))
-        } catch {
-            throw OSSClientError(.fileCantRead, "cannot open \(path)", underlying: error)
-        }
-        do {
+        // withFileHandle closes the file even when the task is cancelled (an unclosed handle is a fatal error).
+        // A failure to open it is a FileSystemError, which send(_:handler:) maps to `.fileCantRead`.
+        return try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
             let size = try await handle.info().size
             guard offset >= 0, length >= 0, offset <= size, length <= size - offset else {
                 throw OSSClientError(
@@ -98,12 +94,7 @@ public final class AsyncHTTPClientTransport: OSSHTTPTransport {
             let chunks = handle.readChunks(in: offset..<(offset + length), chunkLength: .bytes(Self.fileChunkLength))
             request.body = .stream(
                 CountingSequence(base: chunks, onChunk: onChunkSent ?? { _ in }), length: .known(length))
-            let result = try await execute(request, deadline: deadline, handler: handler)
-            try await handle.close()
-            return result
-        } catch {
-            try? await handle.close()
-            throw error
+            return try await execute(request, deadline: deadline, handler: handler)
         }
     }
 

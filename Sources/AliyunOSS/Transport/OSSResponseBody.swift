@@ -111,25 +111,16 @@ public struct OSSResponseBody: AsyncSequence, Sendable {
     public func write(toFileAt path: String, offset: Int64, onChunk: ((Int64) -> Void)? = nil) async throws -> (
         bytes: Int64, crc64: UInt64
     ) {
-        let handle: WriteFileHandle
         do {
-            handle = try await FileSystem.shared.openFile(
-                forWritingAt: FilePath(path), options: .modifyFile(createIfNecessary: true))
-        } catch {
-            throw OSSClientError(.fileCantWrite, "cannot open \(path) for writing", underlying: error)
-        }
-        let result: (bytes: Int64, crc64: UInt64)
-        do {
-            result = try await write(to: handle, at: offset, onChunk: onChunk)
-        } catch {
-            try? await handle.close()
+            return try await FileSystem.shared.withFileHandle(
+                forWritingAt: FilePath(path), options: .modifyFile(createIfNecessary: true)
+            ) { handle in
+                try await write(to: handle, at: offset, onChunk: onChunk)
+            }
+        } catch let error as OSSClientError {
             throw error
-        }
-        do {
-            try await handle.close()
         } catch {
-            throw OSSClientError(.fileCantWrite, "cannot close \(path)", underlying: error)
+            throw OSSTransportErrorMapper.mapFileWrite(error, path: path)
         }
-        return result
     }
 }

@@ -21,4 +21,13 @@ enum OSSTransportErrorMapper {
             return OSSClientError(.networkError, "network failure: \(error)", underlying: error)
         }
     }
+
+    /// A failure opening, writing or closing a destination file.
+    static func mapFileWrite(_ error: any Error, path: String) -> any Error {
+        switch error {
+        case is OSSClientError, is OSSServerError, is OSSNonRetryableFailure: return error
+        case is CancellationError: return OSSClientError.cancelled(error)
+        default: return OSSClientError(.fileCantWrite, "cannot write \(path)", underlying: error)
+        }
+    }
 }
