@@ -128,6 +128,7 @@ let package = Package(
             name: "resumable-download",
             dependencies: ["AliyunOSS", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Samples/ResumableDownload",
+            exclude: ["benchmark.sh"],
             swiftSettings: swiftSettings
         ),
 
