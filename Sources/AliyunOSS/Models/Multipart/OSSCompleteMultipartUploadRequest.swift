@@ -49,21 +49,3 @@ public struct OSSCompleteMultipartUploadResult: Sendable {
     public var serverCallbackBody: Data?
     public var headers: [String: String]
 }
-
-/// AbortMultipartUpload.
-public struct OSSAbortMultipartUploadRequest: Sendable {
-    public var bucketName: String
-    public var objectKey: String
-    public var uploadId: String
-
-    public init(bucketName: String, objectKey: String, uploadId: String) {
-        self.bucketName = bucketName
-        self.objectKey = objectKey
-        self.uploadId = uploadId
-    }
-}
-
-/// The result of AbortMultipartUpload.
-public struct OSSAbortMultipartUploadResult: Sendable {
-    public var requestId: String
-}
