@@ -131,6 +131,12 @@ let package = Package(
             exclude: ["benchmark.sh"],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "resumable-upload",
+            dependencies: ["AliyunOSS", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Samples/ResumableUpload",
+            swiftSettings: swiftSettings
+        ),
 
         // The `oss` command-line tool.
         .executableTarget(

@@ -1,0 +1,30 @@
+import OSSResumable
+
+extension OSSResumableError {
+    /// The public form of a pure-layer error raised by a resumable upload.
+    var uploadClientError: OSSClientError {
+        switch self {
+        case .invalidArgument(let message):
+            OSSClientError(.invalidArgument, message, underlying: self)
+        case .fileChanged:
+            OSSClientError(
+                .cannotResumeUpload,
+                "\(description); the stale upload was aborted and its record removed, so the next call starts clean",
+                underlying: self)
+        case .recordLocked(let path):
+            OSSClientError(
+                .cannotResumeUpload, "another process is resuming this upload (record lock \(path) is held)",
+                underlying: self)
+        case .crcMismatch, .partCRCMismatch:
+            OSSClientError(.invalidCRC, description, underlying: self)
+        case .fileCantRead:
+            OSSClientError(.fileCantRead, description, underlying: self)
+        case .fileCantWrite:
+            OSSClientError(.fileCantWrite, description, underlying: self)
+        case .uploadNotFound:
+            OSSClientError(.cannotResumeUpload, description, underlying: self)
+        default:
+            OSSClientError(.exceptionCaught, description, underlying: self)
+        }
+    }
+}

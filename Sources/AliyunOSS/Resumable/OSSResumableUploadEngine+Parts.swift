@@ -1,0 +1,123 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Logging
+import OSSResumable
+
+extension OSSResumableUploadEngine {
+    /// What one part upload ended with.
+    enum PartResult: Sendable {
+        case uploaded(number: Int, etag: String, localCRC64: UInt64, serverCRC64: UInt64?)
+        case failed(number: Int, error: any Error)
+    }
+
+    /// Sends `parts` with at most `threadNum` in flight, feeding each confirmation to the machine as it arrives
+    /// (which writes the record). Parts the machine asks to re-send (a CRC disagreement) join the queue. The first
+    /// failure stops new parts and cancels the ones in flight (they are cancelled, not awaited to completion);
+    /// parts that still finish are recorded. Then the failure is classified: cancellation, NoSuchUpload (a new
+    /// upload), or a failure that keeps the record.
+    func upload(uploadId: String, parts: [OSSPart]) async {
+        let client = self.client
+        let bucket = request.bucketName
+        let key = request.objectKey
+        let path = filePath
+        var queue = parts[...]
+        var failures: [any Error] = []
+        var followUp: [OSSUploadStateMachine.Action] = []
+        await withTaskGroup(of: PartResult.self) { group in
+            var inFlight = 0
+            func startNext() {
+                guard let part = queue.popFirst() else { return }
+                inFlight += 1
+                group.addTask {
+                    do {
+                        return try await Self.send(
+                            client: client, bucket: bucket, key: key, uploadId: uploadId, part: part, path: path)
+                    } catch {
+                        return .failed(number: part.number, error: error)
+                    }
+                }
+            }
+            for _ in 0..<threadNum { startNext() }
+            var stopping = false
+            while let result = await group.next() {
+                inFlight -= 1
+                switch result {
+                case .uploaded(let number, let etag, let local, let server):
+                    let actions = machine.handle(
+                        .partUploaded(
+                            uploadId: uploadId, number: number, etag: etag, localCRC64: local, serverCRC64: server))
+                    for action in actions {
+                        if case .uploadParts(_, let again) = action {
+                            queue.append(contentsOf: again)
+                        } else if case .recheckFile = action {
+                            followUp.append(action)
+                        } else {
+                            await perform([action])
+                        }
+                        if outcome != nil { break }
+                    }
+                    if outcome != nil && !stopping {
+                        stopping = true
+                        group.cancelAll()
+                    }
+                case .failed(_, let error):
+                    failures.append(error)
+                    if !stopping {
+                        stopping = true
+                        group.cancelAll()
+                    }
+                }
+                if !stopping {
+                    if Task.isCancelled || request.isCancelled {
+                        stopping = true
+                        group.cancelAll()
+                    } else {
+                        while inFlight < threadNum && !queue.isEmpty { startNext() }
+                    }
+                }
+            }
+        }
+        guard outcome == nil else { return }
+        if let cancelled = failures.first(where: Self.isCancellation) {
+            await fail(cancelled)
+        } else if Task.isCancelled || request.isCancelled {
+            await fail(CancellationError())
+        } else if failures.contains(where: Self.isNoSuchUpload) {
+            logger.info(
+                "the multipart upload vanished during the upload; starting a new one",
+                metadata: ["uploadId": "\(uploadId)", "key": "\(request.objectKey)"])
+            await perform(machine.handle(.uploadNotFound))
+        } else if let first = failures.first {
+            await fail(first)
+        } else {
+            await perform(followUp)
+        }
+    }
+
+    /// One UploadPart: a streamed pass computes the range's MD5 and CRC-64, then the range is streamed again as
+    /// the body with that `Content-MD5` (so the server refuses bytes that changed in between). The client checks
+    /// the CRC of the bytes sent against the response when its CRC check is on; a disagreement is retried twice.
+    static func send(
+        client: OSSClient, bucket: String, key: String, uploadId: String, part: OSSPart, path: String
+    ) async throws -> PartResult {
+        var attempt = 0
+        while true {
+            try Task.checkCancellation()
+            let digest = try await OSSFileDigest.compute(path: path, offset: part.offset, length: part.length)
+            let partRequest = OSSUploadPartRequest(
+                bucketName: bucket, objectKey: key, uploadId: uploadId, partNumber: part.number,
+                source: .fileRange(URL(fileURLWithPath: path), offset: part.offset, length: part.length),
+                sendContentMD5: false, headers: ["content-md5": digest.contentMD5])
+            do {
+                let result = try await client.uploadPart(partRequest)
+                return .uploaded(
+                    number: part.number, etag: result.eTag, localCRC64: digest.crc64, serverCRC64: result.crc64)
+            } catch let error as OSSClientError where error.code == .invalidCRC && attempt < 2 {
+                attempt += 1
+            }
+        }
+    }
+}

@@ -1,0 +1,299 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Logging
+import OSSResumable
+
+/// Performs the effects decided by ``OSSUploadStateMachine`` for one call of `resumableUpload`.
+///
+/// Owned by a single task: the machine and the record store are only touched here, so every record write is
+/// serialised (in part-confirmation order) and atomic. Part uploads run in child tasks that only send bytes and
+/// return the part's ETag and CRCs.
+final class OSSResumableUploadEngine {
+    enum Outcome {
+        case finished(crc64: UInt64?)
+        case failed(OSSUploadStateMachine.Failure)
+    }
+
+    let client: OSSClient
+    let request: OSSResumableUploadRequest
+    let filePath: String
+    let partSize: Int64
+    let threadNum: Int
+    let crcMode: OSSCRCMode
+    let store: OSSRecordStore?
+    let recordName: String
+    var logger: Logger { client.configuration.logger }
+
+    var machine: OSSUploadStateMachine
+    var outcome: Outcome?
+    /// The first error that made the upload fail, rethrown for `Failure.operationFailed`.
+    var cause: (any Error)?
+    var completion: OSSCompleteMultipartUploadResult?
+
+    init(client: OSSClient, request: OSSResumableUploadRequest) throws {
+        guard !request.bucketName.isEmpty, !request.objectKey.isEmpty else {
+            throw OSSClientError(.invalidArgument, "resumableUpload needs a bucket name and an object key")
+        }
+        guard request.uploadingFileURL.isFileURL, !request.uploadingFileURL.path.isEmpty else {
+            throw OSSClientError(.invalidArgument, "uploadingFileURL must be a file URL")
+        }
+        guard request.partSize > 0 else {
+            throw OSSClientError(.invalidArgument, "partSize must be positive, not \(request.partSize)")
+        }
+        guard (1...OSSResumableUploadRequest.maximumThreadNum).contains(request.threadNum) else {
+            throw OSSClientError(
+                .invalidArgument,
+                "threadNum must be 1...\(OSSResumableUploadRequest.maximumThreadNum), not \(request.threadNum)")
+        }
+        self.client = client
+        self.request = request
+        filePath = OSSRecordStore.absolutePath(request.uploadingFileURL.path)
+        partSize = max(request.partSize, OSSResumableUploadRequest.minimumPartSize)
+        threadNum = request.threadNum
+        crcMode = (request.crcFlag ?? client.configuration.crcCheckEnabled) ? .enabled : .disabled
+        recordName = OSSRecordStore.uploadRecordName(
+            filePath: filePath, bucket: request.bucketName, key: request.objectKey, requestedPartSize: partSize,
+            crcMode: crcMode)
+        if let directory = request.recordDirectoryPath, !directory.isEmpty {
+            store = OSSRecordStore(directoryPath: directory)
+        } else {
+            store = nil
+        }
+        machine = OSSUploadStateMachine(
+            configuration: .init(
+                bucket: request.bucketName, key: request.objectKey, filePath: filePath, requestedPartSize: partSize,
+                crcMode: crcMode, deleteUploadIdOnCancelling: request.deleteUploadIdOnCancelling,
+                persistsRecord: store != nil))
+    }
+
+    func run() async throws -> OSSResumableUploadResult {
+        let identity: OSSFileIdentity
+        do {
+            identity = try OSSFileIdentity.capture(path: filePath)
+        } catch {
+            throw error.uploadClientError
+        }
+        // The lock keeps a second process off the same record (and upload id) while this one runs; the kernel
+        // releases it if this process dies.
+        let lock: OSSRecordLock?
+        do {
+            lock = try store?.lock(name: recordName)
+        } catch {
+            throw error.uploadClientError
+        }
+        defer { withExtendedLifetime(lock) {} }
+        let loaded: OSSRecordLoadResult<OSSUploadRecord> = store?.loadResult(OSSUploadRecord.self, name: recordName) ?? .none
+        // A request cancelled before it starts still goes through the machine: it never initiates or lists, and
+        // a cancel then means what it means for the loaded record.
+        await perform(machine.handle(.start(record: loaded, file: identity)))
+        switch outcome {
+        case .finished(let crc):
+            guard let completion, let uploadId = machine.uploadId, let plan = machine.plan else {
+                throw OSSClientError(.exceptionCaught, "resumableUpload finished without a completed upload")
+            }
+            return OSSResumableUploadResult(
+                eTag: completion.eTag, crc64: crc, requestId: completion.requestId,
+                callbackBody: completion.serverCallbackBody, uploadId: uploadId, resumedBytes: machine.resumedBytes,
+                partSize: plan.partSize, totalBytes: plan.totalLength)
+        case .failed(.cancelled):
+            throw OSSClientError(.taskCancelled, "the resumable upload was cancelled", underlying: cause)
+        case .failed(.error(let error)):
+            throw error.uploadClientError
+        case .failed(.operationFailed), nil:
+            throw cause ?? OSSClientError(.exceptionCaught, "resumableUpload stopped without a result")
+        }
+    }
+
+    // MARK: - Effects
+
+    /// Performs `actions` in order. A failing effect feeds the machine a failure and stops the list (the machine
+    /// is finished then, so the rest of the list no longer applies).
+    func perform(_ actions: [OSSUploadStateMachine.Action]) async {
+        for action in actions {
+            switch action {
+            case .initiateUpload:
+                if request.isCancelled || Task.isCancelled {
+                    await perform(machine.handle(.cancelled))
+                    return
+                }
+                do {
+                    let uploadId = try await initiate()
+                    await perform(machine.handle(.initiated(uploadId: uploadId)))
+                } catch {
+                    await fail(error)
+                }
+                return
+            case .listParts(let uploadId):
+                if request.isCancelled || Task.isCancelled {
+                    await perform(machine.handle(.cancelled))
+                    return
+                }
+                do {
+                    let parts = try await listAllParts(uploadId: uploadId)
+                    await perform(machine.handle(.listedParts(parts)))
+                } catch where Self.isNoSuchUpload(error) {
+                    logger.info(
+                        "the recorded multipart upload is gone; starting a new one",
+                        metadata: ["uploadId": "\(uploadId)", "key": "\(request.objectKey)"])
+                    await perform(machine.handle(.uploadNotFound))
+                } catch {
+                    await fail(error)
+                }
+                return
+            case .writeRecord(let record):
+                do {
+                    try store?.save(record, name: recordName)
+                } catch {
+                    await fail(error.uploadClientError)
+                    return
+                }
+            case .deleteRecord:
+                deleteRecord()
+            case .discardRecord(let reason):
+                logger.warning(
+                    "ignoring the upload record and starting fresh",
+                    metadata: ["reason": "\(reason)", "key": "\(request.objectKey)"])
+                deleteRecord()
+            case .uploadParts(let uploadId, let parts):
+                await upload(uploadId: uploadId, parts: parts)
+                return
+            case .reportProgress(let step, let total, let expected):
+                request.uploadProgress?(step, total, expected)
+            case .recheckFile:
+                do {
+                    let identity = try OSSFileIdentity.capture(path: filePath)
+                    await perform(machine.handle(.fileRechecked(identity)))
+                } catch {
+                    await fail(error.uploadClientError)
+                }
+                return
+            case .complete(let uploadId, let parts, _):
+                if request.isCancelled || Task.isCancelled {
+                    await perform(machine.handle(.cancelled))
+                    return
+                }
+                do {
+                    let result = try await complete(uploadId: uploadId, parts: parts)
+                    completion = result
+                    await perform(machine.handle(.completed(serverCRC64: result.crc64)))
+                } catch where Self.isNoSuchUpload(error) {
+                    await perform(machine.handle(.uploadNotFound))
+                } catch {
+                    await fail(error)
+                }
+                return
+            case .abortUpload(let uploadId):
+                await abort(uploadId: uploadId)
+            case .fail(let failure):
+                outcome = .failed(failure)
+            case .finish(let crc):
+                outcome = .finished(crc64: crc)
+            }
+        }
+    }
+
+    /// Feeds the machine the failure `error` stands for (cancellation or not) and performs the result.
+    func fail(_ error: any Error) async {
+        if cause == nil { cause = error }
+        if Self.isCancellation(error) || Task.isCancelled || request.isCancelled {
+            await perform(machine.handle(.cancelled))
+        } else {
+            await perform(machine.handle(.failed))
+        }
+    }
+
+    func deleteRecord() {
+        guard let store else { return }
+        do {
+            try store.delete(name: recordName)
+        } catch {
+            logger.warning("cannot remove the upload record", metadata: ["error": "\(error)"])
+        }
+    }
+
+    // MARK: - Remote steps
+
+    func initiate() async throws -> String {
+        var metadata: [String: String] = [:]
+        var headers: [String: String] = [:]
+        for (name, value) in request.completeMetaHeader {
+            let lower = name.lowercased()
+            if lower.hasPrefix("x-oss-meta-") {
+                metadata[String(lower.dropFirst("x-oss-meta-".count))] = value
+            } else {
+                headers[lower] = value
+            }
+        }
+        let result = try await client.initiateMultipartUpload(
+            OSSInitiateMultipartUploadRequest(
+                bucketName: request.bucketName, objectKey: request.objectKey, contentType: request.contentType,
+                metadata: metadata, headers: headers))
+        return result.uploadId
+    }
+
+    func listAllParts(uploadId: String) async throws -> [OSSUploadStateMachine.ServerPart] {
+        var parts: [OSSUploadStateMachine.ServerPart] = []
+        let first = OSSListPartsRequest(
+            bucketName: request.bucketName, objectKey: request.objectKey, uploadId: uploadId, maxParts: 1000,
+            partNumberMarker: 0)
+        for try await page in client.listPartsPaginator(first) {
+            for part in page.parts {
+                parts.append(.init(number: part.partNumber, size: part.size, etag: part.eTag, crc64: part.crc64))
+            }
+        }
+        return parts
+    }
+
+    func complete(uploadId: String, parts: [OSSUploadStateMachine.CompletePart]) async throws
+        -> OSSCompleteMultipartUploadResult
+    {
+        try await client.completeMultipartUpload(
+            OSSCompleteMultipartUploadRequest(
+                bucketName: request.bucketName, objectKey: request.objectKey, uploadId: uploadId,
+                parts: parts.map { OSSPartInfo(partNumber: $0.number, eTag: $0.etag) },
+                callback: try Self.base64JSON(request.callbackParam),
+                callbackVar: try Self.base64JSON(request.callbackVar)))
+    }
+
+    /// AbortMultipartUpload in a fresh unstructured task, awaited: requests made from a cancelled task would
+    /// fail at once, and the abort must happen. Its failure (NoSuchUpload included) is only logged.
+    func abort(uploadId: String) async {
+        let client = self.client
+        let abortRequest = OSSAbortMultipartUploadRequest(
+            bucketName: request.bucketName, objectKey: request.objectKey, uploadId: uploadId)
+        let task = Task { try await client.abortMultipartUpload(abortRequest) }
+        do {
+            _ = try await task.value
+        } catch {
+            logger.warning(
+                "cannot abort the multipart upload", metadata: ["uploadId": "\(uploadId)", "error": "\(error)"])
+        }
+    }
+
+    static func base64JSON(_ dictionary: [String: String]?) throws -> String? {
+        guard let dictionary, !dictionary.isEmpty else { return nil }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return try encoder.encode(dictionary).base64EncodedString()
+        } catch {
+            throw OSSClientError(.invalidArgument, "the callback parameters cannot be encoded", underlying: error)
+        }
+    }
+
+    // MARK: - Classification
+
+    static func isCancellation(_ error: any Error) -> Bool {
+        if error is CancellationError { return true }
+        if let error = error as? OSSClientError, error.code == .taskCancelled { return true }
+        return false
+    }
+
+    static func isNoSuchUpload(_ error: any Error) -> Bool {
+        guard let error = error as? OSSServerError else { return false }
+        return error.code == "NoSuchUpload"
+    }
+}

@@ -1,0 +1,110 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A resumable multipart upload of one local file (the iOS SDK's `OSSResumableUploadRequest`).
+///
+/// ```swift
+/// var request = OSSResumableUploadRequest(
+///     bucketName: "b", objectKey: "big.bin", uploadingFileURL: URL(fileURLWithPath: "/data/big.bin"))
+/// request.recordDirectoryPath = "/tmp/oss-records"
+/// let result = try await client.resumableUpload(request)
+/// ```
+///
+/// With ``recordDirectoryPath`` set, a checkpoint record (upload id, file identity, confirmed parts with their
+/// CRC-64; never credentials) lets a later call — in this process or another — send only the parts the server
+/// does not have yet. Without it, the upload is not resumable across calls.
+///
+/// Defaults: part size 1 MiB (at least 100 KB; grown automatically when the file needs more than 10,000 parts),
+/// 5 parts in flight, `deleteUploadIdOnCancelling = true`, CRC-64 checking as the client is configured.
+///
+/// `OSSResumableUploadRequest` is a value type, but its cancellation state is shared by all copies: ``cancel()``
+/// stops every run started with this request or a copy of it, and a cancelled request stays cancelled. Make a
+/// new request to resume.
+public struct OSSResumableUploadRequest: Sendable {
+    /// The default part size: 1 MiB.
+    public static let defaultPartSize: Int64 = 1024 * 1024
+    /// The smallest part size OSS accepts (but for the last part): 100 KB (102,400 bytes). Smaller values are raised.
+    public static let minimumPartSize: Int64 = 102_400
+    /// The default number of parts in flight: 5.
+    public static let defaultThreadNum = 5
+    /// The largest accepted ``threadNum``.
+    public static let maximumThreadNum = 64
+
+    public var bucketName: String
+    public var objectKey: String
+    /// The local file to upload.
+    public var uploadingFileURL: URL
+    /// The size of each part (the last may be shorter). At least 100 KB; doubled automatically while the file
+    /// would need more than 10,000 parts. Part of the record's identity.
+    public var partSize: Int64
+    /// How many parts are sent at once (1...64).
+    public var threadNum: Int
+    /// Progress as parts are confirmed: (bytes in this step, total bytes sent, total bytes expected).
+    /// A resumed upload starts with one report of the bytes already on the server. Never runs backwards.
+    public var uploadProgress: OSSProgressHandler?
+    /// Where checkpoint records are kept; `nil` means nothing is persisted.
+    public var recordDirectoryPath: String?
+    /// On cancel: `true` (default, as in the iOS SDK) aborts the multipart upload and deletes the record;
+    /// `false` keeps both so the next call resumes. Without ``recordDirectoryPath`` it also decides whether a
+    /// failed upload is aborted.
+    public var deleteUploadIdOnCancelling: Bool
+    /// Whether each part's CRC-64 and the object's combined CRC-64 are checked; `nil` follows the client's
+    /// `crcCheckEnabled`. Part of the record's identity.
+    public var crcFlag: Bool?
+    /// `Content-Type` of the object (`application/octet-stream` when nil).
+    public var contentType: String?
+    /// Object metadata and headers sent when the upload is initiated: `x-oss-meta-*` entries become user
+    /// metadata; other names (`Cache-Control`, `x-oss-storage-class`, ...) are sent as headers.
+    public var completeMetaHeader: [String: String]
+    /// Upload callback parameters (`callbackUrl`, `callbackBody`, ...), sent on Complete as `x-oss-callback`
+    /// (Base64 JSON).
+    public var callbackParam: [String: String]?
+    /// Callback variables (`x:name` → value), sent on Complete as `x-oss-callback-var` (Base64 JSON).
+    public var callbackVar: [String: String]?
+
+    let cancellation: OSSResumableUploadCancellation
+
+    public init(
+        bucketName: String,
+        objectKey: String,
+        uploadingFileURL: URL,
+        partSize: Int64 = OSSResumableUploadRequest.defaultPartSize,
+        threadNum: Int = OSSResumableUploadRequest.defaultThreadNum,
+        recordDirectoryPath: String? = nil,
+        deleteUploadIdOnCancelling: Bool = true,
+        crcFlag: Bool? = nil,
+        contentType: String? = nil,
+        completeMetaHeader: [String: String] = [:],
+        callbackParam: [String: String]? = nil,
+        callbackVar: [String: String]? = nil,
+        uploadProgress: OSSProgressHandler? = nil
+    ) {
+        self.bucketName = bucketName
+        self.objectKey = objectKey
+        self.uploadingFileURL = uploadingFileURL
+        self.partSize = partSize
+        self.threadNum = threadNum
+        self.recordDirectoryPath = recordDirectoryPath
+        self.deleteUploadIdOnCancelling = deleteUploadIdOnCancelling
+        self.crcFlag = crcFlag
+        self.contentType = contentType
+        self.completeMetaHeader = completeMetaHeader
+        self.callbackParam = callbackParam
+        self.callbackVar = callbackVar
+        self.uploadProgress = uploadProgress
+        self.cancellation = OSSResumableUploadCancellation()
+    }
+
+    /// Cancels the upload promptly: in-flight part requests are cancelled (not awaited to completion); then,
+    /// per ``deleteUploadIdOnCancelling``, the upload is aborted and the record deleted, or both are kept. The
+    /// call throws `taskCancelled`.
+    public func cancel() {
+        cancellation.cancel()
+    }
+
+    /// Whether ``cancel()`` was called on this request or a copy of it.
+    public var isCancelled: Bool { cancellation.isCancelled }
+}

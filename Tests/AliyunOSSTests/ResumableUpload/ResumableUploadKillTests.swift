@@ -1,0 +1,100 @@
+import AliyunOSS
+import Foundation
+import OSSCRC64
+import OSSLocalServer
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+@Suite("resumableUpload: kill -9 and resume in another process")
+struct ResumableUploadKillTests {
+    /// The `resumable-upload` sample, built beside this test binary (`swift build` builds it).
+    static func sampleBinary() -> URL? {
+        var directories: [URL] = []
+        if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
+        directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent())
+        directories.append(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent())
+        for directory in directories {
+            var current = directory
+            for _ in 0..<4 {
+                let candidate = current.appendingPathComponent("resumable-upload")
+                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+                current = current.deletingLastPathComponent()
+            }
+        }
+        return nil
+    }
+
+    @Test(
+        "kill -9 mid-upload at several points, resume here: identical object, at most threads × partSize re-sent",
+        arguments: [4, 15, 30])
+    func killAndResume(killAfterParts: Int) async throws {
+        let binary = try #require(Self.sampleBinary(), "build the sample first: swift build --product resumable-upload")
+        let scratch = try RUScratch()
+        defer { scratch.cleanup() }
+        let bytes = patternBytes(4_096_000, seed: UInt64(60 + killAfterParts))  // 40 parts of 100 KB
+        try scratch.write(bytes)
+        let threads = 2
+        try await withServerAndClient { server, client in
+            // Slow the parts down so the child is surely mid-upload when it is killed.
+            await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 40)))
+            let process = Process()
+            process.executableURL = binary
+            process.arguments = [
+                "--endpoint", server.endpoint.absoluteString, "--bucket", "bkt", "--key", "kill.bin",
+                "--file", scratch.source.path, "--record-dir", scratch.recordDirectory,
+                "--part-size", String(ruPartSize), "--threads", String(threads), "--signature-version", "v4",
+                "--region", "cn-hangzhou", "--keep-upload-on-cancel",
+            ]
+            process.environment = [
+                "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+                "OSS_ACCESS_KEY_ID": server.credentials.accessKeyId,
+                "OSS_ACCESS_KEY_SECRET": server.credentials.accessKeySecret,
+            ]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+
+            var waited = 0
+            while await ruPartBytes(server) < Int64(killAfterParts) * ruPartSize, process.isRunning, waited < 6000 {
+                try await Task.sleep(for: .milliseconds(5))
+                waited += 1
+            }
+            #expect(process.isRunning, "the child finished or died before it could be killed")
+            kill(process.processIdentifier, SIGKILL)
+            while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(process.terminationReason == .uncaughtSignal)
+
+            // Requests the child had already written into the socket may still be finishing on the server (the
+            // kernel delivers what was sent before the kill): wait until the server's counters settle.
+            var firstRun = await ruPartBytes(server)
+            for _ in 0..<50 {
+                try await Task.sleep(for: .milliseconds(200))
+                let now = await ruPartBytes(server)
+                if now == firstRun { break }
+                firstRun = now
+            }
+            #expect(firstRun < Int64(bytes.count))
+            #expect(scratch.records().count == 1)
+
+            await server.clearFaults()
+            await server.resetStats()
+            let result = try await client.resumableUpload(ruRequest("kill.bin", scratch, threads: threads))
+            let secondRun = await ruPartBytes(server)
+            #expect(try await ruObject(client, "kill.bin") == bytes)
+            #expect(result.crc64 == CRC64.checksum(bytes))
+            #expect(result.resumedBytes > 0)
+            #expect(await server.stats()[.initiateMultipartUpload].requests == 0)
+            #expect(secondRun == Int64(bytes.count) - result.resumedBytes)
+            let resent = firstRun + secondRun - Int64(bytes.count)
+            #expect(resent >= 0)
+            #expect(resent <= Int64(threads) * ruPartSize, "sent again: \(resent) bytes")
+            #expect(scratch.records().isEmpty)
+            #expect(try await ruUploads(client, "kill.bin").isEmpty)
+        }
+    }
+}
