@@ -135,6 +135,7 @@ let package = Package(
             name: "resumable-upload",
             dependencies: ["AliyunOSS", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Samples/ResumableUpload",
+            exclude: ["benchmark.sh"],
             swiftSettings: swiftSettings
         ),
 
