@@ -160,6 +160,11 @@ let package = Package(
         ),
 
         // Tests (Swift Testing).
+        .testTarget(
+            name: "OSSToolTests",
+            dependencies: ["oss", "AliyunOSS", "OSSLocalServer"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "OSSCRC64Tests", dependencies: ["OSSCRC64"], swiftSettings: swiftSettings),
         .testTarget(
             name: "OSSSigningTests",

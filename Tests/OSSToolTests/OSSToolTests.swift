@@ -1,0 +1,173 @@
+import AliyunOSS
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import OSSLocalServer
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `oss` tool, run as a subprocess against the local server.
+@Suite("oss command-line tool")
+struct OSSToolTests {
+    @Test func makeBucketListStatRemove() async throws {
+        let work = try makeWorkDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try await withLocalOSSServer { server in
+            let tool = ToolRunner(server: server, home: work)
+            var r = try await tool.run(["mb", "oss://tool-bucket"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let file = work.appendingPathComponent("small.txt")
+            let crc = try writeFile(file, count: 1234, seed: 1)
+            r = try await tool.run(["cp", file.path, "oss://tool-bucket/dir/small.txt", "--checkpoint-dir", work.path])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stdout.contains("crc64 \(crc)"))
+            r = try await tool.run(["ls", "oss://tool-bucket/"])
+            #expect(r.status == 0)
+            #expect(r.stdout.contains("oss://tool-bucket/dir/"), "\(r.stdout)")
+            r = try await tool.run(["ls", "-r", "oss://tool-bucket/dir/"])
+            #expect(r.stdout.contains("1234  oss://tool-bucket/dir/small.txt"), "\(r.stdout)")
+            r = try await tool.run(["stat", "oss://tool-bucket/dir/small.txt"])
+            #expect(r.status == 0)
+            #expect(r.stdout.contains("size:           1234"))
+            #expect(r.stdout.contains("crc64:          \(crc)"))
+            r = try await tool.run(["rm", "oss://tool-bucket/dir/small.txt"])
+            #expect(r.status == 0)
+            r = try await tool.run(["stat", "oss://tool-bucket/dir/small.txt"])
+            #expect(r.status == 1, "a missing object is a service error")
+            #expect(r.stderr.contains("NoSuchKey"), "\(r.stderr)")
+            #expect(r.stderr.contains("request id"), "\(r.stderr)")
+            r = try await tool.run(["ls"])
+            #expect(r.stdout.contains("oss://tool-bucket"))
+        }
+    }
+
+    @Test func presignedURLIsFetchableWithPlainHTTP() async throws {
+        let work = try makeWorkDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["pre"])) { server in
+            let tool = ToolRunner(server: server, home: work)
+            let file = work.appendingPathComponent("f.bin")
+            let crc = try writeFile(file, count: 300_000, seed: 2)
+            var r = try await tool.run(["cp", file.path, "oss://pre/f.bin", "--checkpoint-dir", work.path])
+            #expect(r.status == 0, "\(r.stderr)")
+            for version in ["v1", "v4"] {
+                r = try await tool.run(["presign", "oss://pre/f.bin", "--expires", "300", "--signature-version", version])
+                #expect(r.status == 0, "\(r.stderr)")
+                let url = try #require(URL(string: r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+                let fetched = try await httpGet(url)
+                #expect(fetched.status == 200)
+                #expect(CRC64.checksum(fetched.body) == crc, "\(version)")
+            }
+        }
+    }
+
+    @Test func uploadKilledMidwayResumesWithinTheBound() async throws {
+        let work = try makeWorkDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let partSize = 200 * 1024
+        let threads = 2
+        let size = 40 * partSize + 777
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["kill"])) { server in
+            let tool = ToolRunner(server: server, home: work)
+            let file = work.appendingPathComponent("big.bin")
+            let crc = try writeFile(file, count: size, seed: 3)
+            // Slow each part down so the kill lands mid-upload.
+            await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 60)))
+            let args = ["cp", file.path, "oss://kill/big.bin", "--part-size", "\(partSize)", "--threads", "\(threads)",
+                "--checkpoint-dir", work.path]
+            let (process, _, _) = try tool.start(args)
+            // Wait until about a third of the parts are on the server, then kill -9.
+            var waited = 0
+            while await server.stats()[.uploadPart].requests < 14 && waited < 600 {
+                try await Task.sleep(for: .milliseconds(50))
+                waited += 1
+            }
+            kill(process.processIdentifier, SIGKILL)
+            await waitForExit(process)
+            #expect(process.terminationReason == .uncaughtSignal)
+            await server.clearFaults()
+            let sentBefore = await server.stats()[.uploadPart].requestBodyBytes
+            #expect(sentBefore > 0 && sentBefore < Int64(size))
+            let r = try await tool.run(args)
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stdout.contains("resumed"), "\(r.stdout)")
+            let total = await server.stats()[.uploadPart].requestBodyBytes
+            // Everything the server received, less the file itself, is what was sent twice.
+            #expect(total - Int64(size) <= Int64(threads * partSize), "re-sent \(total - Int64(size)) bytes")
+            let download = work.appendingPathComponent("back.bin")
+            let d = try await tool.run(["cp", "oss://kill/big.bin", download.path, "--checkpoint-dir", work.path])
+            #expect(d.status == 0, "\(d.stderr)")
+            #expect(try crcOfFile(download) == crc)
+        }
+    }
+
+    @Test func downloadKilledMidwayResumes() async throws {
+        let work = try makeWorkDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let partSize = 128 * 1024
+        let size = 30 * partSize + 5
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["dl-bucket"])) { server in
+            let tool = ToolRunner(server: server, home: work)
+            let file = work.appendingPathComponent("src.bin")
+            let crc = try writeFile(file, count: size, seed: 4)
+            var r = try await tool.run(["cp", file.path, "oss://dl-bucket/obj.bin", "--checkpoint-dir", work.path])
+            #expect(r.status == 0, "\(r.stderr)")
+            await server.resetStats()
+            await server.addFault(LocalOSSFaultRule(operation: .getObject, action: .delay(milliseconds: 60)))
+            let target = work.appendingPathComponent("out.bin")
+            let args = ["cp", "oss://dl-bucket/obj.bin", target.path, "--part-size", "\(partSize)", "--threads", "2",
+                "--checkpoint-dir", work.path]
+            let (process, _, _) = try tool.start(args)
+            var waited = 0
+            while await server.stats()[.getObject].requests < 10 && waited < 600 {
+                try await Task.sleep(for: .milliseconds(50))
+                waited += 1
+            }
+            kill(process.processIdentifier, SIGKILL)
+            await waitForExit(process)
+            await server.clearFaults()
+            #expect(!FileManager.default.fileExists(atPath: target.path), "nothing is renamed into place before the end")
+            let before = await server.stats()[.getObject].responseBodyBytes
+            r = try await tool.run(args)
+            #expect(r.status == 0, "\(r.stderr)")
+            let after = await server.stats()[.getObject].responseBodyBytes
+            #expect(try crcOfFile(target) == crc)
+            #expect(after - before < Int64(size), "the rerun fetched only what was missing")
+            #expect(before + (after - before) - Int64(size) <= Int64(2 * partSize), "re-fetched within threads × partSize")
+        }
+    }
+
+    @Test func badInputGivesAClearMessageAndNonZeroExit() async throws {
+        let work = try makeWorkDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        // No credentials in the environment.
+        let bare = ToolRunner(home: work)
+        var r = try await bare.run(["ls", "oss://b/", "--endpoint", "http://127.0.0.1:9"])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("no credentials"), "\(r.stderr)")
+        try await withLocalOSSServer { server in
+            let tool = ToolRunner(server: server, home: work)
+            r = try await tool.run(["stat", "not-a-url"])
+            #expect(r.status == 2)
+            #expect(r.stderr.contains("not an OSS URL"), "\(r.stderr)")
+            r = try await tool.run(["cp", work.appendingPathComponent("missing.bin").path, "oss://b/k"])
+            #expect(r.status == 2)
+            #expect(r.stderr.contains("cannot read"), "\(r.stderr)")
+            r = try await tool.run(["cp", "a", "b"])
+            #expect(r.status == 64, "usage errors exit 64")
+            r = try await tool.run(["stat", "oss://no-such-bucket/k"])
+            #expect(r.status == 1)
+            #expect(r.stderr.contains("NoSuch"), "\(r.stderr)")
+        }
+    }
+}
+
+/// A plain HTTP GET with no signing.
+func httpGet(_ url: URL) async throws -> (status: Int, body: [UInt8]) {
+    let (data, response) = try await URLSession.shared.data(from: url)
+    return ((response as? HTTPURLResponse)?.statusCode ?? 0, [UInt8](data))
+}
