@@ -176,10 +176,12 @@ public final class OSSClient: Sendable {
 }
 
 /// Creates a client, runs `body` with it, and shuts the client down afterwards (also when `body` throws).
+/// `body` runs in the caller's isolation.
 public func withOSSClient<Result>(
     endpoint: String,
     credentialProvider: any OSSCredentialProvider,
     configuration: OSSClientConfiguration = .init(),
+    isolation: isolated (any Actor)? = #isolation,
     _ body: (OSSClient) async throws -> Result
 ) async throws -> Result {
     let client = try OSSClient(endpoint: endpoint, credentialProvider: credentialProvider, configuration: configuration)
@@ -192,4 +194,17 @@ public func withOSSClient<Result>(
     }
     try await client.shutdown()
     return result
+}
+
+/// Creates a client for an endpoint URL, runs `body` with it, and shuts the client down afterwards.
+public func withOSSClient<Result>(
+    endpoint: URL,
+    credentialProvider: any OSSCredentialProvider,
+    configuration: OSSClientConfiguration = .init(),
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (OSSClient) async throws -> Result
+) async throws -> Result {
+    try await withOSSClient(
+        endpoint: endpoint.absoluteString, credentialProvider: credentialProvider, configuration: configuration,
+        isolation: isolation, body)
 }
