@@ -25,45 +25,81 @@ struct BodyDigest: Sendable {
 }
 
 enum BodySink {
+    private struct Hashed: Sendable {
+        var md5: [UInt8]
+        var crc64: UInt64
+        var size: Int64
+        var failure: FileIO.Failure?
+    }
+
     /// Streams the request body into the new file `path`, computing MD5 and CRC-64 on the way, then fsyncs.
-    /// Memory stays bounded (one 1 MiB batch). The file is removed if anything fails.
+    ///
+    /// Two stages run concurrently: this task collects the body into 1 MiB batches while a second task hashes
+    /// and writes the previous batch. At most two batches exist at a time, so memory stays bounded whatever the
+    /// body size. The file is removed if anything fails.
     static func receive(_ reader: RequestBodyReader, to path: String) async throws -> BodyDigest {
         let fd = try FileIO.create(path)
-        var md5 = Insecure.MD5()
-        var crc = CRC64()
-        var size: Int64 = 0
         let batchSize = 1 << 20
+        let (batches, batchSink) = AsyncStream<ByteBuffer>.makeStream()
+        let (acks, ackSink) = AsyncStream<Void>.makeStream()
+        let consumer = Task<Hashed, Never> {
+            var md5 = Insecure.MD5()
+            var crc = CRC64()
+            var size: Int64 = 0
+            var failure: FileIO.Failure?
+            for await batch in batches {
+                if failure == nil {
+                    batch.withUnsafeReadableBytes { raw in
+                        md5.update(bufferPointer: raw)
+                        crc.update(raw)
+                    }
+                    size += Int64(batch.readableBytes)
+                    do {
+                        try await NIOThreadPool.singleton.runIfActive {
+                            try batch.withUnsafeReadableBytes { try FileIO.writeAll(fd, $0, path: path) }
+                        }
+                    } catch let error as FileIO.Failure {
+                        failure = error
+                    } catch {
+                        failure = FileIO.Failure(operation: "write", path: path, errno: EIO)
+                    }
+                }
+                ackSink.yield()
+            }
+            ackSink.finish()
+            return Hashed(md5: Array(md5.finalize()), crc64: crc.value, size: size, failure: failure)
+        }
+        var ackIterator = acks.makeAsyncIterator()
+        var outstanding = 0
         var pending = ByteBuffer()
         pending.reserveCapacity(batchSize)
         do {
-            while let chunk = try await reader.nextChunk() {
-                chunk.withUnsafeReadableBytes { raw in
-                    md5.update(bufferPointer: raw)
-                    crc.update(raw)
-                }
-                size += Int64(chunk.readableBytes)
-                var c = chunk
-                pending.writeBuffer(&c)
+            while var chunk = try await reader.nextChunk() {
+                pending.writeBuffer(&chunk)
                 if pending.readableBytes >= batchSize {
-                    let batch = pending
+                    batchSink.yield(pending)
                     pending = ByteBuffer()
                     pending.reserveCapacity(batchSize)
-                    try await NIOThreadPool.singleton.runIfActive {
-                        try batch.withUnsafeReadableBytes { try FileIO.writeAll(fd, $0, path: path) }
+                    outstanding += 1
+                    if outstanding >= 2 {
+                        _ = await ackIterator.next()
+                        outstanding -= 1
                     }
                 }
             }
-            let batch = pending
-            try await NIOThreadPool.singleton.runIfActive {
-                try batch.withUnsafeReadableBytes { try FileIO.writeAll(fd, $0, path: path) }
-                try FileIO.sync(fd, path: path)
-            }
+            if pending.readableBytes > 0 { batchSink.yield(pending) }
+            batchSink.finish()
+            let hashed = await consumer.value
+            if let failure = hashed.failure { throw failure }
+            try await NIOThreadPool.singleton.runIfActive { try FileIO.sync(fd, path: path) }
             close(fd)
+            return BodyDigest(size: hashed.size, md5: hashed.md5, crc64: hashed.crc64)
         } catch {
+            batchSink.finish()
+            _ = await consumer.value
             close(fd)
             FileIO.remove(path)
             throw error
         }
-        return BodyDigest(size: size, md5: Array(md5.finalize()), crc64: crc.value)
     }
 }

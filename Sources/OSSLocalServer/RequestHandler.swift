@@ -125,19 +125,20 @@ final class RequestHandler: Sendable {
             response.headers.replaceOrAdd(name: "Content-Length", value: String(response.bodyLength))
         }
         if !keepAlive { response.headers.replaceOrAdd(name: "Connection", value: "close") }
-        var sent: Int64 = 0
+        // Counted before the reply is written, so a client that has read the reply always sees it counted.
+        if let operation {
+            let planned = isHead ? 0 : min(response.bodyLength, responseDrop ?? Int64.max)
+            await state.finish(operation, requestBytes: reader.bytesRead, responseBytes: planned)
+        }
         var dropped = false
         do {
             try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: response.status, headers: response.headers)))
             if !isHead {
-                (sent, dropped) = try await writeBody(response.body, limit: responseDrop, outbound: outbound)
+                dropped = try await writeBody(response.body, limit: responseDrop, outbound: outbound).dropped
             }
             if !dropped { try await outbound.write(.end(nil)) }
         } catch {
             dropped = true
-        }
-        if let operation {
-            await state.finish(operation, requestBytes: reader.bytesRead, responseBytes: sent)
         }
         return keepAlive && !dropped
     }
