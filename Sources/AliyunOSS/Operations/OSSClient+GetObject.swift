@@ -12,6 +12,9 @@ extension OSSClient {
     /// GetObject into memory, failing with `.invalidArgument` if the body is larger than `maxBytes`.
     ///
     /// For a whole-object download the CRC-64 is checked when `crcCheckEnabled` (`.invalidCRC`).
+    /// A failed condition is an ``OSSServerError``: 412 `PreconditionFailed` (`ifMatch`, `ifUnmodifiedSince`)
+    /// or 304 with an empty code (`ifNoneMatch`, `ifModifiedSince`). A range past the end is 416 `InvalidRange`
+    /// with `standardRangeBehavior` (the default), or the whole object with status 200 without it.
     public func getObject(_ request: OSSGetObjectRequest, maxBytes: Int = OSSClient.defaultInMemoryLimit)
         async throws -> OSSGetObjectResult
     {
