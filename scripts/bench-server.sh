@@ -2,11 +2,14 @@
 # Benchmark (not a test): a 1 GiB PUT and GET with curl against the local OSS server (release build),
 # beside the same transfers against a trivial sink (scripts/bench-sink.py), printed in MB/s.
 # Usage: scripts/bench-server.sh [size-in-MiB, default 1024]
+# The payload and the server's data directory live in $BENCH_TMPDIR (default $TMPDIR or /tmp). The server
+# fsyncs every object before acknowledging it, so on a slow disk the PUT figure is the disk's fsync'd write
+# speed; run with BENCH_TMPDIR=/dev/shm to measure the server itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZE_MIB="${1:-1024}"
 SIZE=$((SIZE_MIB * 1024 * 1024))
-WORK="$(mktemp -d)"
+WORK="$(mktemp -d "${BENCH_TMPDIR:-${TMPDIR:-/tmp}}/oss-bench.XXXXXX")"
 PIDS=()
 cleanup() {
     for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -25,20 +28,25 @@ KEY="bench-object.bin"
 
 head -c "$SIZE" /dev/urandom > "$WORK/payload.bin"
 
-# Start a process, wait for its "listening on URL" line, print the URL.
+# Start a process in the background (in this shell, so cleanup can kill it); wait for its "listening on URL" line.
 start() {
-    local log="$WORK/$1.log"; shift
-    "$@" > "$log" 2>&1 &
+    local name="$1"; shift
+    "$@" > "$WORK/$name.log" 2>&1 &
     PIDS+=($!)
+}
+url_of() {
+    local log="$WORK/$1.log"
     for _ in $(seq 1 100); do
         if grep -q "listening on" "$log"; then sed -n 's/^listening on //p' "$log" | head -1; return; fi
         sleep 0.1
     done
-    echo "did not start: $*" >&2; cat "$log" >&2; exit 1
+    echo "$1 did not start" >&2; cat "$log" >&2; exit 1
 }
 
-SERVER="$(start server "$BIN" --port 0 --data-dir "$WORK/data" --bucket "$BUCKET" --access-key-id "$AK" --access-key-secret "$SK")"
-SINK="$(start sink python3 scripts/bench-sink.py)"
+start server "$BIN" --port 0 --data-dir "$WORK/data" --bucket "$BUCKET" --access-key-id "$AK" --access-key-secret "$SK"
+start sink python3 scripts/bench-sink.py
+SERVER="$(url_of server)"
+SINK="$(url_of sink)"
 
 # V1 presigned URL: signature over "VERB\n\n<content-type>\n<expires>\n/bucket/key".
 presign() {

@@ -176,6 +176,7 @@ extension RequestHandler {
         let bucket = try requireBucket(context)
         _ = try await store.bucket(bucket)
         let body = try await reader.collect(limit: 2 << 20)
+        try verifyContentMD5(context, body: body)
         let root: OSSXMLNode
         do { root = try OSSXMLParser.parse(body.readableBytesView, root: "Delete") } catch {
             throw OSSServerError.malformedXML("\(error)")

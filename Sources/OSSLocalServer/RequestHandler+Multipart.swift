@@ -115,6 +115,7 @@ extension RequestHandler {
         let (bucket, key) = try requireBucketAndKey(context)
         let uploadId = try requireUploadId(context)
         let body = try await reader.collect(limit: 4 << 20)
+        try verifyContentMD5(context, body: body)
         let upload = try await store.upload(bucket, key: key, uploadId: uploadId)
         var chosen: [PartRecord] = []
         if context.header("x-oss-complete-all")?.lowercased() == "yes" {

@@ -1,3 +1,4 @@
+import Crypto
 import NIOCore
 import NIOHTTP1
 import OSSSigning
@@ -23,6 +24,13 @@ extension RequestHandler {
                 400, "InvalidDigest", "The Content-MD5 you specified did not match what we received.",
                 fields: [("ContentMD5", provided), ("ExpectedContentMD5", digest.md5Base64)])
         }
+    }
+
+    /// Checks a `Content-MD5` header against a body collected in memory (XML documents).
+    func verifyContentMD5(_ context: RequestContext, body: ByteBuffer) throws(OSSServerError) {
+        guard context.header("content-md5") != nil else { return }
+        let md5 = Array(Insecure.MD5.hash(data: Array(body.readableBytesView)))
+        try verifyContentMD5(context, digest: BodyDigest(size: Int64(body.readableBytes), md5: md5, crc64: 0))
     }
 
     func storedHeaders(_ context: RequestContext) -> [String: String] {

@@ -108,6 +108,10 @@ import Testing
                 "POST", bucket: "mpu", key: "small", query: ["uploadId": id],
                 body: Self.completeBody([(1, etags[0]), (2, etags[1])]))
             #expect(r.status == 400 && r.errorCode == "EntityTooSmall")
+            let wrongDigest = try await client.send(
+                "POST", bucket: "mpu", key: "small", query: ["uploadId": id], headers: ["content-md5": "1B2M2Y8AsgTpgAmY7PhCfg=="],
+                body: Self.completeBody([(1, etags[0])]))
+            #expect(wrongDigest.status == 400 && wrongDigest.errorCode == "InvalidDigest")
             #expect(try await client.send("DELETE", bucket: "mpu", key: "small", query: ["uploadId": id]).status == 204)
             let gone = try await client.send("DELETE", bucket: "mpu", key: "small", query: ["uploadId": id])
             #expect(gone.status == 404 && gone.errorCode == "NoSuchUpload")
