@@ -69,9 +69,9 @@ actor ServerState {
             case .dropConnection(let bytes):
                 if outcome.dropAfter == nil { outcome.dropAfter = Int64(bytes) }
             case .delay(let ms):
-                outcome.delayMilliseconds += ms
+                outcome.delayMilliseconds = min(outcome.delayMilliseconds + max(0, ms), 3_600_000)
             case .clockSkew(let seconds):
-                outcome.clockSkewSeconds += seconds
+                outcome.clockSkewSeconds = max(-315_360_000, min(outcome.clockSkewSeconds + seconds, 315_360_000))
             }
         }
         stats.faultsInjected += Int64(outcome.fired)

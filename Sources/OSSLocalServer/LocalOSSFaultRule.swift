@@ -12,10 +12,11 @@
 ///            every=N          every Nth matching request (N, 2N, ...)
 ///            random=R[:seed=S] each matching request with probability R (0...1), seeded (default seed 0)
 ///            always           every matching request (the default when no trigger is given)
-/// ACTION     status=CODE[:code=ErrorCode]  reply with this HTTP status and an OSS error (default code per status)
+/// ACTION     status=CODE[:code=ErrorCode]  reply with this HTTP status (300-599) and an OSS error
+///                             (default code per status: 500 InternalError, 503 ServiceUnavailable, ...)
 ///            drop=N           close the connection after N body bytes: request body bytes for requests
 ///                             that carry a body (uploads), response body bytes otherwise (downloads)
-///            delay=MS         wait MS milliseconds, then handle the request normally
+///            delay=MS         wait MS milliseconds (at most one hour), then handle the request normally
 ///            skew=SECONDS     handle the request with the server clock shifted by SECONDS (may be negative)
 /// times=N    fire at most N times (default: unlimited; nth fires once anyway)
 /// ```
@@ -146,8 +147,8 @@ extension LocalOSSFaultRule {
                 seed = s
             case "status":
                 guard action == nil, status == nil else { throw LocalOSSFaultRuleError("more than one action") }
-                let s = try int(name, value, min: 100)
-                guard s <= 599 else { throw LocalOSSFaultRuleError("status must be 100...599") }
+                let s = try int(name, value, min: 300)
+                guard s <= 599 else { throw LocalOSSFaultRuleError("status must be 300...599") }
                 status = s
             case "code":
                 guard !value.isEmpty else { throw LocalOSSFaultRuleError("code needs a value") }

@@ -66,7 +66,9 @@ final class RequestHandler: Sendable {
         let outcome = await state.begin(operation)
         if outcome.delayMilliseconds > 0 {
             do {
-                try await Task.sleep(nanoseconds: UInt64(outcome.delayMilliseconds) * 1_000_000)
+                // Capped at one hour so that no rule can overflow the sleep duration.
+                let milliseconds = UInt64(max(0, min(outcome.delayMilliseconds, 3_600_000)))
+                try await Task.sleep(nanoseconds: milliseconds * 1_000_000)
             } catch {
                 return false
             }
@@ -82,7 +84,8 @@ final class RequestHandler: Sendable {
             }
         }
         do {
-            if let (status, code) = outcome.status {
+            if let (requested, code) = outcome.status {
+                let status = (300...599).contains(requested) ? requested : 500
                 try await reader.drain()
                 throw OSSServerError(
                     status, code ?? OSSServerError.defaultCode(forStatus: status),
@@ -173,7 +176,8 @@ final class RequestHandler: Sendable {
                     sent += Int64(chunk.readableBytes)
                     try await outbound.write(.body(.byteBuffer(chunk)))
                 }
-                return limit != nil && sent >= limit!
+                if let limit { return sent >= limit }
+                return false
             }
             return (sent, dropped)
         }
