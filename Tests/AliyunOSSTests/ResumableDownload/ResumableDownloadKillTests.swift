@@ -94,4 +94,67 @@ struct ResumableDownloadKillTests {
             #expect(scratch.records().isEmpty)
         }
     }
+
+    /// Runs the sample to completion with `arguments` (after the connection options) and returns its exit
+    /// status, standard output and standard error.
+    func runSample(_ binary: URL, _ server: LocalOSSServer, _ scratch: RDScratch, _ arguments: [String]) async throws
+        -> (status: Int32, out: String, err: String)
+    {
+        let outURL = scratch.root.appendingPathComponent("sample.out")
+        let errURL = scratch.root.appendingPathComponent("sample.err")
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["--endpoint", server.endpoint.absoluteString, "--bucket", "bkt"] + arguments
+        process.environment = [
+            "OSS_ACCESS_KEY_ID": server.credentials.accessKeyId,
+            "OSS_ACCESS_KEY_SECRET": server.credentials.accessKeySecret,
+        ]
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        try out.close()
+        try err.close()
+        let status = process.terminationStatus
+        let stdout = try String(contentsOf: outURL, encoding: .utf8)
+        let stderr = try String(contentsOf: errURL, encoding: .utf8)
+        try FileManager.default.removeItem(at: outURL)
+        try FileManager.default.removeItem(at: errURL)
+        return (status, stdout, stderr)
+    }
+
+    @Test("the sample prints progress and the CRC-64, and exits non-zero with the error code on failure")
+    func sampleOutputAndExitCode() async throws {
+        let binary = try #require(
+            Self.sampleBinary(), "build the sample first: swift build --product resumable-download")
+        let scratch = try RDScratch()
+        defer { scratch.cleanup() }
+        let bytes = patternBytes(250_000, seed: 52)
+        try await withServerAndClient { server, client in
+            try await rdPut(client, "sample.bin", bytes)
+            let common = [
+                "--file", scratch.destination.path, "--record-dir", scratch.recordDirectory, "--part-size", "102400",
+                "--threads", "2", "--signature-version", "v1",
+            ]
+            let ok = try await runSample(binary, server, scratch, ["--key", "sample.bin"] + common)
+            #expect(ok.status == 0, "\(ok.err)")
+            #expect(ok.out.contains("progress: 250000/250000 bytes (100%)"))
+            #expect(ok.out.contains("CRC64: \(CRC64.checksum(bytes))"))
+            #expect(try scratch.destinationBytes() == bytes)
+
+            let missing = try await runSample(binary, server, scratch, ["--key", "missing.bin"] + common)
+            #expect(missing.status == 1)
+            #expect(missing.err.contains("NoSuchKey"))
+
+            let blocked = try await runSample(
+                binary, server, scratch,
+                ["--key", "sample.bin", "--file", scratch.destination.path + "/x", "--record-dir", scratch.recordDirectory])
+            #expect(blocked.status == 1)
+            #expect(blocked.err.contains("FileCantWrite"))
+        }
+    }
 }
