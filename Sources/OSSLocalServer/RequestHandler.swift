@@ -121,6 +121,18 @@ final class RequestHandler: Sendable {
             }
         }
         let isHead = context.head.method == .HEAD
+        // Open the data file before replying: data files are never rewritten, only replaced, so an open file is
+        // exactly the version the headers describe. If the object was replaced in between, ask for a retry.
+        var fileHandle: ReadFileHandle?
+        if !isHead, case .file(let path, _, let length) = response.body, length > 0 {
+            do {
+                fileHandle = try await FileSystem.shared.openFile(forReadingAt: FilePath(path))
+            } catch {
+                response = errorResponse(
+                    OSSServerError(503, "ServiceUnavailable", "The object was replaced while it was being read; retry."),
+                    context: context)
+            }
+        }
         response.headers.replaceOrAdd(name: "x-oss-request-id", value: context.requestId)
         response.headers.replaceOrAdd(name: "Date", value: OSSDateFormat.rfc1123(context.now))
         response.headers.replaceOrAdd(name: "Server", value: "AliyunOSS")
@@ -137,49 +149,48 @@ final class RequestHandler: Sendable {
         do {
             try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: response.status, headers: response.headers)))
             if !isHead {
-                dropped = try await writeBody(response.body, limit: responseDrop, outbound: outbound).dropped
+                dropped = try await writeBody(response.body, file: fileHandle, limit: responseDrop, outbound: outbound)
             }
             if !dropped { try await outbound.write(.end(nil)) }
         } catch {
             dropped = true
         }
+        if let fileHandle { try? await fileHandle.close() }
         return keepAlive && !dropped
     }
 
-    /// Writes a body, stopping after `limit` bytes (then the caller closes the connection).
+    /// Writes a body (a `.file` body from the already opened `file`), stopping after `limit` bytes.
+    /// Returns whether the body was cut short, in which case the caller closes the connection.
     private func writeBody(
-        _ body: ServerResponse.Body, limit: Int64?, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
-    ) async throws -> (sent: Int64, dropped: Bool) {
+        _ body: ServerResponse.Body, file: ReadFileHandle?, limit: Int64?,
+        outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    ) async throws -> Bool {
         switch body {
         case .empty:
-            return (0, limit != nil)
+            return limit != nil
         case .buffer(var buffer):
             if let limit, Int64(buffer.readableBytes) >= limit {
                 let slice = buffer.readSlice(length: Int(limit)) ?? ByteBuffer()
                 if slice.readableBytes > 0 { try await outbound.write(.body(.byteBuffer(slice))) }
-                return (limit, true)
+                return true
             }
-            let count = Int64(buffer.readableBytes)
-            if count > 0 { try await outbound.write(.body(.byteBuffer(buffer))) }
-            return (count, false)
-        case .file(let path, let offset, let length):
+            if buffer.readableBytes > 0 { try await outbound.write(.body(.byteBuffer(buffer))) }
+            return false
+        case .file(_, let offset, let length):
+            if length == 0 { return limit != nil }
+            guard let file else { throw OSSServerError.internalError("the data file is not open") }
             var sent: Int64 = 0
-            if length == 0 { return (0, limit != nil) }
-            let dropped: Bool = try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
-                for try await var chunk in handle.readChunks(in: offset..<(offset + length), chunkLength: .mebibytes(1)) {
-                    if let limit, sent + Int64(chunk.readableBytes) >= limit {
-                        let slice = chunk.readSlice(length: Int(limit - sent)) ?? ByteBuffer()
-                        if slice.readableBytes > 0 { try await outbound.write(.body(.byteBuffer(slice))) }
-                        sent = limit
-                        return true
-                    }
-                    sent += Int64(chunk.readableBytes)
-                    try await outbound.write(.body(.byteBuffer(chunk)))
+            for try await var chunk in file.readChunks(in: offset..<(offset + length), chunkLength: .mebibytes(1)) {
+                if let limit, sent + Int64(chunk.readableBytes) >= limit {
+                    let slice = chunk.readSlice(length: Int(limit - sent)) ?? ByteBuffer()
+                    if slice.readableBytes > 0 { try await outbound.write(.body(.byteBuffer(slice))) }
+                    return true
                 }
-                if let limit { return sent >= limit }
-                return false
+                sent += Int64(chunk.readableBytes)
+                try await outbound.write(.body(.byteBuffer(chunk)))
             }
-            return (sent, dropped)
+            if sent < length { throw OSSServerError.internalError("the data file is shorter than recorded") }
+            return false
         }
     }
 
