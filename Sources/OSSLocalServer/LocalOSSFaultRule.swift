@@ -49,11 +49,14 @@ public struct LocalOSSFaultRule: Sendable, Codable, Hashable, CustomStringConver
 
     /// The operation the rule applies to; `nil` means every operation.
     public var operation: LocalOSSOperation?
+    /// Which matching requests the rule fires on.
     public var trigger: Trigger
+    /// What happens to a request the rule fires on.
     public var action: Action
     /// The most times the rule fires; `nil` means no limit.
     public var times: Int?
 
+    /// Creates a rule; by default it fires on every matching request, without limit.
     public init(operation: LocalOSSOperation?, trigger: Trigger = .always, action: Action, times: Int? = nil) {
         self.operation = operation
         self.trigger = trigger
@@ -85,8 +88,11 @@ public struct LocalOSSFaultRule: Sendable, Codable, Hashable, CustomStringConver
 
 /// A fault rule that could not be parsed.
 public struct LocalOSSFaultRuleError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong with the rule.
     public var message: String
+    /// Creates an error with a message.
     public init(_ message: String) { self.message = message }
+    /// `invalid fault rule: <message>`.
     public var description: String { "invalid fault rule: \(message)" }
 }
 

@@ -173,7 +173,10 @@ public func withLocalOSSServer<T: Sendable>(
 
 /// A server start-up failure.
 public struct LocalOSSServerError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong.
     public var message: String
+    /// Creates an error with a message.
     public init(_ message: String) { self.message = message }
+    /// `local OSS server: <message>`.
     public var description: String { "local OSS server: \(message)" }
 }

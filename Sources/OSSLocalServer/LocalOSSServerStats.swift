@@ -12,6 +12,7 @@ public struct LocalOSSServerStats: Sendable, Codable, Hashable {
         /// Response body bytes sent.
         public var responseBodyBytes: Int64
 
+        /// Creates counters (all zero by default).
         public init(requests: Int64 = 0, requestBodyBytes: Int64 = 0, responseBodyBytes: Int64 = 0) {
             self.requests = requests
             self.requestBodyBytes = requestBodyBytes
@@ -24,6 +25,7 @@ public struct LocalOSSServerStats: Sendable, Codable, Hashable {
     /// How many times a fault rule fired.
     public var faultsInjected: Int64
 
+    /// Creates a snapshot (empty by default).
     public init(operations: [String: Counters] = [:], faultsInjected: Int64 = 0) {
         self.operations = operations
         self.faultsInjected = faultsInjected
