@@ -69,8 +69,9 @@ struct OSSLocalServerCommand: AsyncParsableCommand {
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         let (signals, continuation) = AsyncStream<Int32>.makeStream()
+        let signalQueue = DispatchQueue(label: "oss-local-server.signals")
         let sources = [SIGINT, SIGTERM].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: signalQueue)
             source.setEventHandler { continuation.yield(number) }
             source.resume()
             return source
