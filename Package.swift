@@ -179,6 +179,9 @@ let package = Package(
             dependencies: [
                 "OSSLocalServer", "OSSSigning", "OSSCRC64", "OSSXML",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
