@@ -81,16 +81,17 @@ extension OSSResumableUploadEngine {
             }
         }
         guard outcome == nil else { return }
-        if let cancelled = failures.first(where: Self.isCancellation) {
-            await fail(cancelled)
-        } else if Task.isCancelled || request.isCancelled {
-            await fail(CancellationError())
-        } else if failures.contains(where: Self.isNoSuchUpload) {
+        // Siblings cancelled by cancelAll() after a real failure also report cancellation: only the user's cancel
+        // (or the caller's Task cancellation) counts as a cancel; otherwise the first real failure decides.
+        let realFailures = failures.filter { !Self.isCancellation($0) }
+        if Task.isCancelled || request.isCancelled {
+            await fail(failures.first(where: Self.isCancellation) ?? CancellationError())
+        } else if realFailures.contains(where: Self.isNoSuchUpload) {
             logger.info(
                 "the multipart upload vanished during the upload; starting a new one",
                 metadata: ["uploadId": "\(uploadId)", "key": "\(request.objectKey)"])
             await perform(machine.handle(.uploadNotFound))
-        } else if let first = failures.first {
+        } else if let first = realFailures.first ?? failures.first {
             await fail(first)
         } else {
             await perform(followUp)
