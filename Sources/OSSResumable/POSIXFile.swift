@@ -93,8 +93,9 @@ enum POSIXFile {
         var buffer = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
-            let n = buffer.withUnsafeMutableBytes { raw in
-                pread(fd, raw.baseAddress! + done, count - done, off_t(offset + Int64(done)))
+            let n = buffer.withUnsafeMutableBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return pread(fd, base + done, count - done, off_t(offset + Int64(done)))
             }
             if n < 0 {
                 if errno == EINTR { continue }
@@ -111,13 +112,15 @@ enum POSIXFile {
     static func writeAll(fd: Int32, _ bytes: [UInt8]) -> Int32? {
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in
-                write(fd, raw.baseAddress! + done, bytes.count - done)
+            let n = bytes.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return write(fd, base + done, bytes.count - done)
             }
             if n < 0 {
                 if errno == EINTR { continue }
                 return errno
             }
+            if n == 0 { return EIO }
             done += n
         }
         return nil
