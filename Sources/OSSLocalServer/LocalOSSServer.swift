@@ -155,8 +155,9 @@ public final class LocalOSSServer: Sendable {
 }
 
 /// Starts a server, runs `body` with it and shuts it down afterwards, also when `body` throws.
-public func withLocalOSSServer<T: Sendable>(
+public func withLocalOSSServer<T>(
     _ configuration: LocalOSSServerConfiguration = .init(),
+    isolation: isolated (any Actor)? = #isolation,
     _ body: (LocalOSSServer) async throws -> T
 ) async throws -> T {
     let server = try await LocalOSSServer.start(configuration)
