@@ -29,6 +29,42 @@ func row(_ name: String, _ value: String, _ reference: String) {
     say(name.padding(toLength: 44, withPad: " ", startingAt: 0) + value.padding(toLength: 18, withPad: " ", startingAt: 0) + reference)
 }
 
+#if canImport(Glibc)
+let RUSAGE_SELF_WHO = RUSAGE_SELF.rawValue
+#else
+let RUSAGE_SELF_WHO = RUSAGE_SELF
+#endif
+
+/// `oss-microbench --floor FILE`: the CPU floor of an upload on one core: read the file in 1 MiB chunks, MD5 and
+/// CRC-64 it. Prints wall and CPU seconds and MB/s; the upload benchmarks report the SDK's CPU per GiB against it.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--floor" {
+    let path = CommandLine.arguments[2]
+    guard let handle = FileHandle(forReadingAtPath: path) else {
+        say("cannot open \(path)")
+        exit(2)
+    }
+    var usage = rusage()
+    getrusage(RUSAGE_SELF_WHO, &usage)
+    let cpu0 = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    let start = DispatchTime.now().uptimeNanoseconds
+    var md5 = Insecure.MD5()
+    var crc = CRC64()
+    var total = 0
+    while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+        chunk.withUnsafeBytes { raw in
+            md5.update(bufferPointer: raw)
+            crc.update(raw)
+        }
+        total += chunk.count
+    }
+    let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    getrusage(RUSAGE_SELF_WHO, &usage)
+    let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6 - cpu0
+    blackHole(md5.finalize())
+    say(String(format: "floor: %d bytes, wall %.2f s, cpu %.2f s, %.0f MB/s, cpu per GiB %.2f s, crc64 %llu", total, wall, cpu, Double(total) / wall / 1e6, cpu / (Double(total) / 1_073_741_824), crc.value))
+    exit(0)
+}
+
 let credentials = OSSCredentials(accessKeyId: "LTAI5tExampleAccessKeyId", accessKeySecret: "ExampleAccessKeySecret0123456789")
 let date = Date(timeIntervalSince1970: 1_705_307_445)
 func sampleRequest() -> OSSSignableRequest {
