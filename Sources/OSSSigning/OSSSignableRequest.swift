@@ -17,19 +17,27 @@ public struct OSSSignableRequest: Sendable, Hashable {
         query: [String: String] = [:],
         headers: [String: String] = [:]
     ) {
-        self.method = method.uppercased()
+        self.method = method.utf8.contains(where: { $0 >= 0x61 && $0 <= 0x7A }) ? method.uppercased() : method
         self.bucket = bucket
         self.key = key
         self.query = query
-        self.headers = [:]
+        self.headers = Dictionary(minimumCapacity: headers.count + 4)
         for (name, value) in headers {
-            self.headers[name.lowercased()] = value
+            self.headers[name.lowercasedHeaderName] = value
         }
     }
 
     /// The value of a header, looked up case-insensitively.
     public subscript(header name: String) -> String? {
-        get { headers[name.lowercased()] }
-        set { headers[name.lowercased()] = newValue }
+        get { headers[name.lowercasedHeaderName] }
+        set { headers[name.lowercasedHeaderName] = newValue }
+    }
+}
+
+extension String {
+    /// The name lower-cased, without allocating when it already is (the common case: names are written lower-case).
+    @inline(__always)
+    var lowercasedHeaderName: String {
+        utf8.contains(where: { ($0 >= 0x41 && $0 <= 0x5A) || $0 >= 0x80 }) ? lowercased() : self
     }
 }

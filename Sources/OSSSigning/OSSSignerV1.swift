@@ -67,7 +67,7 @@ public struct OSSSignerV1: OSSRequestSigner {
     public static func canonicalizedOSSHeaders(_ headers: [String: String]) -> String {
         var selected: [(String, String)] = []
         for (name, value) in headers {
-            let lower = name.lowercased()
+            let lower = name.lowercasedHeaderName
             if lower.hasPrefix("x-oss-") { selected.append((lower, value)) }
         }
         if selected.isEmpty { return "" }
@@ -113,9 +113,12 @@ public struct OSSSignerV1: OSSRequestSigner {
 
     /// `base64(HMAC-SHA1(secret, stringToSign))`.
     public static func signature(stringToSign: String, secret: String) -> String {
-        let mac = HMAC<Insecure.SHA1>.authenticationCode(
-            for: Data(stringToSign.utf8), using: SymmetricKey(data: Data(secret.utf8)))
-        return Data(mac).base64EncodedString()
+        var message = stringToSign
+        let mac = message.withUTF8 { bytes in
+            HMAC<Insecure.SHA1>.authenticationCode(
+                for: UnsafeRawBufferPointer(bytes), using: SymmetricKey(data: Array(secret.utf8)))
+        }
+        return mac.withUnsafeBytes { Data($0).base64EncodedString() }
     }
 
     /// The query parameters V1 signs (oss2's list plus `cloudboxes`); every other parameter is ignored.

@@ -173,7 +173,8 @@ public struct OSSSignerV4: OSSRequestSigner {
 
     /// `OSS4-HMAC-SHA256\n<dateTime>\n<scope>\nhex(SHA256(canonicalRequest))`.
     public static func stringToSign(canonicalRequest: String, dateTime: String, scope: String) -> String {
-        let hash = SHA256.hash(data: Data(canonicalRequest.utf8))
+        var canonical = canonicalRequest
+        let hash = canonical.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
         return "\(algorithm)\n\(dateTime)\n\(scope)\n\(hexString(hash))"
     }
 
@@ -181,10 +182,11 @@ public struct OSSSignerV4: OSSRequestSigner {
     public static func signingKey(secret: String, day: String, region: String, product: String = "oss")
         -> SymmetricKey
     {
-        var key = SymmetricKey(data: Data(("aliyun_v4" + secret).utf8))
+        var key = SymmetricKey(data: Array(("aliyun_v4" + secret).utf8))
         for component in [day, region, product, "aliyun_v4_request"] {
-            let mac = HMAC<SHA256>.authenticationCode(for: Data(component.utf8), using: key)
-            key = SymmetricKey(data: Data(mac))
+            var text = component
+            let mac = text.withUTF8 { HMAC<SHA256>.authenticationCode(for: UnsafeRawBufferPointer($0), using: key) }
+            key = SymmetricKey(data: mac)
         }
         return key
     }
@@ -194,7 +196,8 @@ public struct OSSSignerV4: OSSRequestSigner {
         stringToSign: String, secret: String, day: String, region: String, product: String = "oss"
     ) -> String {
         let key = signingKey(secret: secret, day: day, region: region, product: product)
-        return hexString(HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: key))
+        var message = stringToSign
+        return hexString(message.withUTF8 { HMAC<SHA256>.authenticationCode(for: UnsafeRawBufferPointer($0), using: key) })
     }
 
     static func hexString(_ bytes: some Sequence<UInt8>) -> String {
