@@ -126,7 +126,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "resumable-download",
-            dependencies: ["AliyunOSS", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "AliyunOSS",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             path: "Samples/ResumableDownload",
             exclude: ["benchmark.sh"],
             swiftSettings: swiftSettings

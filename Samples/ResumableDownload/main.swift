@@ -9,6 +9,7 @@
 import AliyunOSS
 import ArgumentParser
 import Foundation
+import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
 import Glibc
@@ -43,10 +44,16 @@ struct ResumableDownload: AsyncParsableCommand {
             bucketName: bucket, objectKey: key, downloadToFileURL: URL(fileURLWithPath: file), partSize: partSize,
             threadNum: threads, recordDirectoryPath: recordDir, range: try range.map(Self.parseRange),
             crcFlag: noCRC ? false : nil, objectChangedPolicy: restartOnChange ? .restartOnce : .fail)
-        // Reported as parts complete (a resumed download starts from the bytes already on disk).
+        // Reported as bytes arrive (a resumed download's first report covers the bytes already on disk);
+        // print a line per percent.
+        let lastPercent = NIOLockedValueBox<Int64>(-1)
         request.downloadProgress = { _, total, expected in
             let percent = expected > 0 ? total * 100 / expected : 100
-            print("progress: \(total)/\(expected) bytes (\(percent)%)")
+            let changed = lastPercent.withLockedValue { last in
+                defer { last = percent }
+                return percent != last
+            }
+            if changed { print("progress: \(total)/\(expected) bytes (\(percent)%)") }
         }
 
         // Ctrl-C → cancel(): the same path as an app's cancel button.

