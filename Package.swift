@@ -189,6 +189,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Reliability: seeded fuzzing, authentication attacks, hostile keys, seeded faults, secret scans.
+        .testTarget(
+            name: "OSSReliabilityTests",
+            dependencies: [
+                "AliyunOSS", "OSSLocalServer", "OSSSigning", "OSSCRC64", "OSSXML", "OSSResumable",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "AliyunOSSTests",
             dependencies: [

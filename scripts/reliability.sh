@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The long reliability runs, with fixed seeds (see docs/RELIABILITY.md).
+#
+#   scripts/reliability.sh                 # everything: >= 1M inputs per fuzz target, 50 + 50 faulted transfers,
+#                                          # 10,000 keys in one prefix, the attack and secret suites
+#   scripts/reliability.sh Fuzz            # only suites whose name matches (a swift test --filter pattern)
+#
+# Environment (all optional):
+#   OSS_RELIABILITY_SCALE      multiplier of the in-test fuzz counts (default here 50: >= 1M per parser target)
+#   OSS_RELIABILITY_TRANSFERS  resumable uploads and downloads under seeded faults (default here 50 each)
+#   OSS_RELIABILITY_KEYS       keys in the one-prefix listing test (default here 10000)
+#   OSS_RELIABILITY_SEED       xor-ed into every suite's fixed seed (default: unset, the published seeds)
+#   SCRATCH                    the build directory (default .build-reliability)
+#
+# The figures are the `RELIABILITY suite=...` lines; they are collected into $LOG.summary at the end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export OSS_RELIABILITY_SCALE="${OSS_RELIABILITY_SCALE:-50}"
+export OSS_RELIABILITY_TRANSFERS="${OSS_RELIABILITY_TRANSFERS:-50}"
+export OSS_RELIABILITY_KEYS="${OSS_RELIABILITY_KEYS:-10000}"
+SCRATCH="${SCRATCH:-.build-reliability}"
+FILTER="OSSReliabilityTests${1:+.*$1}"
+LOG="${LOG:-$SCRATCH/reliability-$(date -u +%Y%m%dT%H%M%SZ).log}"
+mkdir -p "$SCRATCH"
+
+echo "reliability: scale=$OSS_RELIABILITY_SCALE transfers=$OSS_RELIABILITY_TRANSFERS keys=$OSS_RELIABILITY_KEYS seed=${OSS_RELIABILITY_SEED:-fixed}"
+echo "reliability: log $LOG"
+start=$(date +%s)
+status=0
+# Serial test execution keeps the in-process servers and the fuzzers from starving each other on small machines.
+timeout "${RELIABILITY_TIMEOUT:-7200}" swift test --scratch-path "$SCRATCH" --filter "$FILTER" --no-parallel 2>&1 \
+    | tee "$LOG" || status=$?
+end=$(date +%s)
+
+grep -a '^RELIABILITY ' "$LOG" | sed 's/^RELIABILITY //' > "$LOG.summary" || true
+echo
+echo "=== figures ($((end - start)) s, exit $status) ==="
+cat "$LOG.summary"
+exit "$status"
