@@ -42,6 +42,9 @@ public actor OSSRefreshingCredentialProvider: OSSCredentialProvider {
     private var cached: OSSFederationToken?
     private var inFlight: Task<OSSFederationToken, any Error>?
     private var generation = 0
+    /// The fetch number that produced ``cached`` / ``inFlight`` (see ``credentialsWithEpoch()``).
+    private var cachedEpoch = 0
+    private var inFlightEpoch = 0
 
     /// - Parameters:
     ///   - refreshAhead: how long before the expiration the credentials are fetched again (default 5 minutes).
@@ -60,33 +63,44 @@ public actor OSSRefreshingCredentialProvider: OSSCredentialProvider {
     public private(set) var fetchCount = 0
 
     public func credentials() async throws -> OSSCredentials {
+        try await credentialsWithEpoch().credentials
+    }
+
+    /// The credentials with the number of the fetch that produced them (its "epoch"), so that a request
+    /// rejected with them can ask for a refresh without repeating one another request already caused.
+    func credentialsWithEpoch() async throws -> (credentials: OSSCredentials, epoch: Int) {
         if let cached, isFresh(cached) {
-            return cached.credentials
+            return (cached.credentials, cachedEpoch)
         }
         let task: Task<OSSFederationToken, any Error>
+        let epoch: Int
         if let inFlight {
             task = inFlight
+            epoch = inFlightEpoch
         } else {
             let fetch = self.fetch
             task = Task { try await fetch() }
             inFlight = task
             fetchCount += 1
+            epoch = fetchCount
+            inFlightEpoch = epoch
             let started = generation
             do {
                 let token = try await task.value
                 // After an invalidate() during the fetch, neither cache the token nor touch a newer fetch.
                 if generation == started {
                     cached = token
+                    cachedEpoch = epoch
                     inFlight = nil
                 }
-                return token.credentials
+                return (token.credentials, epoch)
             } catch {
                 if generation == started { inFlight = nil }
                 throw Self.mapError(error)
             }
         }
         do {
-            return try await task.value.credentials
+            return (try await task.value.credentials, epoch)
         } catch {
             throw Self.mapError(error)
         }
@@ -98,6 +112,17 @@ public actor OSSRefreshingCredentialProvider: OSSCredentialProvider {
         cached = nil
         inFlight = nil
         generation += 1
+    }
+
+    /// Invalidates the credentials of fetch `epoch` after the server rejected them, unless a later fetch has
+    /// already produced (or is producing) newer ones. Returns whether it invalidated: when many requests are
+    /// rejected with the same credentials at once, only the first causes a refresh and the others share it.
+    @discardableResult
+    func invalidate(rejectedEpoch epoch: Int) -> Bool {
+        let newest = max(cached == nil ? 0 : cachedEpoch, inFlight == nil ? 0 : inFlightEpoch)
+        guard newest <= epoch else { return false }
+        invalidate()
+        return true
     }
 
     private func isFresh(_ token: OSSFederationToken) -> Bool {

@@ -3,6 +3,10 @@ import Logging
 /// The outermost layer: runs an attempt, and on a retryable failure waits (exponential backoff with full
 /// jitter) or corrects the clock, then runs the attempt again. Only replayable bodies are retried.
 /// Cancellation always ends the loop with `.taskCancelled`.
+///
+/// Credentials the server rejects (403 `InvalidAccessKeyId`, `SecurityTokenExpired`, ...) are refreshed once
+/// when they came from an ``OSSRefreshingCredentialProvider``, and the attempt is sent again at once, re-signed;
+/// see ``OSSCredentialRefreshContext``.
 struct OSSRetryMiddleware: Sendable {
     let policy: OSSRetryPolicy
     let sleeper: any OSSSleeper
@@ -11,6 +15,16 @@ struct OSSRetryMiddleware: Sendable {
 
     func run<Result: Sendable>(
         operation: String, replayable: Bool, attempt body: (_ attempt: Int) async throws -> Result
+    ) async throws -> Result {
+        let context = OSSCredentialRefreshContext()
+        return try await OSSCredentialRefreshContext.$current.withValue(context) {
+            try await loop(operation: operation, replayable: replayable, context: context, attempt: body)
+        }
+    }
+
+    private func loop<Result: Sendable>(
+        operation: String, replayable: Bool, context: OSSCredentialRefreshContext,
+        attempt body: (_ attempt: Int) async throws -> Result
     ) async throws -> Result {
         var attempt = 0
         while true {
@@ -23,6 +37,19 @@ struct OSSRetryMiddleware: Sendable {
                 let error = Self.publicError(error)
                 if let client = error as? OSSClientError, client.code == .taskCancelled { throw client }
                 if Task.isCancelled { throw OSSClientError.cancelled(error) }
+                if replayable, OSSCredentialRefreshContext.isCredentialRejection(error),
+                    let signing = context.takeRefresh()
+                {
+                    let invalidated = await signing.provider.invalidate(rejectedEpoch: signing.epoch)
+                    logger.debug(
+                        "credentials rejected; retrying with refreshed credentials",
+                        metadata: [
+                            "operation": "\(operation)", "attempt": "\(attempt + 1)",
+                            "code": "\((error as? OSSServerError)?.code ?? "")",
+                            "refresh": "\(invalidated ? "started" : "shared")",
+                        ])
+                    continue
+                }
                 switch policy.decision(for: error, attempt: attempt, replayable: replayable) {
                 case .stop:
                     throw error

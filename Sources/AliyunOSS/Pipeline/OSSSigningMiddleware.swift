@@ -18,7 +18,13 @@ struct OSSSigningMiddleware: Sendable {
         }
         let credentials: OSSCredentials
         do {
-            credentials = try await credentialProvider.credentials()
+            if let refreshing = credentialProvider as? OSSRefreshingCredentialProvider {
+                let fetched = try await refreshing.credentialsWithEpoch()
+                OSSCredentialRefreshContext.current?.recordSigning(provider: refreshing, epoch: fetched.epoch)
+                credentials = fetched.credentials
+            } else {
+                credentials = try await credentialProvider.credentials()
+            }
         } catch let error as OSSClientError {
             throw error
         } catch let error as OSSServerError {

@@ -1,0 +1,101 @@
+import Foundation
+import OSSResumable
+
+/// One checkpoint record found in a record directory, decoded (or not).
+struct OSSRecordEntry: Sendable {
+    enum Content: Sendable {
+        case upload(OSSUploadRecord)
+        case download(OSSDownloadRecord)
+        /// The record exists but cannot be used: why.
+        case unusable(OSSResumableError)
+    }
+
+    /// The record's file name, which is also its transfer id.
+    let name: String
+    let kind: OSSRecordKind
+    let content: Content
+    /// The record file's modification time.
+    let modified: Date?
+}
+
+/// Reads a directory of checkpoint records written by `resumableUpload` / `resumableDownload`.
+struct OSSRecordDirectory: Sendable {
+    static let uploadSuffix = ".upload.record"
+    static let downloadSuffix = ".download.record"
+
+    let store: OSSRecordStore
+
+    init(path: String) {
+        store = OSSRecordStore(directoryPath: path)
+    }
+
+    var path: String { store.directoryPath }
+
+    /// The file names in the directory (empty when it does not exist).
+    func fileNames() throws -> [String] {
+        guard FileManager.default.fileExists(atPath: path) else { return [] }
+        let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
+        guard type == .typeDirectory else {
+            throw OSSClientError(.invalidArgument, "record directory \(path) is not a directory")
+        }
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+        } catch {
+            throw OSSClientError(.fileCantRead, "cannot list the record directory \(path)", underlying: error)
+        }
+    }
+
+    /// The kind a record file name says it holds, or `nil` when the name is not a record's.
+    static func kind(ofRecordName name: String) -> OSSRecordKind? {
+        if name.hasPrefix(".") { return nil }
+        if name.hasSuffix(uploadSuffix) { return .upload }
+        if name.hasSuffix(downloadSuffix) { return .download }
+        return nil
+    }
+
+    /// Decodes the record called `name`; `nil` when it vanished meanwhile.
+    func entry(name: String) -> OSSRecordEntry? {
+        guard let kind = Self.kind(ofRecordName: name) else { return nil }
+        let modified = Self.modificationDate(store.recordPath(name: name))
+        switch kind {
+        case .upload:
+            switch store.loadResult(OSSUploadRecord.self, name: name) {
+            case .none: return nil
+            case .loaded(let record): return OSSRecordEntry(name: name, kind: kind, content: .upload(record), modified: modified)
+            case .unusable(let error): return OSSRecordEntry(name: name, kind: kind, content: .unusable(error), modified: modified)
+            }
+        case .download:
+            switch store.loadResult(OSSDownloadRecord.self, name: name) {
+            case .none: return nil
+            case .loaded(let record): return OSSRecordEntry(name: name, kind: kind, content: .download(record), modified: modified)
+            case .unusable(let error): return OSSRecordEntry(name: name, kind: kind, content: .unusable(error), modified: modified)
+            }
+        }
+    }
+
+    /// Every record in the directory, decoded.
+    func entries() throws -> [OSSRecordEntry] {
+        try fileNames().compactMap { entry(name: $0) }
+    }
+
+    /// Removes the record `name` and its lock file.
+    func remove(name: String) throws {
+        do {
+            try store.delete(name: name)
+        } catch {
+            throw OSSClientError(.fileCantWrite, "cannot remove the record \(store.recordPath(name: name))", underlying: error)
+        }
+        try? FileManager.default.removeItem(atPath: store.lockPath(name: name))
+    }
+
+    static func modificationDate(_ path: String) -> Date? {
+        (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+    }
+
+    /// Whether something last modified at `date` is at least `age` old (an age of zero or less matches everything).
+    static func isOlder(_ date: Date?, than age: Duration, now: Date = Date()) -> Bool {
+        if age <= .zero { return true }
+        guard let date else { return false }
+        return now.timeIntervalSince(date) >= age.timeInterval
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import OSSResumable
+
+/// The work of ``OSSClient/sweepStaleRecords(recordDirectoryPath:olderThan:temporaryFileDirectories:)``.
+struct OSSRecordSweeper {
+    let directory: OSSRecordDirectory
+    let olderThan: Duration
+    let temporaryFileDirectories: [String]
+    let now = Date()
+
+    func sweep() throws -> OSSRecordSweepReport {
+        var report = OSSRecordSweepReport(removedRecords: [], removedTemporaryFiles: [], keptRecords: [])
+        let names = try directory.fileNames()
+        var liveTempFiles = Set<String>()
+        var recordNames = Set<String>()
+        for name in names where OSSRecordDirectory.kind(ofRecordName: name) != nil {
+            recordNames.insert(name)
+            let path = directory.store.recordPath(name: name)
+            // A running transfer holds the lock: leave its record (and temporary file) alone.
+            let lock: OSSRecordLock
+            do {
+                lock = try directory.store.lock(name: name)
+            } catch {
+                report.keptRecords.append(path)
+                if case .download(let record)? = directory.entry(name: name)?.content {
+                    liveTempFiles.insert(record.tempFilePath)
+                }
+                continue
+            }
+            defer { withExtendedLifetime(lock) {} }
+            guard let entry = directory.entry(name: name) else { continue }
+            var stale = false
+            switch entry.content {
+            case .unusable: stale = true
+            case .upload: stale = false
+            case .download(let record):
+                stale = !FileManager.default.fileExists(atPath: record.tempFilePath)
+                if !stale { liveTempFiles.insert(record.tempFilePath) }
+            }
+            if stale, OSSRecordDirectory.isOlder(entry.modified, than: olderThan, now: now) {
+                try directory.remove(name: name)
+                report.removedRecords.append(path)
+            } else {
+                report.keptRecords.append(path)
+                if case .download(let record) = entry.content { liveTempFiles.insert(record.tempFilePath) }
+            }
+        }
+        // Record temporaries (`.<name>.tmp-<hex>`) and lock files whose record is gone.
+        for name in names where OSSRecordDirectory.kind(ofRecordName: name) == nil {
+            let path = directory.store.recordPath(name: name)
+            let isRecordTemp = name.hasPrefix(".") && name.contains(".record.tmp-")
+            var isOrphanLock = false
+            if name.hasSuffix(".lock") {
+                let recordName = String(name.dropLast(".lock".count))
+                isOrphanLock = OSSRecordDirectory.kind(ofRecordName: recordName) != nil && !recordNames.contains(recordName)
+                    && !FileManager.default.fileExists(atPath: directory.store.recordPath(name: recordName))
+                if isOrphanLock {
+                    // Someone holding it is starting a transfer right now.
+                    guard let lock = try? OSSRecordLock.acquire(path: path) else { continue }
+                    withExtendedLifetime(lock) {}
+                }
+            }
+            guard isRecordTemp || isOrphanLock else { continue }
+            guard OSSRecordDirectory.isOlder(OSSRecordDirectory.modificationDate(path), than: olderThan, now: now) else { continue }
+            if (try? FileManager.default.removeItem(atPath: path)) != nil {
+                report.removedTemporaryFiles.append(path)
+            }
+        }
+        // Download temporaries no record refers to.
+        for folder in temporaryFileDirectories {
+            let folderPath = OSSRecordStore.absolutePath(folder)
+            guard let files = try? FileManager.default.contentsOfDirectory(atPath: folderPath) else { continue }
+            for file in files.sorted() {
+                guard let marker = file.range(of: ".osstmp-", options: .backwards) else { continue }
+                let suffix = file[marker.upperBound...]
+                guard !suffix.isEmpty, suffix.allSatisfy(\.isHexDigit) else { continue }
+                let path = folderPath + "/" + file
+                guard !liveTempFiles.contains(path),
+                    OSSRecordDirectory.isOlder(OSSRecordDirectory.modificationDate(path), than: olderThan, now: now)
+                else { continue }
+                if (try? FileManager.default.removeItem(atPath: path)) != nil {
+                    report.removedTemporaryFiles.append(path)
+                }
+            }
+        }
+        return report
+    }
+}

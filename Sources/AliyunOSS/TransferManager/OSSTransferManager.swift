@@ -1,0 +1,254 @@
+import Foundation
+import OSSResumable
+
+/// Lists, resumes and terminates the resumable transfers whose checkpoint records are in one directory, also
+/// after the app restarted (like Kii's transfer manager).
+///
+/// ```swift
+/// let manager = OSSTransferManager(client: client, recordDirectoryPath: recordsPath)
+/// for transfer in try await manager.transfers() where transfer.state == .suspended {
+///     print(transfer.objectKey, transfer.bytesDone, "/", transfer.totalBytes)
+/// }
+/// let outcomes = await manager.resumeAll()
+/// ```
+///
+/// The manager rebuilds each request from its record (bucket, key, local file, part size, CRC mode, range) and
+/// runs it with `deleteUploadIdOnCancelling = false`, so ``pause(_:)`` keeps the upload id, the temporary file and
+/// the record for a later ``resume(_:)``. Options that are not in records (content type, metadata, callbacks) were
+/// already applied when the upload was initiated, except the upload callback, which a resumed upload does not send.
+public actor OSSTransferManager {
+    /// The client transfers run with.
+    public nonisolated let client: OSSClient
+    /// The record directory (absolute).
+    public nonisolated let recordDirectoryPath: String
+    /// How many parts each resumed transfer keeps in flight.
+    public nonisolated let threadNum: Int
+    /// State changes and progress of every transfer this manager runs or terminates, in order per transfer.
+    /// A single consumer; the newest 4096 events are kept when nobody reads.
+    public nonisolated let events: AsyncStream<OSSTransferEvent>
+
+    private nonisolated let continuation: AsyncStream<OSSTransferEvent>.Continuation
+    private let directory: OSSRecordDirectory
+    private var running: [String: Running] = [:]
+
+    private struct Running {
+        let cancel: @Sendable () -> Void
+        let task: Task<OSSTransferOutcome, any Error>
+    }
+
+    /// - Parameters:
+    ///   - recordDirectoryPath: the directory given as `recordDirectoryPath` to the resumable requests.
+    ///   - threadNum: parts in flight per resumed transfer (1...64).
+    public init(client: OSSClient, recordDirectoryPath: String, threadNum: Int = 4) {
+        self.client = client
+        directory = OSSRecordDirectory(path: recordDirectoryPath)
+        self.recordDirectoryPath = directory.path
+        self.threadNum = threadNum
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: OSSTransferEvent.self, bufferingPolicy: .bufferingNewest(4096))
+        events = stream
+        self.continuation = continuation
+    }
+
+    deinit {
+        continuation.finish()
+    }
+
+    /// Every transfer with a record in the directory, sorted by id.
+    ///
+    /// - Throws: ``OSSClientError`` `fileCantRead` when the directory cannot be listed.
+    public func transfers() throws -> [OSSTransfer] {
+        try directory.entries().map(describe)
+    }
+
+    /// The transfer `id`, or `nil` when it has no record.
+    public func transfer(_ id: String) -> OSSTransfer? {
+        directory.entry(name: id).map(describe)
+    }
+
+    /// Resumes the transfer `id` and returns when it finishes. Cancelling the calling task, or ``pause(_:)``,
+    /// stops it and keeps its record (it throws `taskCancelled`). Resuming a transfer that is already running
+    /// waits for that run.
+    ///
+    /// - Throws: ``OSSClientError`` `invalidArgument` when there is no readable record `id`; otherwise what
+    ///   ``OSSClient/resumableUpload(_:)`` or ``OSSClient/resumableDownload(_:)`` throws.
+    @discardableResult
+    public func resume(_ id: String) async throws -> OSSTransferOutcome {
+        if let current = running[id] {
+            return try await current.task.value
+        }
+        guard let entry = directory.entry(name: id) else {
+            throw OSSClientError(.invalidArgument, "no transfer \(id) in \(recordDirectoryPath)")
+        }
+        let run = try makeRun(entry)
+        running[id] = run
+        continuation.yield(OSSTransferEvent(id: id, change: .state(.ongoing)))
+        do {
+            let outcome = try await withTaskCancellationHandler {
+                try await run.task.value
+            } onCancel: {
+                run.cancel()
+            }
+            running[id] = nil
+            continuation.yield(OSSTransferEvent(id: id, change: .completed))
+            return outcome
+        } catch {
+            running[id] = nil
+            if !Self.isCancellation(error) {
+                continuation.yield(OSSTransferEvent(id: id, change: .failed(message: "\(error)")))
+            }
+            if let entry = directory.entry(name: id) {
+                let state: OSSTransferState = if case .unusable = entry.content { .noEntry } else { .suspended }
+                continuation.yield(OSSTransferEvent(id: id, change: .state(state)))
+            }
+            throw error
+        }
+    }
+
+    /// Resumes every suspended transfer at once and waits for all of them. One failure does not stop the others.
+    ///
+    /// - Returns: each transfer's outcome or error, by id.
+    public func resumeAll() async throws -> [String: Result<OSSTransferOutcome, any Error>] {
+        let ids = try transfers().filter { $0.state == .suspended }.map(\.id)
+        return await withTaskGroup(of: (String, Result<OSSTransferOutcome, any Error>).self) { group in
+            for id in ids {
+                group.addTask {
+                    do {
+                        return (id, .success(try await self.resume(id)))
+                    } catch {
+                        return (id, .failure(error))
+                    }
+                }
+            }
+            var results: [String: Result<OSSTransferOutcome, any Error>] = [:]
+            for await (id, result) in group { results[id] = result }
+            return results
+        }
+    }
+
+    /// Stops the running transfer `id` and keeps everything needed to resume it (upload id, temporary file,
+    /// record). Its ``resume(_:)`` call throws `taskCancelled`. Does nothing when `id` is not running.
+    public func pause(_ id: String) {
+        running[id]?.cancel()
+    }
+
+    /// Removes the transfer `id` for good: stops it if it runs, aborts the multipart upload on the server (an
+    /// upload already gone is fine) or deletes the download's temporary file, and removes the record.
+    ///
+    /// - Throws: ``OSSClientError`` `invalidArgument` when there is no record `id`, `cannotResumeUpload` when
+    ///   another process is running it, `fileCantWrite` when the record cannot be removed; or the
+    ///   ``OSSServerError`` of the abort (the record is then kept, so terminating again retries).
+    public func terminate(_ id: String) async throws {
+        if let current = running[id] {
+            current.cancel()
+            _ = try? await current.task.value
+            running[id] = nil
+        }
+        guard OSSRecordDirectory.kind(ofRecordName: id) != nil, let entry = directory.entry(name: id) else {
+            throw OSSClientError(.invalidArgument, "no transfer \(id) in \(recordDirectoryPath)")
+        }
+        let lock: OSSRecordLock
+        do {
+            lock = try directory.store.lock(name: id)
+        } catch {
+            throw OSSClientError(.cannotResumeUpload, "transfer \(id) is in use by another process", underlying: error)
+        }
+        defer { withExtendedLifetime(lock) {} }
+        do {
+            switch entry.content {
+            case .upload(let record):
+                do {
+                    _ = try await client.abortMultipartUpload(
+                        OSSAbortMultipartUploadRequest(
+                            bucketName: record.bucket, objectKey: record.key, uploadId: record.uploadId))
+                } catch let error as OSSServerError where error.code == "NoSuchUpload" {
+                    // Already aborted or completed.
+                }
+            case .download(let record):
+                if FileManager.default.fileExists(atPath: record.tempFilePath) {
+                    do {
+                        try FileManager.default.removeItem(atPath: record.tempFilePath)
+                    } catch {
+                        throw OSSClientError(
+                            .fileCantWrite, "cannot remove the temporary file \(record.tempFilePath)", underlying: error)
+                    }
+                }
+            case .unusable:
+                break
+            }
+            try directory.remove(name: id)
+        }
+        continuation.yield(OSSTransferEvent(id: id, change: .terminated))
+    }
+
+    // MARK: - Records to requests
+
+    private func describe(_ entry: OSSRecordEntry) -> OSSTransfer {
+        let isRunning = running[entry.name] != nil
+        let kind: OSSTransferKind = entry.kind == .upload ? .upload : .download
+        switch entry.content {
+        case .upload(let record):
+            let done = record.parts.reduce(Int64(0)) { $0 + $1.size }
+            return OSSTransfer(
+                id: entry.name, kind: kind, state: isRunning ? .ongoing : .suspended, bucketName: record.bucket,
+                objectKey: record.key, filePath: record.filePath, uploadId: record.uploadId, temporaryFilePath: nil,
+                partSize: record.partSize, bytesDone: done, totalBytes: record.fileIdentity.size,
+                completedParts: record.parts.count, problem: nil)
+        case .download(let record):
+            let done = record.parts.reduce(Int64(0)) { $0 + $1.length }
+            return OSSTransfer(
+                id: entry.name, kind: kind, state: isRunning ? .ongoing : .suspended, bucketName: record.bucket,
+                objectKey: record.key, filePath: record.destinationPath, uploadId: nil,
+                temporaryFilePath: record.tempFilePath, partSize: record.partSize, bytesDone: done,
+                totalBytes: record.range.length, completedParts: record.parts.count, problem: nil)
+        case .unusable(let error):
+            return OSSTransfer(
+                id: entry.name, kind: kind, state: isRunning ? .ongoing : .noEntry, bucketName: "", objectKey: "",
+                filePath: "", uploadId: nil, temporaryFilePath: nil, partSize: 0, bytesDone: 0, totalBytes: 0,
+                completedParts: 0, problem: "\(error)")
+        }
+    }
+
+    private func makeRun(_ entry: OSSRecordEntry) throws -> Running {
+        let id = entry.name
+        let continuation = self.continuation
+        let progress: OSSProgressHandler = { _, done, total in
+            continuation.yield(OSSTransferEvent(id: id, change: .progress(bytesDone: done, totalBytes: total)))
+        }
+        let client = self.client
+        switch entry.content {
+        case .upload(let record):
+            let request = OSSResumableUploadRequest(
+                bucketName: record.bucket, objectKey: record.key,
+                uploadingFileURL: URL(fileURLWithPath: record.filePath), partSize: record.requestedPartSize,
+                threadNum: threadNum, recordDirectoryPath: recordDirectoryPath, deleteUploadIdOnCancelling: false,
+                crcFlag: record.crcMode == .enabled, uploadProgress: progress)
+            let task = Task<OSSTransferOutcome, any Error> {
+                let result = try await client.resumableUpload(request)
+                return .uploaded(result)
+            }
+            return Running(cancel: { request.cancel() }, task: task)
+        case .download(let record):
+            var range: OSSObjectRange?
+            if let requested = record.requestedRange {
+                range = requested.last.map { .closed(requested.first, $0) } ?? .from(requested.first)
+            }
+            let request = OSSResumableDownloadRequest(
+                bucketName: record.bucket, objectKey: record.key,
+                downloadToFileURL: URL(fileURLWithPath: record.destinationPath), partSize: record.partSize,
+                threadNum: threadNum, recordDirectoryPath: recordDirectoryPath, range: range,
+                crcFlag: record.crcMode == .enabled, downloadProgress: progress)
+            let task = Task<OSSTransferOutcome, any Error> {
+                let result = try await client.resumableDownload(request)
+                return .downloaded(result)
+            }
+            return Running(cancel: { request.cancel() }, task: task)
+        case .unusable(let error):
+            throw OSSClientError(.cannotResumeUpload, "transfer \(id) cannot be resumed: \(error)", underlying: error)
+        }
+    }
+
+    private static func isCancellation(_ error: any Error) -> Bool {
+        (error as? OSSClientError)?.code == .taskCancelled
+    }
+}
