@@ -76,7 +76,10 @@ struct ResumableDownloadResumeTests {
             // Slow parts, so the download is still running when the Task is cancelled.
             await server.addFault(LocalOSSFaultRule(operation: .getObject, action: .delay(milliseconds: 150)))
             let (firstPart, continuation) = AsyncStream<Void>.makeStream()
-            let request = rdRequest("task.bin", scratch, threads: 2, progress: { _, _, _ in continuation.yield() })
+            // More than threads × partSize received means at least one part is complete and recorded.
+            let request = rdRequest(
+                "task.bin", scratch, threads: 2,
+                progress: { _, total, _ in if total > 2 * rdPartSize { continuation.yield() } })
             let task = Task { try await client.resumableDownload(request) }
             var iterator = firstPart.makeAsyncIterator()
             await iterator.next()
