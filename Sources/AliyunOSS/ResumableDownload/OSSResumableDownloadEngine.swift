@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Crypto
 import Logging
 import OSSResumable
 import _NIOFileSystem
@@ -74,9 +75,12 @@ final class OSSResumableDownloadEngine {
             bucket: request.bucketName, key: request.objectKey, requestedRange: requestedRange,
             destinationPath: destinationPath)
         if let directory = request.recordDirectoryPath, !directory.isEmpty {
-            store = OSSRecordStore(directoryPath: directory)
-            // Deterministic, so a fresh start after a lost or corrupt record reuses (truncates) the same file.
-            tempFilePath = destinationPath + ".osstmp-" + recordName.prefix(16)
+            let store = OSSRecordStore(directoryPath: directory)
+            self.store = store
+            // Deterministic, so a fresh start after a lost or corrupt record reuses (truncates) the same file;
+            // named from the record's full path, so downloads recorded in different directories never share it.
+            let digest = SHA256.hash(data: Array(store.recordPath(name: recordName).utf8))
+            tempFilePath = destinationPath + ".osstmp-" + digest.prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
         } else {
             store = nil
             tempFilePath = destinationPath + ".osstmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)

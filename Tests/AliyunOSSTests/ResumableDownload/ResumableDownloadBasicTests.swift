@@ -178,4 +178,46 @@ struct ResumableDownloadBasicTests {
             #expect(try scratch.destinationBytes() == bytes)
         }
     }
+
+    @Test("STS credentials (V4) and many threads on small parts")
+    func stsManyThreads() async throws {
+        let scratch = try RDScratch()
+        defer { scratch.cleanup() }
+        let bytes = patternBytes(4_000_000, seed: 12)  // 40 parts
+        try await withServerAndClient(version: .v4, sts: true) { server, client in
+            try await rdPut(client, "sts.bin", bytes)
+            await server.resetStats()
+            let log = RDProgressLog()
+            let result = try await client.resumableDownload(
+                rdRequest("sts.bin", scratch, threads: 16, progress: log.handler()))
+            #expect(try scratch.destinationBytes() == bytes)
+            #expect(result.crc64 == CRC64.checksum(bytes))
+            #expect(await server.stats()[.getObject].requests == 40)
+            log.verifyMonotonic(expected: Int64(bytes.count))
+        }
+    }
+
+    @Test("the same download recorded in two directories uses two temporary files")
+    func temporaryFilePerRecordDirectory() async throws {
+        let scratch = try RDScratch()
+        defer { scratch.cleanup() }
+        let bytes = patternBytes(500_000, seed: 13)
+        try await withServerAndClient { _, client in
+            try await rdPut(client, "twodirs.bin", bytes)
+            for directory in [scratch.recordDirectory, scratch.recordDirectory + "-other"] {
+                var run = OSSResumableDownloadRequest(
+                    bucketName: "bkt", objectKey: "twodirs.bin", downloadToFileURL: scratch.destination,
+                    partSize: rdPartSize, threadNum: 1, recordDirectoryPath: directory)
+                let handle = run
+                run.downloadProgress = { _, total, _ in if total > rdPartSize { handle.cancel() } }
+                let error = await rdClientError { _ = try await client.resumableDownload(run) }
+                #expect(error?.code == .taskCancelled)
+            }
+            #expect(try scratch.temporaryFiles().count == 2)
+            let result = try await client.resumableDownload(rdRequest("twodirs.bin", scratch))
+            #expect(result.resumedBytes == rdPartSize)
+            #expect(try scratch.destinationBytes() == bytes)
+            #expect(try scratch.temporaryFiles().count == 1)
+        }
+    }
 }
