@@ -116,4 +116,38 @@ struct ResumableDownloadFaultTests {
             #expect(scratch.records().isEmpty)
         }
     }
+
+    @Test("a record directory that cannot be created is fileCantWrite before any GET")
+    func unwritableRecordDirectory() async throws {
+        let scratch = try RDScratch()
+        defer { scratch.cleanup() }
+        let blocker = scratch.root.appendingPathComponent("blocker")
+        try Data("x".utf8).write(to: blocker)
+        try await withServerAndClient { server, client in
+            try await rdPut(client, "norecorddir.bin", patternBytes(300_000, seed: 46))
+            await server.resetStats()
+            let request = OSSResumableDownloadRequest(
+                bucketName: "bkt", objectKey: "norecorddir.bin", downloadToFileURL: scratch.destination,
+                recordDirectoryPath: blocker.appendingPathComponent("records").path)
+            let error = await rdClientError { _ = try await client.resumableDownload(request) }
+            #expect(error?.code == .fileCantWrite)
+            #expect(await rdGetBytes(server) == 0)
+            #expect(try scratch.leftovers() == ["blocker"])
+        }
+    }
+
+    @Test("crcFlag false skips the combined CRC check but still reports the CRC of the bytes")
+    func crcDisabled() async throws {
+        let scratch = try RDScratch()
+        defer { scratch.cleanup() }
+        let bytes = patternBytes(300_000, seed: 47)
+        try await withServerAndClient { _, client in
+            try await rdPut(client, "nocrc.bin", bytes)
+            var request = rdRequest("nocrc.bin", scratch)
+            request.crcFlag = false
+            let result = try await client.resumableDownload(request)
+            #expect(result.crc64 == CRC64.checksum(bytes))
+            #expect(try scratch.destinationBytes() == bytes)
+        }
+    }
 }

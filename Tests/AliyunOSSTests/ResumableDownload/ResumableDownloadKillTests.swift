@@ -31,8 +31,10 @@ struct ResumableDownloadKillTests {
         return nil
     }
 
-    @Test("kill -9 mid-download, resume in this process: identical file, at most threads × partSize fetched again")
-    func killAndResume() async throws {
+    @Test(
+        "kill -9 mid-download, resume in this process: identical file, at most threads × partSize fetched again",
+        arguments: [3, 12, 30])
+    func killAndResume(afterParts: Int64) async throws {
         let binary = try #require(
             Self.sampleBinary(), "build the sample first: swift build --product resumable-download")
         let scratch = try RDScratch()
@@ -62,9 +64,9 @@ struct ResumableDownloadKillTests {
             process.standardError = FileHandle.nullDevice
             try process.run()
 
-            // Kill once about a quarter of the object has been served.
+            // Kill once `afterParts` parts of the 40 have been served.
             var waited = 0
-            while await rdGetBytes(server) < 10 * rdPartSize, process.isRunning, waited < 3000 {
+            while await rdGetBytes(server) < afterParts * rdPartSize, process.isRunning, waited < 3000 {
                 try await Task.sleep(for: .milliseconds(10))
                 waited += 1
             }
