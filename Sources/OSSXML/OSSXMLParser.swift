@@ -20,6 +20,9 @@ public enum OSSXMLParser {
             throw OSSXMLError(.tooLarge, "document of \(data.count) bytes")
         }
         let bytes = Data(data)
+        if let problem = preflightProblem(bytes) {
+            throw OSSXMLError(.malformed, problem)
+        }
         if containsDoctype(bytes) {
             throw OSSXMLError(.malformed, "document type declarations are not accepted")
         }
@@ -44,6 +47,47 @@ public enum OSSXMLParser {
             throw OSSXMLError(.unexpectedRoot, "expected <\(rootName)>, found <\(root.name)>")
         }
         return root
+    }
+
+    /// Why `data` must not reach `XMLParser`, or `nil` when it may.
+    ///
+    /// OSS only sends UTF-8 documents with no processing instructions besides the XML declaration. Anything
+    /// else is refused before `XMLParser` sees it, because (found by the reliability fuzzer):
+    /// - swift-corelibs-foundation's `XMLParser` dereferences NULL (SIGSEGV in `strlen`) on a processing
+    ///   instruction without data, such as `<?pi?>` or `<?xml?>`;
+    /// - documents that make libxml2 switch encodings mid-stream trapped it (SIGILL in
+    ///   `_NSXMLParserStartElementNs`);
+    /// - in UTF-16 or UTF-32 the `<!DOCTYPE` check below cannot see the declaration.
+    static func preflightProblem(_ data: Data) -> String? {
+        // NUL is never allowed in XML 1.0; it means UTF-16/32 or binary data.
+        if data.contains(0) { return "only UTF-8 documents are accepted (found a NUL byte)" }
+        // Valid UTF-8: decoding with repair changes nothing (this also refuses UTF-16 byte-order marks).
+        guard String(decoding: data, as: UTF8.self).utf8.elementsEqual(data) else {
+            return "only UTF-8 documents are accepted (the bytes are not valid UTF-8)"
+        }
+        var rest = data[...]
+        if rest.starts(with: [0xEF, 0xBB, 0xBF]) { rest = rest.dropFirst(3) }
+        if rest.starts(with: Array("<?xml".utf8)) {
+            // The XML declaration: `<?xml` then white space, and it may only name UTF-8.
+            let afterName = rest.dropFirst(5)
+            guard let next = afterName.first, next == 0x20 || next == 0x09 || next == 0x0D || next == 0x0A,
+                let end = afterName.firstRange(of: Array("?>".utf8))
+            else { return "malformed XML declaration" }
+            let declaration = String(decoding: afterName[..<end.lowerBound], as: UTF8.self)
+            if let name = declaration.firstRange(of: "encoding") {
+                let value = declaration[name.upperBound...].drop { " \t\r\n=".contains($0) }
+                guard let quote = value.first, quote == "\"" || quote == "'" else { return "malformed XML declaration" }
+                let encoding = value.dropFirst().prefix { $0 != quote }.lowercased()
+                guard encoding == "utf-8" || encoding == "utf8" else {
+                    return "only UTF-8 documents are accepted (the declaration says \(encoding.prefix(32)))"
+                }
+            }
+            rest = afterName[end.upperBound...]
+        }
+        if rest.firstRange(of: Array("<?".utf8)) != nil {
+            return "processing instructions are not accepted"
+        }
+        return nil
     }
 
     static func containsDoctype(_ data: Data) -> Bool {
