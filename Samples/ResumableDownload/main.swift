@@ -44,7 +44,7 @@ struct ResumableDownload: AsyncParsableCommand {
             bucketName: bucket, objectKey: key, downloadToFileURL: URL(fileURLWithPath: file), partSize: partSize,
             threadNum: threads, recordDirectoryPath: recordDir, range: try range.map(Self.parseRange),
             crcFlag: noCRC ? false : nil, objectChangedPolicy: restartOnChange ? .restartOnce : .fail)
-        // Reported as bytes arrive (a resumed download's first report covers the bytes already on disk);
+        // Reported as parts are recorded (a resumed download's first report covers the bytes already on disk);
         // print a line per percent.
         let lastPercent = NIOLockedValueBox<Int64>(-1)
         request.downloadProgress = { _, total, expected in

@@ -25,18 +25,16 @@ extension OSSResumableDownloadEngine {
         let client = self.client
         let bucket = request.bucketName
         let key = request.objectKey
-        let progress = self.progress
         var pending = parts.makeIterator()
         var failures: [any Error] = []
         await withTaskGroup(of: PartResult.self) { group in
             func startNext() {
                 guard let part = pending.next() else { return }
                 group.addTask {
-                    defer { progress.endAttempt(part: part.number) }
                     do {
                         let crc = try await Self.fetch(
                             client: client, bucket: bucket, key: key, etag: etag, part: part,
-                            fileOffset: part.offset - rangeStart, handle: handle, progress: progress)
+                            fileOffset: part.offset - rangeStart, handle: handle)
                         return .downloaded(number: part.number, crc64: crc)
                     } catch {
                         return .failed(number: part.number, error: error)
@@ -96,7 +94,7 @@ extension OSSResumableDownloadEngine {
     /// part from its start.
     static func fetch(
         client: OSSClient, bucket: String, key: String, etag: String, part: OSSPart, fileOffset: Int64,
-        handle: WriteFileHandle, progress: OSSResumableDownloadProgressTracker
+        handle: WriteFileHandle
     ) async throws -> UInt64 {
         let get = OSSGetObjectRequest(
             bucketName: bucket, objectKey: key, range: .closed(part.offset, part.end - 1), standardRangeBehavior: true,
@@ -119,7 +117,6 @@ extension OSSResumableDownloadEngine {
                 throw OSSClientError(
                     .exceptionCaught, "GetObject \(key): Content-Length \(announced) does not match \(part)")
             }
-            progress.startAttempt(part: part.number)
             var crc = CRC64()
             var received: Int64 = 0
             for try await chunk in response.body {
@@ -134,7 +131,6 @@ extension OSSResumableDownloadEngine {
                     throw OSSClientError(.fileCantWrite, "cannot write \(part) to the temporary file", underlying: error)
                 }
                 received += count
-                progress.received(count, part: part.number)
             }
             guard received == part.length else {
                 throw OSSClientError(.networkError, "the body of \(part) ended after \(received) of \(part.length) bytes")

@@ -32,7 +32,6 @@ final class OSSResumableDownloadEngine {
     var logger: Logger { client.configuration.logger }
 
     var machine: OSSDownloadStateMachine
-    let progress: OSSResumableDownloadProgressTracker
     var handle: WriteFileHandle?
     var handlePath: String?
     var outcome: Outcome?
@@ -85,7 +84,6 @@ final class OSSResumableDownloadEngine {
             store = nil
             tempFilePath = destinationPath + ".osstmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
         }
-        progress = OSSResumableDownloadProgressTracker(handler: request.downloadProgress)
         machine = OSSDownloadStateMachine(
             configuration: .init(
                 bucket: request.bucketName, key: request.objectKey, destinationPath: destinationPath,
@@ -184,7 +182,6 @@ final class OSSResumableDownloadEngine {
                     metadata: ["reason": "\(reason)", "key": "\(request.objectKey)"])
                 deleteRecord()
             case .downloadParts(let etag, let rangeStart, let path, let parts):
-                progress.begin(expected: machine.plan?.totalLength ?? 0)
                 await download(etag: etag, rangeStart: rangeStart, path: path, parts: parts)
             case .headObject:
                 let object: OSSObjectIdentity
@@ -195,10 +192,9 @@ final class OSSResumableDownloadEngine {
                     return
                 }
                 logger.info("the object changed; restarting the download", metadata: ["key": "\(request.objectKey)"])
-                progress.reset()
                 await perform(machine.handle(.objectHeaded(object)))
-            case .reportProgress(_, let total, let expected):
-                progress.committed(total: total, expected: expected)
+            case .reportProgress(let step, let total, let expected):
+                request.downloadProgress?(step, total, expected)
             case .commitTempFile(let from, let to):
                 do {
                     try await commit(from: from, to: to)

@@ -9,7 +9,7 @@ struct ResumableDownloadChangeTests {
     func cancelAfter(_ parts: Int, _ client: OSSClient, _ key: String, _ scratch: RDScratch) async {
         var request = rdRequest(key, scratch, threads: 1)
         let handle = request
-        request.downloadProgress = { _, total, _ in if total > Int64(parts) * rdPartSize { handle.cancel() } }
+        request.downloadProgress = { _, total, _ in if total >= Int64(parts) * rdPartSize { handle.cancel() } }
         let error = await rdClientError { _ = try await client.resumableDownload(request) }
         #expect(error?.code == .taskCancelled)
     }
@@ -57,9 +57,9 @@ struct ResumableDownloadChangeTests {
         }
     }
 
-    /// Replaces the object from the progress handler once more than `afterParts` parts of bytes arrived; the
-    /// part GETs are delayed before their If-Match is checked, so the replacement lands while a later part
-    /// waits and that part gets 412 (6 parts: at most `afterParts + threads` parts are past their check).
+    /// Replaces the object from the progress handler once `afterParts` parts are recorded; the part GETs are
+    /// delayed before their If-Match is checked, so the replacement lands while a later part waits and that
+    /// part gets 412 (6 parts: at most `afterParts + threads` parts are past their check).
     func replaceDuringRun(
         afterParts: Int, policy: OSSDownloadObjectChangedPolicy, threads: Int
     ) async throws -> (result: Result<OSSResumableDownloadResult, any Error>, old: [UInt8], new: [UInt8], scratch: RDScratch) {
@@ -73,7 +73,7 @@ struct ResumableDownloadChangeTests {
             let request = rdRequest(
                 "during.bin", scratch, threads: threads, policy: policy,
                 progress: { _, total, _ in
-                    guard total > Int64(afterParts) * rdPartSize else { return }
+                    guard total >= Int64(afterParts) * rdPartSize else { return }
                     let first = once.withLockedValue { fired in
                         defer { fired = true }
                         return !fired

@@ -30,7 +30,7 @@ struct ResumableDownloadFaultTests {
     func cancelAfter(_ parts: Int, _ client: OSSClient, _ key: String, _ scratch: RDScratch) async {
         var request = rdRequest(key, scratch, threads: 1)
         let handle = request
-        request.downloadProgress = { _, total, _ in if total > Int64(parts) * rdPartSize { handle.cancel() } }
+        request.downloadProgress = { _, total, _ in if total >= Int64(parts) * rdPartSize { handle.cancel() } }
         let error = await rdClientError { _ = try await client.resumableDownload(request) }
         #expect(error?.code == .taskCancelled)
     }

@@ -5,15 +5,15 @@ import Testing
 
 @Suite("resumableDownload: cancel, resume and records")
 struct ResumableDownloadResumeTests {
-    /// Starts a one-part-at-a-time download that `cancel()`s itself once bytes of part `afterParts + 1` arrive
-    /// (so `afterParts` parts are recorded: the next part starts only after the record is written), and checks
-    /// it threw taskCancelled.
+    /// Starts a one-part-at-a-time download that `cancel()`s itself once `afterParts` parts are recorded
+    /// (progress is reported per recorded part; no further part starts after a cancel), and checks it threw
+    /// taskCancelled.
     func cancelledRun(_ client: OSSClient, _ key: String, _ scratch: RDScratch, afterParts: Int) async {
         var request = rdRequest(key, scratch, threads: 1)
         // Copies share the cancellation state, so a copy taken before the handler is set can cancel the run.
         let handle = request
         request.downloadProgress = { _, total, _ in
-            if total > Int64(afterParts) * rdPartSize { handle.cancel() }
+            if total >= Int64(afterParts) * rdPartSize { handle.cancel() }
         }
         let error = await rdClientError { _ = try await client.resumableDownload(request) }
         #expect(error?.code == .taskCancelled)
@@ -76,10 +76,10 @@ struct ResumableDownloadResumeTests {
             // Slow parts, so the download is still running when the Task is cancelled.
             await server.addFault(LocalOSSFaultRule(operation: .getObject, action: .delay(milliseconds: 150)))
             let (firstPart, continuation) = AsyncStream<Void>.makeStream()
-            // More than threads × partSize received means at least one part is complete and recorded.
+            // Progress is reported per recorded part.
             let request = rdRequest(
                 "task.bin", scratch, threads: 2,
-                progress: { _, total, _ in if total > 2 * rdPartSize { continuation.yield() } })
+                progress: { _, total, _ in if total >= rdPartSize { continuation.yield() } })
             let task = Task { try await client.resumableDownload(request) }
             var iterator = firstPart.makeAsyncIterator()
             await iterator.next()
