@@ -48,22 +48,23 @@ struct OSSRecordSweeper {
         // Record temporaries (`.<name>.tmp-<hex>`) and lock files whose record is gone.
         for name in names where OSSRecordDirectory.kind(ofRecordName: name) == nil {
             let path = directory.store.recordPath(name: name)
-            let isRecordTemp = name.hasPrefix(".") && name.contains(".record.tmp-")
-            var isOrphanLock = false
-            if name.hasSuffix(".lock") {
-                let recordName = String(name.dropLast(".lock".count))
-                isOrphanLock = OSSRecordDirectory.kind(ofRecordName: recordName) != nil && !recordNames.contains(recordName)
-                    && !FileManager.default.fileExists(atPath: directory.store.recordPath(name: recordName))
-                if isOrphanLock {
-                    // Someone holding it is starting a transfer right now.
-                    guard let lock = try? OSSRecordLock.acquire(path: path) else { continue }
-                    withExtendedLifetime(lock) {}
-                }
+            guard OSSRecordDirectory.isOlder(OSSRecordDirectory.modificationDate(path), than: olderThan, now: now) else {
+                continue
             }
-            guard isRecordTemp || isOrphanLock else { continue }
-            guard OSSRecordDirectory.isOlder(OSSRecordDirectory.modificationDate(path), than: olderThan, now: now) else { continue }
-            if (try? FileManager.default.removeItem(atPath: path)) != nil {
-                report.removedTemporaryFiles.append(path)
+            if name.hasPrefix(".") && name.contains(".record.tmp-") {
+                if (try? FileManager.default.removeItem(atPath: path)) != nil {
+                    report.removedTemporaryFiles.append(path)
+                }
+            } else if name.hasSuffix(".lock") {
+                let recordName = String(name.dropLast(".lock".count))
+                guard OSSRecordDirectory.kind(ofRecordName: recordName) != nil, !recordNames.contains(recordName),
+                    !FileManager.default.fileExists(atPath: directory.store.recordPath(name: recordName))
+                else { continue }
+                // A held lock means a transfer is starting right now. Releasing a lock removes its file.
+                guard Self.takeAndRelease(lockAt: path) else { continue }
+                if !FileManager.default.fileExists(atPath: path) {
+                    report.removedTemporaryFiles.append(path)
+                }
             }
         }
         // Download temporaries no record refers to.
@@ -84,5 +85,12 @@ struct OSSRecordSweeper {
             }
         }
         return report
+    }
+
+    /// Takes the lock at `path` and releases it at once (which removes its file); false when it is held.
+    private static func takeAndRelease(lockAt path: String) -> Bool {
+        guard let lock = try? OSSRecordLock.acquire(path: path) else { return false }
+        withExtendedLifetime(lock) {}
+        return true
     }
 }

@@ -1,0 +1,209 @@
+import AliyunOSS
+import Foundation
+import OSSLocalServer
+import Testing
+
+@Suite("Transfer manager")
+struct TransferManagerTests {
+    static let size = 10 * Int(tmPartSize) + 7_777  // 11 parts
+
+    @Test("after a restart: a paused upload is listed as suspended with its bytes, and resumes to the same object")
+    func listAndResumeUpload() async throws {
+        let scratch = try TMScratch()
+        defer { scratch.cleanup() }
+        let bytes = patternBytes(Self.size, seed: 101)
+        let source = try scratch.write(bytes, to: "source.bin")
+        try await withTMServer { server, client in
+            try await tmUploadAndCancel(
+                client, key: "tm/up.bin", source: source, recordDirectory: scratch.recordDirectory, cancelAfter: 5)
+            let uploadIds = try await tmUploadIds(client)
+            #expect(uploadIds.count == 1)
+
+            // A new manager on the same directory, as after the app restarted.
+            let manager = OSSTransferManager(client: client, recordDirectoryPath: scratch.recordDirectory, threadNum: 3)
+            let listed = try await manager.transfers()
+            #expect(listed.count == 1)
+            let transfer = try #require(listed.first)
+            #expect(transfer.kind == .upload)
+            #expect(transfer.state == .suspended)
+            #expect(transfer.bucketName == "bkt")
+            #expect(transfer.objectKey == "tm/up.bin")
+            #expect(transfer.uploadId == uploadIds.first)
+            #expect(transfer.totalBytes == Int64(Self.size))
+            #expect(transfer.partSize == tmPartSize)
+            #expect(transfer.completedParts >= 5)
+            #expect(transfer.bytesDone == Int64(transfer.completedParts) * tmPartSize)
+            #expect(transfer.bytesDone < transfer.totalBytes)
+            // The record never claims more than the server holds.
+            let onServer = try await client.listAllParts(
+                bucketName: "bkt", objectKey: "tm/up.bin", uploadId: try #require(transfer.uploadId))
+            // (A part in flight when the run was cancelled may have landed after the last record write.)
+            let serverBytes = onServer.reduce(Int64(0)) { $0 + $1.size }
+            #expect(transfer.bytesDone <= serverBytes)
+
+            let log = TMEventLog()
+            let drain = log.drain(manager.events)
+            await server.resetStats()
+            let outcome = try await manager.resume(transfer.id)
+            guard case .uploaded(let result) = outcome else {
+                Issue.record("expected an upload outcome, got \(outcome)")
+                return
+            }
+            // ListParts is the truth on resume: everything the server holds is reused.
+            #expect(result.resumedBytes == serverBytes)
+            #expect(result.crc64 == CRC64.checksum(bytes))
+            let head = try await client.headObject(OSSHeadObjectRequest(bucketName: "bkt", objectKey: "tm/up.bin"))
+            #expect(head.crc64 == CRC64.checksum(bytes))
+            #expect(head.contentLength == Int64(Self.size))
+            // Only the missing parts were sent.
+            #expect(await server.stats()[.uploadPart].requestBodyBytes == Int64(Self.size) - serverBytes)
+            #expect(try await manager.transfers().isEmpty)
+            #expect(try await tmUploadIds(client).isEmpty)
+
+            // Events: ongoing, progress up to the total, completed.
+            for _ in 0..<500 where !log.events.contains(where: { $0.change == .completed }) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            drain.cancel()
+            let changes = log.events.filter { $0.id == transfer.id }.map(\.change)
+            #expect(changes.first == .state(.ongoing))
+            #expect(changes.last == .completed)
+            #expect(changes.contains(.progress(bytesDone: Int64(Self.size), totalBytes: Int64(Self.size))))
+            let dones = changes.compactMap { change -> Int64? in
+                if case .progress(let done, _) = change { done } else { nil }
+            }
+            #expect(dones == dones.sorted())
+        }
+    }
+
+    @Test("terminate aborts the server-side upload and removes the record")
+    func terminateUpload() async throws {
+        let scratch = try TMScratch()
+        defer { scratch.cleanup() }
+        let source = try scratch.write(patternBytes(Self.size, seed: 102), to: "source.bin")
+        try await withTMServer { _, client in
+            try await tmUploadAndCancel(
+                client, key: "tm/terminate.bin", source: source, recordDirectory: scratch.recordDirectory,
+                cancelAfter: 3)
+            #expect(try await tmUploadIds(client).count == 1)
+            let manager = OSSTransferManager(client: client, recordDirectoryPath: scratch.recordDirectory)
+            let log = TMEventLog()
+            let drain = log.drain(manager.events)
+            let transfer = try #require(try await manager.transfers().first)
+            try await manager.terminate(transfer.id)
+            #expect(try await tmUploadIds(client).isEmpty)
+            #expect(scratch.records().isEmpty)
+            #expect(try await manager.transfers().isEmpty)
+            #expect(await manager.transfer(transfer.id) == nil)
+            let error = await tmClientError { try await manager.terminate(transfer.id) }
+            #expect(error?.code == .invalidArgument)
+            for _ in 0..<500 where log.events.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+            drain.cancel()
+            #expect(log.events == [OSSTransferEvent(id: transfer.id, change: .terminated)])
+        }
+    }
+
+    @Test("a paused download is listed with its bytes, resumes, and terminate removes its temporary file")
+    func downloads() async throws {
+        let scratch = try TMScratch()
+        defer { scratch.cleanup() }
+        let bytes = patternBytes(Self.size, seed: 103)
+        try await withTMServer { _, client in
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "tm/down.bin", data: Data(bytes)))
+            for name in ["first.bin", "second.bin"] {
+                var request = OSSResumableDownloadRequest(
+                    bucketName: "bkt", objectKey: "tm/down.bin", downloadToFileURL: scratch.file(name),
+                    partSize: tmPartSize, threadNum: 1, recordDirectoryPath: scratch.recordDirectory)
+                let handle = request
+                let counter = TMCounter()
+                request.downloadProgress = { _, _, _ in if counter.next() == 3 { handle.cancel() } }
+                #expect(await tmClientError { _ = try await client.resumableDownload(request) }?.code == .taskCancelled)
+            }
+            let manager = OSSTransferManager(client: client, recordDirectoryPath: scratch.recordDirectory)
+            let listed = try await manager.transfers()
+            #expect(listed.count == 2)
+            #expect(listed.allSatisfy { $0.kind == .download && $0.state == .suspended })
+            #expect(listed.allSatisfy { $0.totalBytes == Int64(Self.size) && $0.bytesDone > 0 && $0.bytesDone < $0.totalBytes })
+            let first = try #require(listed.first { $0.filePath.hasSuffix("/first.bin") })
+            let second = try #require(listed.first { $0.filePath.hasSuffix("/second.bin") })
+            let temp = try #require(second.temporaryFilePath)
+            #expect(FileManager.default.fileExists(atPath: temp))
+
+            let outcome = try await manager.resume(first.id)
+            guard case .downloaded(let result) = outcome else {
+                Issue.record("expected a download outcome, got \(outcome)")
+                return
+            }
+            #expect(result.resumedBytes == first.bytesDone)
+            #expect(try Data(contentsOf: scratch.file("first.bin")) == Data(bytes))
+
+            try await manager.terminate(second.id)
+            #expect(!FileManager.default.fileExists(atPath: temp))
+            #expect(!FileManager.default.fileExists(atPath: scratch.file("second.bin").path))
+            #expect(try await manager.transfers().isEmpty)
+        }
+    }
+
+    @Test("a corrupt record is listed as noEntry, cannot be resumed, and terminate removes it")
+    func corruptRecord() async throws {
+        let scratch = try TMScratch()
+        defer { scratch.cleanup() }
+        try FileManager.default.createDirectory(atPath: scratch.recordDirectory, withIntermediateDirectories: true)
+        let name = String(repeating: "9f", count: 32) + ".upload.record"
+        try Data("not a record".utf8).write(to: URL(fileURLWithPath: scratch.recordDirectory + "/" + name))
+        try await withTMServer { _, client in
+            let manager = OSSTransferManager(client: client, recordDirectoryPath: scratch.recordDirectory)
+            let listed = try await manager.transfers()
+            #expect(listed.map(\.id) == [name])
+            #expect(listed.first?.state == .noEntry)
+            #expect(listed.first?.problem != nil)
+            #expect(await tmClientError { _ = try await manager.resume(name) }?.code == .cannotResumeUpload)
+            #expect(await tmClientError { _ = try await manager.resume("missing.upload.record") }?.code == .invalidArgument)
+            try await manager.terminate(name)
+            #expect(scratch.records().isEmpty)
+        }
+    }
+
+    @Test("pause keeps the upload resumable; resumeAll finishes every suspended transfer")
+    func pauseAndResumeAll() async throws {
+        let scratch = try TMScratch()
+        defer { scratch.cleanup() }
+        let first = patternBytes(Self.size, seed: 104)
+        let second = patternBytes(Self.size - 1000, seed: 105)
+        let firstURL = try scratch.write(first, to: "a.bin")
+        let secondURL = try scratch.write(second, to: "b.bin")
+        try await withTMServer { server, client in
+            try await tmUploadAndCancel(
+                client, key: "tm/a.bin", source: firstURL, recordDirectory: scratch.recordDirectory, cancelAfter: 2)
+            try await tmUploadAndCancel(
+                client, key: "tm/b.bin", source: secondURL, recordDirectory: scratch.recordDirectory, cancelAfter: 2)
+            let manager = OSSTransferManager(client: client, recordDirectoryPath: scratch.recordDirectory, threadNum: 1)
+            let a = try #require(try await manager.transfers().first { $0.objectKey == "tm/a.bin" })
+
+            // Slow parts, so the run is surely in flight when paused.
+            await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 300)))
+            let run = Task { try await manager.resume(a.id) }
+            for _ in 0..<500 where await manager.transfer(a.id)?.state != .ongoing {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(await manager.transfer(a.id)?.state == .ongoing)
+            await manager.pause(a.id)
+            #expect(await tmClientError { _ = try await run.value }?.code == .taskCancelled)
+            #expect(await manager.transfer(a.id)?.state == .suspended)
+            await server.clearFaults()
+
+            let results = try await manager.resumeAll()
+            #expect(results.count == 2)
+            for (_, result) in results {
+                if case .failure(let error) = result { Issue.record("resume failed: \(error)") }
+            }
+            let heads = try await (
+                client.headObject(OSSHeadObjectRequest(bucketName: "bkt", objectKey: "tm/a.bin")),
+                client.headObject(OSSHeadObjectRequest(bucketName: "bkt", objectKey: "tm/b.bin"))
+            )
+            #expect(heads.0.crc64 == CRC64.checksum(first))
+            #expect(heads.1.crc64 == CRC64.checksum(second))
+            #expect(try await manager.transfers().isEmpty)
+        }
+    }
+}
