@@ -93,7 +93,14 @@ final class OSSResumableDownloadEngine {
     }
 
     func run() async throws -> OSSResumableDownloadResult {
-        let object = try await headObject()
+        let object: OSSObjectIdentity
+        do {
+            object = try await headObject()
+        } catch let error as OSSServerError where error.statusCode == 404 {
+            // The object is gone: a partial download of it can never complete.
+            discardPartialDownload(reason: "the object no longer exists")
+            throw error
+        }
         // The lock keeps a second process off the same record (and temporary file) while this one runs.
         let lock: OSSRecordLock?
         do {
@@ -135,6 +142,17 @@ final class OSSResumableDownloadEngine {
         }
         return OSSObjectIdentity(
             etag: etag, size: head.contentLength, lastModified: head.headers["last-modified"], crc64: head.crc64)
+    }
+
+    /// Removes the record and the temporary file of an earlier run, if there are any and no one else holds them.
+    func discardPartialDownload(reason: String) {
+        guard let store, let lock = try? store.lock(name: recordName) else { return }
+        defer { withExtendedLifetime(lock) {} }
+        guard case .loaded = loadRecord() else { return }
+        logger.warning(
+            "removing the partial download", metadata: ["reason": "\(reason)", "key": "\(request.objectKey)"])
+        OSSDownloadTempFileIO.remove(path: tempFilePath)
+        deleteRecord()
     }
 
     func loadRecord() -> OSSRecordLoadResult<OSSDownloadRecord> {

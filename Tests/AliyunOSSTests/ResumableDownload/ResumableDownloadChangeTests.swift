@@ -117,4 +117,24 @@ struct ResumableDownloadChangeTests {
         #expect(try run.scratch.leftovers().isEmpty)
         #expect(run.scratch.records().isEmpty)
     }
+
+    @Test("deleted between runs: NoSuchKey, and the partial download is removed")
+    func deletedBetweenRuns() async throws {
+        let scratch = try RDScratch()
+        defer { scratch.cleanup() }
+        try await withServerAndClient { _, client in
+            try await rdPut(client, "deleted.bin", patternBytes(600_000, seed: 37))
+            await cancelAfter(2, client, "deleted.bin", scratch)
+            #expect(scratch.records().count == 1)
+            _ = try await client.deleteObject(OSSDeleteObjectRequest(bucketName: "bkt", objectKey: "deleted.bin"))
+            do {
+                _ = try await client.resumableDownload(rdRequest("deleted.bin", scratch))
+                Issue.record("expected NoSuchKey")
+            } catch let error as OSSServerError {
+                #expect(error.statusCode == 404)
+            }
+            #expect(scratch.records().isEmpty)
+            #expect(try scratch.leftovers().isEmpty)
+        }
+    }
 }
