@@ -181,6 +181,56 @@ public actor OSSTransferManager {
         continuation.yield(OSSTransferEvent(id: id, change: .terminated))
     }
 
+    // MARK: - Resume tokens
+
+    /// A Codable snapshot of transfer `id` (see ``OSSResumeToken``) that can be stored anywhere and given back to
+    /// ``restore(_:)``, on this device after the record directory was cleared, or in another manager.
+    ///
+    /// - Throws: ``OSSClientError`` `invalidArgument` when there is no record `id`, `cannotResumeUpload` when the
+    ///   record cannot be read.
+    public func resumeToken(for id: String) throws -> OSSResumeToken {
+        guard let entry = directory.entry(name: id) else {
+            throw OSSClientError(.invalidArgument, "no transfer \(id) in \(recordDirectoryPath)")
+        }
+        switch entry.content {
+        case .upload(let record): return OSSResumeToken(upload: record)
+        case .download(let record): return OSSResumeToken(download: record)
+        case .unusable(let error):
+            throw OSSClientError(.cannotResumeUpload, "transfer \(id) cannot be resumed: \(error)", underlying: error)
+        }
+    }
+
+    /// Writes the checkpoint record a token carries into the directory (replacing the transfer's record if there
+    /// is one) and returns the transfer's id, ready for ``resume(_:)``. The upload id, the temporary file and the
+    /// local file are checked when the transfer resumes: a file changed since, or an upload the server no longer
+    /// has, is handled as for any record.
+    ///
+    /// - Throws: ``OSSClientError`` `cannotResumeUpload` when the transfer is running (here or in another
+    ///   process), `fileCantWrite` when the record cannot be written.
+    @discardableResult
+    public func restore(_ token: OSSResumeToken) throws -> String {
+        let name = token.recordName
+        guard running[name] == nil else {
+            throw OSSClientError(.cannotResumeUpload, "transfer \(name) is running")
+        }
+        let lock: OSSRecordLock
+        do {
+            lock = try directory.store.lock(name: name)
+        } catch {
+            throw OSSClientError(.cannotResumeUpload, "transfer \(name) is in use by another process", underlying: error)
+        }
+        defer { withExtendedLifetime(lock) {} }
+        do {
+            switch token.record {
+            case .upload(let record): try directory.store.save(record, name: name)
+            case .download(let record): try directory.store.save(record, name: name)
+            }
+        } catch {
+            throw OSSClientError(.fileCantWrite, "cannot write the record of \(name)", underlying: error)
+        }
+        return name
+    }
+
     // MARK: - Records to requests
 
     private func describe(_ entry: OSSRecordEntry) -> OSSTransfer {

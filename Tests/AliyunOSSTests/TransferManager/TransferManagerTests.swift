@@ -207,3 +207,74 @@ struct TransferManagerTests {
         }
     }
 }
+
+@Suite("Resume tokens")
+struct ResumeTokenTests {
+    @Test("a token survives JSON, shows the upload, and restores a lost record so the upload resumes")
+    func uploadTokenRoundTrip() async throws {
+        let scratch = try TMScratch()
+        defer { scratch.cleanup() }
+        let bytes = patternBytes(TransferManagerTests.size, seed: 111)
+        let source = try scratch.write(bytes, to: "source.bin")
+        try await withTMServer { _, client in
+            try await tmUploadAndCancel(
+                client, key: "token/up.bin", source: source, recordDirectory: scratch.recordDirectory, cancelAfter: 4)
+            let manager = OSSTransferManager(client: client, recordDirectoryPath: scratch.recordDirectory)
+            let transfer = try #require(try await manager.transfers().first)
+            let token = try await manager.resumeToken(for: transfer.id)
+            #expect(token.kind == .upload)
+            #expect(token.bucketName == "bkt")
+            #expect(token.objectKey == "token/up.bin")
+            #expect(token.uploadId == transfer.uploadId)
+            #expect(token.bytesDone == transfer.bytesDone)
+            #expect(token.parts.count == transfer.completedParts)
+            #expect(token.parts.allSatisfy { $0.eTag != nil && $0.offset == Int64($0.number - 1) * tmPartSize })
+            let json = try JSONEncoder().encode(token)
+            let text = try #require(String(data: json, encoding: .utf8))
+            // Inspectable, and never a secret.
+            #expect(text.contains("\"uploadId\""))
+            #expect(!text.contains(LocalOSSServerConfiguration.defaultAccessKeySecret))
+
+            // The records are lost (say, a reinstall); the app kept the token.
+            try FileManager.default.removeItem(atPath: scratch.recordDirectory)
+            let fresh = OSSTransferManager(client: client, recordDirectoryPath: scratch.recordDirectory)
+            #expect(try await fresh.transfers().isEmpty)
+            let decoded = try JSONDecoder().decode(OSSResumeToken.self, from: json)
+            #expect(decoded == token)
+            let id = try await fresh.restore(decoded)
+            #expect(id == transfer.id)
+            #expect(try await fresh.transfers().map(\.state) == [.suspended])
+            guard case .uploaded(let result) = try await fresh.resume(id) else {
+                Issue.record("expected an upload")
+                return
+            }
+            #expect(result.uploadId == token.uploadId)
+            #expect(result.resumedBytes >= token.bytesDone)
+            #expect(result.crc64 == CRC64.checksum(bytes))
+            #expect(try await tmUploadIds(client).isEmpty)
+        }
+    }
+
+    @Test("an edited or truncated token is refused when decoded")
+    func editedTokenRefused() async throws {
+        let scratch = try TMScratch()
+        defer { scratch.cleanup() }
+        let source = try scratch.write(patternBytes(TransferManagerTests.size, seed: 112), to: "source.bin")
+        try await withTMServer { _, client in
+            try await tmUploadAndCancel(
+                client, key: "token/edit.bin", source: source, recordDirectory: scratch.recordDirectory, cancelAfter: 2)
+            let manager = OSSTransferManager(client: client, recordDirectoryPath: scratch.recordDirectory)
+            let transfer = try #require(try await manager.transfers().first)
+            let json = try JSONEncoder().encode(try await manager.resumeToken(for: transfer.id))
+            var object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+            object["objectKey"] = "token/other.bin"
+            let edited = try JSONSerialization.data(withJSONObject: object)
+            #expect(throws: DecodingError.self) { try JSONDecoder().decode(OSSResumeToken.self, from: edited) }
+            #expect(throws: DecodingError.self) { try JSONDecoder().decode(OSSResumeToken.self, from: json.prefix(json.count / 2)) }
+            object["objectKey"] = "token/edit.bin"
+            object["version"] = 99
+            let future = try JSONSerialization.data(withJSONObject: object)
+            #expect(throws: DecodingError.self) { try JSONDecoder().decode(OSSResumeToken.self, from: future) }
+        }
+    }
+}

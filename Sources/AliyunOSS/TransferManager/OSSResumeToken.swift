@@ -1,0 +1,186 @@
+import Foundation
+import OSSResumable
+
+/// Everything needed to resume a transfer, as a `Codable` value an app can store anywhere (a database, user
+/// defaults, its own server) and hand back later — like `URLSession`'s resume data, but inspectable.
+///
+/// Get one from ``OSSTransferManager/resumeToken(for:)``; give it back with ``OSSTransferManager/restore(_:)``,
+/// which writes the checkpoint record again, then ``OSSTransferManager/resume(_:)``. The token never holds
+/// credentials, signatures or security tokens.
+///
+/// The inspectable fields (bucket, key, upload id or ETag, parts) are encoded for reading; the embedded record is
+/// authoritative and checked when the token is decoded, so an edited token is refused rather than resumed wrongly.
+public struct OSSResumeToken: Sendable, Hashable, Codable {
+    /// The token format this code writes.
+    public static let currentVersion = 1
+
+    /// A confirmed part: written by the server (upload) or to the temporary file (download).
+    public struct Part: Sendable, Hashable, Codable {
+        public var number: Int
+        /// Offset in the object (downloads) or in the file (uploads).
+        public var offset: Int64
+        public var size: Int64
+        /// The ETag the server returned (uploads only).
+        public var eTag: String?
+        public var crc64: UInt64?
+    }
+
+    enum Record: Sendable, Hashable {
+        case upload(OSSUploadRecord)
+        case download(OSSDownloadRecord)
+    }
+
+    let record: Record
+
+    init(upload record: OSSUploadRecord) { self.record = .upload(record) }
+    init(download record: OSSDownloadRecord) { self.record = .download(record) }
+
+    /// The token format version.
+    public var version: Int { Self.currentVersion }
+    /// The version of the checkpoint record inside.
+    public var recordVersion: Int {
+        switch record {
+        case .upload(let r): r.version
+        case .download(let r): r.version
+        }
+    }
+    public var kind: OSSTransferKind {
+        switch record {
+        case .upload: .upload
+        case .download: .download
+        }
+    }
+    public var bucketName: String {
+        switch record {
+        case .upload(let r): r.bucket
+        case .download(let r): r.bucket
+        }
+    }
+    public var objectKey: String {
+        switch record {
+        case .upload(let r): r.key
+        case .download(let r): r.key
+        }
+    }
+    /// The local file: the source of an upload, the destination of a download.
+    public var filePath: String {
+        switch record {
+        case .upload(let r): r.filePath
+        case .download(let r): r.destinationPath
+        }
+    }
+    /// The multipart upload id (uploads).
+    public var uploadId: String? {
+        if case .upload(let r) = record { return r.uploadId }
+        return nil
+    }
+    /// The ETag of the object being downloaded (downloads): a replaced object is never stitched in.
+    public var objectETag: String? {
+        if case .download(let r) = record { return r.object.etag }
+        return nil
+    }
+    public var partSize: Int64 {
+        switch record {
+        case .upload(let r): r.partSize
+        case .download(let r): r.partSize
+        }
+    }
+    /// The bytes to transfer in all.
+    public var totalBytes: Int64 {
+        switch record {
+        case .upload(let r): r.fileIdentity.size
+        case .download(let r): r.range.length
+        }
+    }
+    /// The confirmed parts, by number.
+    public var parts: [Part] {
+        switch record {
+        case .upload(let r):
+            r.parts.map {
+                Part(
+                    number: $0.number, offset: Int64($0.number - 1) * r.partSize, size: $0.size, eTag: $0.etag,
+                    crc64: $0.crc64)
+            }
+        case .download(let r):
+            r.parts.map { Part(number: $0.number, offset: $0.offset, size: $0.length, eTag: nil, crc64: $0.crc64) }
+        }
+    }
+    /// The sum of the confirmed parts' sizes.
+    public var bytesDone: Int64 { parts.reduce(0) { $0 + $1.size } }
+
+    /// The record file name this token restores to (the transfer's ``OSSTransfer/id``).
+    var recordName: String {
+        switch record {
+        case .upload(let r):
+            OSSRecordStore.uploadRecordName(
+                filePath: r.filePath, bucket: r.bucket, key: r.key, requestedPartSize: r.requestedPartSize,
+                crcMode: r.crcMode)
+        case .download(let r):
+            OSSRecordStore.downloadRecordName(
+                bucket: r.bucket, key: r.key, requestedRange: r.requestedRange, destinationPath: r.destinationPath)
+        }
+    }
+
+    // MARK: Codable
+
+    private enum CodingKeys: String, CodingKey {
+        case version, recordVersion, kind, bucketName, objectKey, filePath, uploadId, objectETag, partSize
+        case totalBytes, bytesDone, parts, record
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(version, forKey: .version)
+        try container.encode(recordVersion, forKey: .recordVersion)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(bucketName, forKey: .bucketName)
+        try container.encode(objectKey, forKey: .objectKey)
+        try container.encode(filePath, forKey: .filePath)
+        try container.encodeIfPresent(uploadId, forKey: .uploadId)
+        try container.encodeIfPresent(objectETag, forKey: .objectETag)
+        try container.encode(partSize, forKey: .partSize)
+        try container.encode(totalBytes, forKey: .totalBytes)
+        try container.encode(bytesDone, forKey: .bytesDone)
+        try container.encode(parts, forKey: .parts)
+        switch record {
+        case .upload(let r): try container.encode(r, forKey: .record)
+        case .download(let r): try container.encode(r, forKey: .record)
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let version = try container.decode(Int.self, forKey: .version)
+        guard version == Self.currentVersion else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .version, in: container, debugDescription: "unsupported resume token version \(version)")
+        }
+        let kind = try container.decode(OSSTransferKind.self, forKey: .kind)
+        do {
+            switch kind {
+            case .upload:
+                let r = try container.decode(OSSUploadRecord.self, forKey: .record)
+                try r.validate()
+                record = .upload(r)
+            case .download:
+                let r = try container.decode(OSSDownloadRecord.self, forKey: .record)
+                try r.validate()
+                record = .download(r)
+            }
+        } catch let error as OSSResumableError {
+            throw DecodingError.dataCorruptedError(
+                forKey: .record, in: container, debugDescription: "invalid record: \(error)")
+        }
+        // The readable copies must agree with the record: an edited token is refused.
+        let readBucket = try container.decode(String.self, forKey: .bucketName)
+        let readKey = try container.decode(String.self, forKey: .objectKey)
+        let readUploadId = try container.decodeIfPresent(String.self, forKey: .uploadId)
+        let readPartSize = try container.decode(Int64.self, forKey: .partSize)
+        let agrees =
+            readBucket == bucketName && readKey == objectKey && readUploadId == uploadId && readPartSize == partSize
+        guard agrees else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .record, in: container, debugDescription: "the token's fields do not match its record")
+        }
+    }
+}
