@@ -13,7 +13,7 @@ struct HostileKeyTests {
         "dir/../z", "nul\u{0}byte", "line\r\nbreak: injected", "tab\there", "back\\slash\\..\\..\\w", "~", "a//b",
         "Case", "case", "CASE", "trailing", "trailing/", "trailing//", " space ", "+plus+", "%", "%25", "%00",
         "?query=1&x", "#fragment", "emoji-\u{1F600}-\u{1F4A9}", "rtl-\u{202E}gnp.exe", "zero-width\u{200B}",
-        "combining-e\u{301}", "combining-\u{E9}", String(repeating: "\u{E9}", count: 511) + "a",
+        "combining-\u{E9}", String(repeating: "\u{E9}", count: 511) + "a",
         String(repeating: "\u{4E2D}", count: 341), String(repeating: "../", count: 300) + "deep",
     ]
 
@@ -87,8 +87,11 @@ struct HostileKeyTests {
                 #expect(reply.status == 200 || reply.status == 400, "\(key): \(reply.status)")
             }
         }
-        // The filesystem around the data directory is untouched.
-        #expect(Self.files(under: root) == ["/sentinel"])
+        // The filesystem around the data directory is untouched: every file is inside it, or the sentinel.
+        let all = Self.files(under: root)
+        #expect(all.contains("/sentinel"))
+        #expect(all.filter { !$0.hasPrefix("/a/b/c/data/") && $0 != "/sentinel" }.isEmpty, "\(all)")
+        #expect(all.count > Self.keys.count, "the objects are stored inside the data directory")
         let tmpAfter = Set((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? [])
         #expect(!tmpAfter.subtracting(tmpBefore).contains { $0.contains("escape") || $0.contains("passwd") })
         let passwdAfter = try FileManager.default.attributesOfItem(atPath: "/etc/passwd")[.modificationDate] as? Date
@@ -104,6 +107,29 @@ struct HostileKeyTests {
             let reply = try await AttackClient(server).send(request, body: [1])
             withKnownIssue("local server accepts object keys longer than 1023 bytes") {
                 #expect(reply.status == 400, "status \(reply.status) code \(reply.code ?? "-")")
+            }
+        }
+    }
+
+    @Test("keys that differ only in Unicode normalisation are distinct objects (OSS compares bytes)")
+    func canonicallyEquivalentKeysAreDistinct() async throws {
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["bkt"])) { server in
+            let client = try OSSClient(
+                endpoint: server.endpoint, credentialProvider: OSSStaticCredentialProvider(
+                    accessKeyId: server.credentials.accessKeyId, accessKeySecret: server.credentials.accessKeySecret),
+                configuration: OSSClientConfiguration(region: "cn-hangzhou"))
+            let composed = "caf\u{E9}"  // é as one scalar
+            let decomposed = "cafe\u{301}"  // e + combining acute: other bytes, same Swift String
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: composed, data: Data("composed".utf8)))
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: decomposed, data: Data("decomposed".utf8)))
+            let first = try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: composed))
+            let listed = try await client.listObjectsV2(OSSListObjectsV2Request(bucketName: "bkt")).contents.map { Array($0.objectKey.utf8) }
+            try await client.shutdown()
+            // The server indexes keys in a [String: ...] dictionary, where these two keys are equal: the second PUT
+            // replaces the first in the index (its data file stays behind, orphaned). Routed to the server engineer.
+            withKnownIssue("local server merges keys that are canonically equivalent Unicode (Swift String equality)") {
+                #expect(first.content == Data("composed".utf8))
+                #expect(listed.count == 2)
             }
         }
     }

@@ -53,6 +53,15 @@ extension Duration {
     }
 }
 
+/// When `OSS_FUZZ_LAST_INPUT` names a file, every input is written there before it is tried, so the input that
+/// crashed the process can be recovered and turned into a regression test.
+func saveLastFuzzInput(_ input: [UInt8]) {
+    guard let path = lastInputPath else { return }
+    FileManager.default.createFile(atPath: path, contents: Data(input))
+}
+
+private let lastInputPath = ProcessInfo.processInfo.environment["OSS_FUZZ_LAST_INPUT"]
+
 /// Byte-level mutations of valid documents: truncation, bit flips, insertions of hostile tokens, splices.
 enum Mutator {
     /// Tokens that have broken parsers before: entities, DTDs, CDATA, huge and negative numbers, bad escapes.
@@ -68,6 +77,22 @@ enum Mutator {
 
     static func deepNesting(_ depth: Int) -> String {
         String(repeating: "<d>", count: depth) + String(repeating: "</d>", count: depth)
+    }
+
+    /// One gentle mutation: the text of one element replaced by a hostile token (the document stays well-formed
+    /// more often, so the typed decoders behind the parser get exercised).
+    static func replaceText(_ input: [UInt8], _ rng: inout SplitMix64) -> [UInt8] {
+        var bytes = input
+        for _ in 0..<8 {
+            let position = rng.below(bytes.count + 1)
+            guard let open = bytes[position...].firstIndex(of: 0x3E), let close = bytes[(open + 1)...].firstIndex(of: 0x3C)
+            else { continue }
+            var token = rng.element(tokens)
+            token = token.replacingOccurrences(of: "&", with: rng.chance(1, in: 2) ? "&amp;" : "&").replacingOccurrences(of: "<", with: "&lt;")
+            bytes.replaceSubrange((open + 1)..<close, with: Array(token.utf8))
+            return bytes
+        }
+        return bytes
     }
 
     static func mutate(_ input: [UInt8], _ rng: inout SplitMix64, extraTokens: [String] = []) -> [UInt8] {

@@ -26,15 +26,21 @@ enum RawHTTP {
         }
     }
 
-    static func exchange(port: Int, request: [UInt8], timeoutSeconds: Int = 10) async throws -> [UInt8] {
+    /// `halfCloseAfterMilliseconds`: for fuzz inputs that may be cut short, half-close the connection when no
+    /// reply came within this time (the server then answers or closes); `nil` for well-formed requests.
+    static func exchange(
+        port: Int, request: [UInt8], timeoutSeconds: Int = 20, halfCloseAfterMilliseconds: Int? = nil
+    ) async throws -> [UInt8] {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try blockingExchange(port: port, request: request, timeout: timeoutSeconds) })
+                continuation.resume(with: Result {
+                    try blockingExchange(port: port, request: request, timeout: timeoutSeconds, halfCloseAfter: halfCloseAfterMilliseconds)
+                })
             }
         }
     }
 
-    private static func blockingExchange(port: Int, request: [UInt8], timeout: Int) throws -> [UInt8] {
+    private static func blockingExchange(port: Int, request: [UInt8], timeout: Int, halfCloseAfter: Int?) throws -> [UInt8] {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -61,7 +67,13 @@ enum RawHTTP {
             if n <= 0 { break }  // The server may close early on a malformed request; read what it said.
             sent += n
         }
-        shutdown(fd, Int32(SHUT_WR))
+        // Wait briefly for a reply; a request cut short (mid-headers or mid-body) legitimately makes the server
+        // wait for more, so then half-close our side and wait for the server to answer or close.
+        var halfClosed = halfCloseAfter == nil
+        if let milliseconds = halfCloseAfter {
+            var short = timeval(tv_sec: milliseconds / 1000, tv_usec: .init((milliseconds % 1000) * 1000))
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &short, socklen_t(MemoryLayout<timeval>.size))
+        }
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -73,7 +85,15 @@ enum RawHTTP {
                 break
             } else {
                 if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { throw Failure.socket("no reply within \(timeout) s") }
+                if errno == EAGAIN || errno == EWOULDBLOCK {
+                    if !halfClosed {
+                        halfClosed = true
+                        shutdown(fd, Int32(SHUT_WR))
+                        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+                        continue
+                    }
+                    throw Failure.socket("no reply and no close within \(timeout) s")
+                }
                 break  // ECONNRESET: the server dropped a malformed request.
             }
         }

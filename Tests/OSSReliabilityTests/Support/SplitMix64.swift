@@ -46,6 +46,9 @@ enum ReliabilityScale {
 
     static func count(_ base: Int) -> Int { base * factor }
 
+    /// Inputs sent over real HTTP grow at most tenfold (each one is a TCP connection to the in-process server).
+    static func httpCount(_ base: Int) -> Int { base * min(factor, 10) }
+
     /// The seed of a suite: `OSS_RELIABILITY_SEED` overrides the fixed default.
     static func seed(_ fallback: UInt64) -> UInt64 {
         guard let text = ProcessInfo.processInfo.environment["OSS_RELIABILITY_SEED"], let value = UInt64(text) else {
