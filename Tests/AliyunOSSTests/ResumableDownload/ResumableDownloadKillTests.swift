@@ -167,4 +167,55 @@ struct ResumableDownloadKillTests {
             #expect(blocked.err.contains("FileCantWrite"))
         }
     }
+
+    @Test("Ctrl-C (SIGINT) in the sample cancels through cancel(): exit 1 with TaskCancelled, resumable afterwards")
+    func interruptSample() async throws {
+        let binary = try #require(
+            Self.sampleBinary(), "build the sample first: swift build --product resumable-download")
+        let scratch = try RDScratch()
+        defer { scratch.cleanup() }
+        let bytes = patternBytes(2_048_000, seed: 53)  // 20 parts
+        try await withServerAndClient { server, client in
+            try await rdPut(client, "sigint.bin", bytes)
+            await server.resetStats()
+            await server.addFault(LocalOSSFaultRule(operation: .getObject, action: .delay(milliseconds: 60)))
+            let errURL = scratch.root.appendingPathComponent("sigint.err")
+            FileManager.default.createFile(atPath: errURL.path, contents: nil)
+            let err = try FileHandle(forWritingTo: errURL)
+            let process = Process()
+            process.executableURL = binary
+            process.arguments = [
+                "--endpoint", server.endpoint.absoluteString, "--bucket", "bkt", "--key", "sigint.bin",
+                "--file", scratch.destination.path, "--record-dir", scratch.recordDirectory,
+                "--part-size", String(rdPartSize), "--threads", "1", "--signature-version", "v1",
+            ]
+            process.environment = [
+                "OSS_ACCESS_KEY_ID": server.credentials.accessKeyId,
+                "OSS_ACCESS_KEY_SECRET": server.credentials.accessKeySecret,
+            ]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = err
+            try process.run()
+            var waited = 0
+            while await rdGetBytes(server) < 4 * rdPartSize, process.isRunning, waited < 3000 {
+                try await Task.sleep(for: .milliseconds(10))
+                waited += 1
+            }
+            #expect(process.isRunning, "the child finished or died before it could be interrupted")
+            kill(process.processIdentifier, SIGINT)
+            while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+            try err.close()
+            #expect(process.terminationReason == .exit)
+            #expect(process.terminationStatus == 1)
+            #expect(try String(contentsOf: errURL, encoding: .utf8).contains("TaskCancelled"))
+            try FileManager.default.removeItem(at: errURL)
+            #expect(scratch.records().count == 1)
+            #expect(try scratch.temporaryFiles().count == 1)
+
+            await server.clearFaults()
+            let result = try await client.resumableDownload(rdRequest("sigint.bin", scratch, threads: 1))
+            #expect(result.resumedBytes >= 3 * rdPartSize)
+            #expect(try scratch.destinationBytes() == bytes)
+        }
+    }
 }
