@@ -45,6 +45,8 @@ public actor OSSRefreshingCredentialProvider: OSSCredentialProvider {
     /// The fetch number that produced ``cached`` / ``inFlight`` (see ``credentialsWithEpoch()``).
     private var cachedEpoch = 0
     private var inFlightEpoch = 0
+    /// The newest fetch whose credentials a rejection invalidated.
+    private var invalidatedEpoch = 0
 
     /// - Parameters:
     ///   - refreshAhead: how long before the expiration the credentials are fetched again (default 5 minutes).
@@ -119,8 +121,11 @@ public actor OSSRefreshingCredentialProvider: OSSCredentialProvider {
     /// rejected with the same credentials at once, only the first causes a refresh and the others share it.
     @discardableResult
     func invalidate(rejectedEpoch epoch: Int) -> Bool {
-        let newest = max(cached == nil ? 0 : cachedEpoch, inFlight == nil ? 0 : inFlightEpoch)
-        guard newest <= epoch else { return false }
+        // A fetch started after the rejected one means the credentials were already refreshed (or are being):
+        // the caller's next credentials() shares that fetch, or starts one if it failed.
+        // Another rejection of the same credentials already invalidated them.
+        guard fetchCount <= epoch, invalidatedEpoch < epoch else { return false }
+        invalidatedEpoch = epoch
         invalidate()
         return true
     }
