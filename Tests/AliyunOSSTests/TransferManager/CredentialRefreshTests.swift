@@ -156,3 +156,36 @@ func serverErrorOf(_ body: () async throws -> Void) async -> OSSServerError? {
         return nil
     }
 }
+
+@Suite("Short-lived STS credentials")
+struct ShortLivedCredentialTests {
+    @Test("credentials that expire during an upload are replaced before expiry; no request is rejected")
+    func expiresMidUpload() async throws {
+        let scratch = try TMScratch()
+        defer { scratch.cleanup() }
+        let bytes = patternBytes(5 * Int(tmPartSize), seed: 83)
+        let source = try scratch.write(bytes, to: "source.bin")
+        let calls = TMCounter()
+        // One-second credentials, replaced only once they expired (no refresh ahead).
+        let provider = OSSRefreshingCredentialProvider(refreshAhead: .zero) {
+            let credentials = calls.next() == 1 ? TMCredentials.first : TMCredentials.second
+            return OSSFederationToken(
+                accessKeyId: credentials.accessKeyId, accessKeySecret: credentials.accessKeySecret,
+                securityToken: credentials.securityToken, expiration: Date().addingTimeInterval(1))
+        }
+        // Each part takes at least 400 ms, one at a time: the upload outlives the first credentials.
+        let slow = LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 400))
+        try await withTMServer(provider: provider, faults: [slow]) { server, client in
+            let request = OSSResumableUploadRequest(
+                bucketName: "bkt", objectKey: "short.bin", uploadingFileURL: source, partSize: tmPartSize,
+                threadNum: 1, recordDirectoryPath: scratch.recordDirectory)
+            let result = try await client.resumableUpload(request)
+            #expect(result.crc64 == CRC64.checksum(bytes))
+            #expect(calls.value >= 2)
+            #expect(await provider.fetchCount == calls.value)
+            let stats = await server.stats()
+            #expect(stats[.uploadPart].requests == 5)
+            #expect(stats.faultsInjected == 5)
+        }
+    }
+}
