@@ -143,6 +143,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .executableTarget(
+            name: "refreshing-credentials",
+            dependencies: ["AliyunOSS", "OSSLocalServer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Samples/RefreshingCredentials",
+            swiftSettings: swiftSettings
+        ),
+
         // The `oss` command-line tool.
         .executableTarget(
             name: "oss",
