@@ -78,13 +78,14 @@ measure() {
     RESULTS+=("$(printf '%-28s %8.2f s %8.2f s %8.1f MiB' "$name" "$wall" "$(echo "$user + $sys" | bc)" "$(echo "scale=1; $rss / 1024" | bc)")")
 }
 
+# The SDK sample's command line for KEY (GNU time runs programs, not shell functions).
 sdk_upload() {
-    env OSS_ACCESS_KEY_ID="$AK" OSS_ACCESS_KEY_SECRET="$SK" "$SDK_BIN" \
+    echo env OSS_ACCESS_KEY_ID="$AK" OSS_ACCESS_KEY_SECRET="$SK" "$SDK_BIN" \
         --endpoint "$ENDPOINT" --bucket "$BUCKET" --key "$1" --file "$WORK/payload.bin" --record-dir "$WORK/records" \
         --part-size "$PART_SIZE" --threads "$THREADS" --signature-version v1
 }
 
-measure "aliyun-oss-swift" sdk_upload swift.bin
+measure "aliyun-oss-swift" $(sdk_upload swift.bin)
 verify swift.bin
 
 measure "oss2 resumable_upload" $PY -c '
@@ -114,7 +115,7 @@ if [ "$BIG_MIB" -gt 0 ]; then
     rm -f "$WORK/payload.bin"
     head -c "$((BIG_MIB * 1024 * 1024))" /dev/urandom > "$WORK/payload.bin"
     RESULTS=()
-    measure "aliyun-oss-swift ${BIG_MIB} MiB" sdk_upload big.bin
+    measure "aliyun-oss-swift ${BIG_MIB} MiB" $(sdk_upload big.bin)
     verify big.bin
     echo
     echo "memory versus file size (same part size and threads):"
