@@ -127,7 +127,7 @@ let package = Package(
         .executableTarget(
             name: "resumable-download",
             dependencies: [
-                "AliyunOSS",
+                "AliyunOSS", "OSSLocalServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],

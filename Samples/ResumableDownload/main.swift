@@ -4,12 +4,15 @@
 //       --endpoint https://oss-cn-hangzhou.aliyuncs.com --region cn-hangzhou --bucket my-bucket --key big.bin \
 //       --file ./big.bin --record-dir ./.oss-records [--part-size 8388608] [--threads 4] [--signature-version v4]
 //
+// Without --endpoint it starts the embedded local OSS server, uploads a 32 MiB object there, and downloads it.
+//
 // Ctrl-C cancels through `request.cancel()`: the temporary file and the record are kept, and running the same
 // command again fetches only the parts that are still missing. On failure it prints the error code and exits 1.
 import AliyunOSS
 import ArgumentParser
 import Foundation
 import NIOConcurrencyHelpers
+import OSSLocalServer
 
 #if canImport(Glibc)
 import Glibc
@@ -22,10 +25,11 @@ struct ResumableDownload: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "resumable-download", abstract: "Download an object into a file, resumably.")
 
-    @Option(help: "OSS endpoint, e.g. https://oss-cn-hangzhou.aliyuncs.com.") var endpoint: String
+    @Option(help: "OSS endpoint, e.g. https://oss-cn-hangzhou.aliyuncs.com (default: an embedded local server).")
+    var endpoint: String?
     @Option(help: "Region id (needed for V4 signatures).") var region: String = "cn-hangzhou"
-    @Option(help: "Bucket name.") var bucket: String
-    @Option(help: "Object key.") var key: String
+    @Option(help: "Bucket name (default with the local server: demo-bucket).") var bucket: String?
+    @Option(help: "Object key (default with the local server: demo.bin).") var key: String?
     @Option(help: "Destination file.") var file: String
     @Option(help: "Directory for the checkpoint record.") var recordDir: String
     @Option(help: "Part size in bytes (at least 102400).") var partSize: Int64 = OSSResumableDownloadRequest.defaultPartSize
@@ -40,6 +44,11 @@ struct ResumableDownload: AsyncParsableCommand {
         guard let version = OSSSignatureVersion(rawValue: signatureVersion) else {
             throw ValidationError("--signature-version must be v1 or v4")
         }
+        if endpoint != nil, bucket == nil || key == nil {
+            throw ValidationError("--bucket and --key are required with --endpoint")
+        }
+        let bucket = bucket ?? "demo-bucket"
+        let key = key ?? "demo.bin"
         var request = OSSResumableDownloadRequest(
             bucketName: bucket, objectKey: key, downloadToFileURL: URL(fileURLWithPath: file), partSize: partSize,
             threadNum: threads, recordDirectoryPath: recordDir, range: try range.map(Self.parseRange),
@@ -68,10 +77,31 @@ struct ResumableDownload: AsyncParsableCommand {
 
         let configuration = OSSClientConfiguration(region: region, signatureVersion: version)
         do {
-            let result = try await withOSSClient(
-                endpoint: endpoint, credentialProvider: OSSEnvironmentCredentialProvider(), configuration: configuration
-            ) { client in
-                try await client.resumableDownload(request)
+            let result: OSSResumableDownloadResult
+            if let endpoint {
+                result = try await withOSSClient(
+                    endpoint: endpoint, credentialProvider: OSSEnvironmentCredentialProvider(), configuration: configuration
+                ) { client in
+                    try await client.resumableDownload(request)
+                }
+            } else {
+                result = try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: [bucket])) { server in
+                    print("Started a local OSS server at \(server.endpoint); uploading a 32 MiB object to download")
+                    return try await withOSSClient(
+                        endpoint: server.endpoint.absoluteString, credentialProvider: server.credentials.provider,
+                        configuration: configuration
+                    ) { client in
+                        var bytes = [UInt8](repeating: 0, count: 32 << 20)
+                        var generator = SystemRandomNumberGenerator()
+                        for i in stride(from: 0, to: bytes.count, by: 8) {
+                            withUnsafeBytes(of: generator.next() as UInt64) { word in
+                                for j in 0..<8 { bytes[i + j] = word[j] }
+                            }
+                        }
+                        _ = try await client.putObject(OSSPutObjectRequest(bucketName: bucket, objectKey: key, data: Data(bytes)))
+                        return try await client.resumableDownload(request)
+                    }
+                }
             }
             print("downloaded \(result.totalBytes) bytes to \(result.fileURL.path)")
             if result.resumedBytes > 0 { print("resumed: \(result.resumedBytes) bytes were already on disk") }
