@@ -24,7 +24,9 @@ actor ObjectStore {
 
     struct Bucket {
         var record: BucketRecord
-        var objects: [String: ObjectRecord] = [:]
+        /// Keyed byte for byte: OSS keys are byte strings, and Swift `String` equality would merge keys that are
+        /// canonically equivalent Unicode (`é` composed vs `e` + combining accent) into one object.
+        var objects: [ExactKey: ObjectRecord] = [:]
         var uploads: [String: Upload] = [:]
         var sortedKeys: [String]?
     }
@@ -67,7 +69,7 @@ actor ObjectStore {
                 guard let data = FileIO.read(objectsDir + "/" + file),
                     let object = try? decoder.decode(ObjectRecord.self, from: data)
                 else { continue }
-                bucket.objects[object.key] = object
+                bucket.objects[ExactKey(object.key)] = object
                 referenced.insert(object.dataFile)
             }
             for file in FileIO.list(objectsDir) where file.hasSuffix(".data") && !referenced.contains(file) {
@@ -156,12 +158,12 @@ actor ObjectStore {
 
     func object(_ bucket: String, _ key: String) throws(OSSServerError) -> ObjectRecord {
         guard let b = buckets[bucket] else { throw .noSuchBucket(bucket) }
-        guard let object = b.objects[key] else { throw .noSuchKey(key) }
+        guard let object = b.objects[ExactKey(key)] else { throw .noSuchKey(key) }
         return object
     }
 
     func objectExists(_ bucket: String, _ key: String) -> Bool {
-        buckets[bucket]?.objects[key] != nil
+        buckets[bucket]?.objects[ExactKey(key)] != nil
     }
 
     /// Moves the received body at `tempPath` into place and records the object, replacing any previous one.
@@ -176,9 +178,9 @@ actor ObjectStore {
         let dir = objectsDirectory(bucket)
         try FileIO.rename(tempPath, dir + "/" + record.dataFile)
         try FileIO.writeAtomically(try encoder.encode(record), to: dir + "/" + digest + ".json", tempDirectory: tempDirectory)
-        let previous = b.objects[record.key]
+        let previous = b.objects[ExactKey(record.key)]
         if previous == nil { b.sortedKeys = nil }
-        b.objects[record.key] = record
+        b.objects[ExactKey(record.key)] = record
         buckets[bucket] = b
         if let previous { FileIO.remove(dir + "/" + previous.dataFile) }
         return record
@@ -187,7 +189,7 @@ actor ObjectStore {
     /// Deletes an object; deleting a missing key is not an error.
     func deleteObject(_ bucket: String, _ key: String) throws(OSSServerError) {
         guard var b = buckets[bucket] else { throw .noSuchBucket(bucket) }
-        guard let previous = b.objects.removeValue(forKey: key) else { return }
+        guard let previous = b.objects.removeValue(forKey: ExactKey(key)) else { return }
         b.sortedKeys = nil
         buckets[bucket] = b
         let dir = objectsDirectory(bucket)
@@ -199,7 +201,7 @@ actor ObjectStore {
     func sortedKeys(_ bucket: String) throws(OSSServerError) -> [String] {
         guard var b = buckets[bucket] else { throw .noSuchBucket(bucket) }
         if let keys = b.sortedKeys { return keys }
-        let keys = b.objects.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let keys = b.objects.keys.map(\.key).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         b.sortedKeys = keys
         buckets[bucket] = b
         return keys
@@ -207,7 +209,7 @@ actor ObjectStore {
 
     func objects(_ bucket: String, keys: [String]) -> [ObjectRecord] {
         guard let b = buckets[bucket] else { return [] }
-        return keys.compactMap { b.objects[$0] }
+        return keys.compactMap { b.objects[ExactKey($0)] }
     }
 
     // MARK: - Multipart uploads
@@ -224,7 +226,7 @@ actor ObjectStore {
 
     func upload(_ bucket: String, key: String, uploadId: String) throws(OSSServerError) -> Upload {
         guard let b = buckets[bucket] else { throw .noSuchBucket(bucket) }
-        guard let upload = b.uploads[uploadId], upload.record.key == key else { throw .noSuchUpload(uploadId) }
+        guard let upload = b.uploads[uploadId], upload.record.key.utf8.elementsEqual(key.utf8) else { throw .noSuchUpload(uploadId) }
         return upload
     }
 
@@ -235,7 +237,7 @@ actor ObjectStore {
 
     /// Moves a received part into its upload, replacing an earlier part with the same number.
     func commitPart(_ bucket: String, key: String, uploadId: String, part: PartRecord, tempPath: String) throws {
-        guard var b = buckets[bucket], var upload = b.uploads[uploadId], upload.record.key == key else {
+        guard var b = buckets[bucket], var upload = b.uploads[uploadId], upload.record.key.utf8.elementsEqual(key.utf8) else {
             FileIO.remove(tempPath)
             throw OSSServerError.noSuchUpload(uploadId)
         }
@@ -255,7 +257,7 @@ actor ObjectStore {
     /// Removes an upload (after abort or complete) and its files.
     func removeUpload(_ bucket: String, key: String, uploadId: String) throws(OSSServerError) {
         guard var b = buckets[bucket] else { throw .noSuchBucket(bucket) }
-        guard let upload = b.uploads[uploadId], upload.record.key == key else { throw .noSuchUpload(uploadId) }
+        guard let upload = b.uploads[uploadId], upload.record.key.utf8.elementsEqual(key.utf8) else { throw .noSuchUpload(uploadId) }
         b.uploads[uploadId] = nil
         buckets[bucket] = b
         FileIO.remove(uploadDirectory(bucket, uploadId))
@@ -265,7 +267,7 @@ actor ObjectStore {
     func completeUpload(_ bucket: String, uploadId: String, record: ObjectRecord, tempPath: String) throws
         -> ObjectRecord
     {
-        guard let b = buckets[bucket], let upload = b.uploads[uploadId], upload.record.key == record.key else {
+        guard let b = buckets[bucket], let upload = b.uploads[uploadId], upload.record.key.utf8.elementsEqual(record.key.utf8) else {
             FileIO.remove(tempPath)
             throw OSSServerError.noSuchUpload(uploadId)
         }

@@ -221,7 +221,7 @@ extension RequestHandler {
         let maxUploads = try parseLimit(q["max-uploads"], name: "max-uploads", defaultValue: 1000)
         let encode = context.encodingTypeURL
         let all = try await store.uploads(bucket).sorted {
-            $0.key == $1.key ? $0.uploadId < $1.uploadId : $0.key.utf8.lexicographicallyPrecedes($1.key.utf8)
+            $0.key.utf8.elementsEqual($1.key.utf8) ? $0.uploadId < $1.uploadId : $0.key.utf8.lexicographicallyPrecedes($1.key.utf8)
         }
         var uploads: [UploadRecord] = []
         var prefixes: [String] = []

@@ -71,6 +71,9 @@ extension RequestHandler {
 }
 
 enum Router {
+    /// OSS object keys are 1 to 1023 bytes of UTF-8.
+    static let maximumKeyLength = 1023
+
     /// The OSS operation a request asks for, or `nil` when the server does not implement it.
     static func operation(for context: RequestContext) throws(OSSServerError) -> LocalOSSOperation? {
         let q = context.query
@@ -80,6 +83,11 @@ enum Router {
         guard isValidBucketName(bucket) else {
             throw OSSServerError(
                 400, "InvalidBucketName", "The specified bucket is not valid.", fields: [("BucketName", bucket)])
+        }
+        if let key = context.key, key.utf8.count > Router.maximumKeyLength {
+            throw OSSServerError(
+                400, "InvalidObjectName", "The length of the object name must be 1 to \(Router.maximumKeyLength) bytes.",
+                fields: [("ObjectName", String(key.prefix(64)))])
         }
         if context.key == nil {
             switch context.method {

@@ -1,4 +1,7 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
+import NIOHTTP1
 import OSSLocalServer
 import OSSSigning
 import Testing
@@ -6,7 +9,7 @@ import Testing
 @Suite struct HostileKeyTests {
     static let keys: [String] = [
         "..", "../escape", "../../../../../../tmp/escape", "a/../../b", "/leading-slash", "trailing/",
-        "nul\u{0}byte", "percent%2F..%2Fencoded", "back\\slash\\..\\..", String(repeating: "é", count: 512),
+        "nul\u{0}byte", "percent%2F..%2Fencoded", "back\\slash\\..\\..", String(repeating: "é", count: 511) + "a",  // 1023 bytes: OSS's longest key
         "spaces and + plus & amp = eq ? q # hash", "名字/文件.txt", "bucket.json", "tmp",
     ]
 
@@ -56,6 +59,25 @@ import Testing
             for (i, key) in Self.keys.enumerated() {
                 let get = try await client.send("GET", bucket: "hostile", key: key)
                 #expect(get.body == Array("object \(i)".utf8))
+            }
+        }
+    }
+}
+
+@Suite("Object key limits")
+struct ObjectKeyLimitTests {
+    @Test func keysLongerThan1023BytesAreRefused() async throws {
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["bkt"])) { server in
+            for (key, expected) in [(String(repeating: "k", count: 1023), 200), (String(repeating: "k", count: 1024), 400)] {
+                var request = OSSSignableRequest(method: "PUT", bucket: "bkt", key: key, headers: ["content-type": "text/plain"])
+                try OSSSignerV1().sign(&request, credentials: server.credentials, date: Date())
+                var http = HTTPClientRequest(url: server.endpoint.absoluteString + "/bkt/" + OSSPercentEncoding.encode(key))
+                http.method = .PUT
+                for (name, value) in request.headers { http.headers.add(name: name, value: value) }
+                http.body = .bytes(ByteBuffer(bytes: [1, 2, 3]))
+                let response = try await HTTPClient.shared.execute(http, timeout: .seconds(30))
+                _ = try await response.body.collect(upTo: 1 << 20)
+                #expect(Int(response.status.code) == expected, "\(key.utf8.count)-byte key")
             }
         }
     }
