@@ -77,11 +77,14 @@ struct ResumableDownloadKillTests {
 
             // Requests of the dead child may still be inside their injected delay: let the counters settle
             // before reading them, so those bytes are not charged to the resumed run.
+            // On a loaded machine the server can pause longer than one polling interval, so require the counters to
+            // stay still for a full second (four polls in a row).
             var firstRun = await rdGetBytes(server)
-            while true {
+            var stillPolls = 0
+            for _ in 0..<120 where stillPolls < 4 {
                 try await Task.sleep(for: .milliseconds(250))
                 let now = await rdGetBytes(server)
-                if now == firstRun { break }
+                stillPolls = now == firstRun ? stillPolls + 1 : 0
                 firstRun = now
             }
             #expect(firstRun < Int64(bytes.count))

@@ -71,11 +71,14 @@ struct ResumableUploadKillTests {
 
             // Requests the child had already written into the socket may still be finishing on the server (the
             // kernel delivers what was sent before the kill): wait until the server's counters settle.
+            // On a loaded machine the server can pause longer than one polling interval, so require the counters to
+            // stay still for a full second (five polls in a row) before trusting them.
             var firstRun = await ruPartBytes(server)
-            for _ in 0..<50 {
+            var stillPolls = 0
+            for _ in 0..<100 where stillPolls < 5 {
                 try await Task.sleep(for: .milliseconds(200))
                 let now = await ruPartBytes(server)
-                if now == firstRun { break }
+                stillPolls = now == firstRun ? stillPolls + 1 : 0
                 firstRun = now
             }
             #expect(firstRun < Int64(bytes.count))
