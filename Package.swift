@@ -137,7 +137,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "resumable-upload",
-            dependencies: ["AliyunOSS", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["AliyunOSS", "OSSLocalServer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Samples/ResumableUpload",
             exclude: ["benchmark.sh"],
             swiftSettings: swiftSettings

@@ -5,6 +5,9 @@
 //       --file ./big.bin --record-dir ./.oss-records [--part-size 1048576] [--threads 5] \
 //       [--keep-upload-on-cancel] [--signature-version v4]
 //
+// Without --endpoint it starts the embedded local OSS server and uploads there (the file and record directory are
+// still yours to name: `swift run resumable-upload --file ./big.bin --record-dir ./.oss-records`).
+//
 // Ctrl-C cancels through `request.cancel()`. By default (as in the iOS SDK) a cancel aborts the multipart upload;
 // with --keep-upload-on-cancel the upload and its record are kept and running the same command again sends only
 // the parts the server does not have. A network failure always keeps the record. On failure it prints the error
@@ -12,6 +15,7 @@
 import AliyunOSS
 import ArgumentParser
 import Foundation
+import OSSLocalServer
 
 #if canImport(Glibc)
 import Glibc
@@ -24,10 +28,11 @@ struct ResumableUpload: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "resumable-upload", abstract: "Upload a file to OSS, resumably.")
 
-    @Option(help: "OSS endpoint, e.g. https://oss-cn-hangzhou.aliyuncs.com.") var endpoint: String
+    @Option(help: "OSS endpoint, e.g. https://oss-cn-hangzhou.aliyuncs.com (default: an embedded local server).")
+    var endpoint: String?
     @Option(help: "Region id (needed for V4 signatures).") var region: String = "cn-hangzhou"
-    @Option(help: "Bucket name.") var bucket: String
-    @Option(help: "Object key.") var key: String
+    @Option(help: "Bucket name (default with the local server: demo-bucket).") var bucket: String?
+    @Option(help: "Object key (default with the local server: the file's name).") var key: String?
     @Option(help: "The file to upload.") var file: String
     @Option(help: "Directory for the checkpoint record.") var recordDir: String
     @Option(help: "Part size in bytes (at least 102400).") var partSize: Int64 = OSSResumableUploadRequest.defaultPartSize
@@ -41,6 +46,11 @@ struct ResumableUpload: AsyncParsableCommand {
         guard let version = OSSSignatureVersion(rawValue: signatureVersion) else {
             throw ValidationError("--signature-version must be v1 or v4")
         }
+        if endpoint != nil, bucket == nil || key == nil {
+            throw ValidationError("--bucket and --key are required with --endpoint")
+        }
+        let bucket = bucket ?? "demo-bucket"
+        let key = key ?? URL(fileURLWithPath: file).lastPathComponent
         var request = OSSResumableUploadRequest(
             bucketName: bucket, objectKey: key, uploadingFileURL: URL(fileURLWithPath: file), partSize: partSize,
             threadNum: threads, recordDirectoryPath: recordDir, deleteUploadIdOnCancelling: !keepUploadOnCancel,
@@ -63,10 +73,23 @@ struct ResumableUpload: AsyncParsableCommand {
 
         let configuration = OSSClientConfiguration(region: region, signatureVersion: version)
         do {
-            let result = try await withOSSClient(
-                endpoint: endpoint, credentialProvider: OSSEnvironmentCredentialProvider(), configuration: configuration
-            ) { client in
-                try await client.resumableUpload(request)
+            let result: OSSResumableUploadResult
+            if let endpoint {
+                result = try await withOSSClient(
+                    endpoint: endpoint, credentialProvider: OSSEnvironmentCredentialProvider(), configuration: configuration
+                ) { client in
+                    try await client.resumableUpload(request)
+                }
+            } else {
+                result = try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: [bucket])) { server in
+                    print("Started a local OSS server at \(server.endpoint)")
+                    return try await withOSSClient(
+                        endpoint: server.endpoint.absoluteString, credentialProvider: server.credentials.provider,
+                        configuration: configuration
+                    ) { client in
+                        try await client.resumableUpload(request)
+                    }
+                }
             }
             print("uploaded \(result.totalBytes) bytes to oss://\(bucket)/\(key)")
             if result.resumedBytes > 0 { print("resumed: \(result.resumedBytes) bytes were already on the server") }
