@@ -99,7 +99,9 @@ struct ResumableDownloadKillTests {
             #expect(try scratch.destinationBytes() == bytes)
             #expect(result.crc64 == CRC64.checksum(bytes))
             #expect(result.resumedBytes > 0)
-            #expect(secondRun == Int64(bytes.count) - result.resumedBytes)
+            // A request the dead child had fully written can still be read by the server after the counters were reset,
+            // so it may be charged to this run: compare with >=, and bound the sum of both runs below.
+            #expect(secondRun >= Int64(bytes.count) - result.resumedBytes)
             let refetched = firstRun + secondRun - Int64(bytes.count)
             #expect(refetched >= 0)
             #expect(refetched <= Int64(threads) * rdPartSize, "fetched again: \(refetched) bytes")

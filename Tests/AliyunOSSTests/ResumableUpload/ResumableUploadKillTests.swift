@@ -92,7 +92,9 @@ struct ResumableUploadKillTests {
             #expect(result.crc64 == CRC64.checksum(bytes))
             #expect(result.resumedBytes > 0)
             #expect(await server.stats()[.initiateMultipartUpload].requests == 0)
-            #expect(secondRun == Int64(bytes.count) - result.resumedBytes)
+            // A request the dead child had fully written can still be read by the server after the counters were reset,
+            // so it may be charged to this run: compare with >=, and bound the sum of both runs below.
+            #expect(secondRun >= Int64(bytes.count) - result.resumedBytes)
             let resent = firstRun + secondRun - Int64(bytes.count)
             #expect(resent >= 0)
             #expect(resent <= Int64(threads) * ruPartSize, "sent again: \(resent) bytes")
