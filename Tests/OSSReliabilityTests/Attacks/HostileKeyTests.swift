@@ -105,9 +105,9 @@ struct HostileKeyTests {
             var request = OSSSignableRequest(method: "PUT", bucket: "bkt", key: String(repeating: "k", count: 1024))
             try OSSSignerV1().sign(&request, credentials: server.credentials, date: Date())
             let reply = try await AttackClient(server).send(request, body: [1])
-            withKnownIssue("local server accepts object keys longer than 1023 bytes") {
-                #expect(reply.status == 400, "status \(reply.status) code \(reply.code ?? "-")")
-            }
+            // Fixed in the server (was a known issue): OSS keys are at most 1023 bytes.
+            #expect(reply.status == 400, "status \(reply.status) code \(reply.code ?? "-")")
+            #expect(reply.code == "InvalidObjectName")
         }
     }
 
@@ -125,12 +125,9 @@ struct HostileKeyTests {
             let first = try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: composed))
             let listed = try await client.listObjectsV2(OSSListObjectsV2Request(bucketName: "bkt")).contents.map { Array($0.objectKey.utf8) }
             try await client.shutdown()
-            // The server indexes keys in a [String: ...] dictionary, where these two keys are equal: the second PUT
-            // replaces the first in the index (its data file stays behind, orphaned). Routed to the server engineer.
-            withKnownIssue("local server merges keys that are canonically equivalent Unicode (Swift String equality)") {
-                #expect(first.content == Data("composed".utf8))
-                #expect(listed.count == 2)
-            }
+            // Fixed in the server (was a known issue): keys are indexed byte for byte, not by Swift String equality.
+            #expect(first.content == Data("composed".utf8))
+            #expect(listed.count == 2)
         }
     }
 
