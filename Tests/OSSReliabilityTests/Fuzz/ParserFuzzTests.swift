@@ -90,6 +90,7 @@ struct ParserFuzzTests {
             let input = rng.chance(1, in: 3) ? Self.randomText(&rng, maxLength: 32) : Mutator.mutate(rng.element(seeds), &rng)
             guard let range = OSSContentRange(String(decoding: input, as: UTF8.self)) else { return .rejected }
             #expect(range.start >= 0 && range.end >= range.start)
+            if let total = range.total { #expect(range.end < total, "a range ending past the object's size") }
             return .accepted
         }
     }

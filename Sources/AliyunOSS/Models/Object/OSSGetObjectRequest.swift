@@ -86,7 +86,8 @@ public struct OSSContentRange: Sendable, Hashable {
     /// The whole object's size, if the server sent it.
     public var total: Int64?
 
-    /// Parses `bytes a-b/size` (or `bytes a-b/*`).
+    /// Parses `bytes a-b/size` (or `bytes a-b/*`). Returns `nil` when the size is neither `*` nor a number
+    /// larger than `b` (a range that ends past the object is not a valid answer).
     public init?(_ header: String) {
         guard header.hasPrefix("bytes ") else { return nil }
         let rest = header.dropFirst(6)
@@ -96,7 +97,12 @@ public struct OSSContentRange: Sendable, Hashable {
         guard bounds.count == 2, let a = Int64(bounds[0]), let b = Int64(bounds[1]), a >= 0, b >= a else { return nil }
         start = a
         end = b
-        total = halves[1] == "*" ? nil : Int64(halves[1])
+        if halves[1] == "*" {
+            total = nil
+        } else {
+            guard let size = Int64(halves[1]), size > b else { return nil }
+            total = size
+        }
     }
 }
 
