@@ -74,15 +74,23 @@ struct ServerParserFuzzTests {
         return request
     }
 
-    /// The signature a request carries, normalised as the server reads it (trimmed; V4 hex lower-cased).
+    /// The signature a request carries, read as leniently as the server reads it (V4 fields split on `,` and
+    /// `=` with white space trimmed around names and values, hex lower-cased; V1 after the last `:`, trimmed).
+    /// A tampered request may only be accepted when this is unchanged (e.g. `Signature\r\n=...`).
     static func providedSignature(_ request: OSSSignableRequest) -> String {
         if let auth = request[header: "authorization"] {
-            if let range = auth.range(of: "Signature=", options: .backwards) {
-                let rest = auth[range.upperBound...].prefix { $0 != "," }
-                return String(rest).trimmingWhitespace().lowercased() + "|" + auth.prefix(4)
+            if auth.hasPrefix("OSS4-HMAC-SHA256 ") {
+                var signature = ""
+                for item in auth.dropFirst(17).split(separator: ",") {
+                    let pair = item.split(separator: "=", maxSplits: 1)
+                    if pair.count == 2, String(pair[0]).trimmingWhitespace() == "Signature" {
+                        signature = String(pair[1]).trimmingWhitespace().lowercased()
+                    }
+                }
+                return "v4|" + signature
             }
             let rest = auth.split(separator: ":", omittingEmptySubsequences: false).last ?? ""
-            return String(rest).trimmingWhitespace() + "|" + auth.prefix(4)
+            return "v1|" + String(rest).trimmingWhitespace()
         }
         if let v1 = request.query["Signature"] { return v1 }
         return (request.query["x-oss-signature"] ?? "").lowercased()

@@ -15,7 +15,7 @@ enum FuzzOutcome {
 /// A crash (trap) aborts the test process, so surviving the loop is the "no crash" check; `body` records an
 /// issue for an untyped error or a broken invariant.
 func runFuzz(
-    _ target: String, seed: UInt64, count: Int, perInputLimit: Duration = .seconds(2),
+    _ target: String, seed: UInt64, count: Int, perInputLimit: Duration = .seconds(10),
     _ body: (inout SplitMix64, Int) throws -> FuzzOutcome
 ) rethrows {
     var rng = SplitMix64(seed: seed)
