@@ -2,13 +2,15 @@
 # The long reliability runs, with fixed seeds (see docs/RELIABILITY.md).
 #
 #   scripts/reliability.sh                 # everything: >= 1M inputs per fuzz target, 50 + 50 faulted transfers,
-#                                          # 10,000 keys in one prefix, the attack and secret suites
+#                                          # 10,000 keys in one prefix, 20 replacement timings, the attack
+#                                          # and secret suites
 #   scripts/reliability.sh Fuzz            # only suites whose name matches (a swift test --filter pattern)
 #
 # Environment (all optional):
 #   OSS_RELIABILITY_SCALE      multiplier of the in-test fuzz counts (default here 50: >= 1M per parser target)
 #   OSS_RELIABILITY_TRANSFERS  resumable uploads and downloads under seeded faults (default here 50 each)
 #   OSS_RELIABILITY_KEYS       keys in the one-prefix listing test (default here 10000)
+#   OSS_RELIABILITY_REPLACEMENTS  timings of the object-replaced-mid-download test (default here 20)
 #   OSS_RELIABILITY_SEED       xor-ed into every suite's fixed seed (default: unset, the published seeds)
 #   SCRATCH                    the build directory (default .build-reliability)
 #
@@ -19,12 +21,13 @@ cd "$(dirname "$0")/.."
 export OSS_RELIABILITY_SCALE="${OSS_RELIABILITY_SCALE:-50}"
 export OSS_RELIABILITY_TRANSFERS="${OSS_RELIABILITY_TRANSFERS:-50}"
 export OSS_RELIABILITY_KEYS="${OSS_RELIABILITY_KEYS:-10000}"
+export OSS_RELIABILITY_REPLACEMENTS="${OSS_RELIABILITY_REPLACEMENTS:-20}"
 SCRATCH="${SCRATCH:-.build-reliability}"
 FILTER="OSSReliabilityTests${1:+.*$1}"
 LOG="${LOG:-$SCRATCH/reliability-$(date -u +%Y%m%dT%H%M%SZ).log}"
 mkdir -p "$SCRATCH"
 
-echo "reliability: scale=$OSS_RELIABILITY_SCALE transfers=$OSS_RELIABILITY_TRANSFERS keys=$OSS_RELIABILITY_KEYS seed=${OSS_RELIABILITY_SEED:-fixed}"
+echo "reliability: scale=$OSS_RELIABILITY_SCALE transfers=$OSS_RELIABILITY_TRANSFERS keys=$OSS_RELIABILITY_KEYS replacements=$OSS_RELIABILITY_REPLACEMENTS seed=${OSS_RELIABILITY_SEED:-fixed}"
 echo "reliability: log $LOG"
 start=$(date +%s)
 status=0
