@@ -61,7 +61,10 @@ public enum OSSPercentEncoding {
                 i += 1
             }
         }
-        return String(validating: out, as: UTF8.self)
+        // Invalid UTF-8 decodes with replacement characters, so a round trip that changes the bytes means invalid
+        // input. (`String(validating:as:)` would say so directly, but needs macOS 15 / iOS 18.)
+        let decoded = String(decoding: out, as: UTF8.self)
+        return decoded.utf8.elementsEqual(out) ? decoded : nil
     }
 
     /// Parses a raw query string (`a=1&b&c=x%20y`) into decoded names and values, treating `+` as a space.

@@ -30,7 +30,8 @@ actor SignalWatcher {
         return nil
     }
 
-    isolated deinit {
+    /// Stops watching (the signals go back to being ignored until the process exits).
+    func stop() {
         for source in sources { source.cancel() }
     }
 }
