@@ -18,6 +18,8 @@ struct BodyDigest: Sendable {
     var size: Int64
     var md5: [UInt8]
     var crc64: UInt64
+    /// Lower-case hex SHA-256 of the body, computed only when the request declared a payload hash.
+    var sha256Hex: String? = nil
 
     var md5Hex: String { md5.map { b in (b < 16 ? "0" : "") + String(b, radix: 16, uppercase: true) }.joined() }
     var md5Base64: String { Data(md5).base64EncodedString() }
@@ -30,6 +32,7 @@ enum BodySink {
         var crc64: UInt64
         var size: Int64
         var failure: FileIO.Failure?
+        var sha256Hex: String?
     }
 
     /// Streams the request body into the new file `path`, computing MD5 and CRC-64 on the way, then fsyncs.
@@ -37,7 +40,10 @@ enum BodySink {
     /// Two stages run concurrently: this task collects the body into 1 MiB batches while a second task hashes
     /// and writes the previous batch. At most two batches exist at a time, so memory stays bounded whatever the
     /// body size. The file is removed if anything fails.
-    static func receive(_ reader: RequestBodyReader, to path: String) async throws -> BodyDigest {
+    /// With `computeSHA256`, the body's SHA-256 is computed too (to check a V4 `x-oss-content-sha256`).
+    static func receive(_ reader: RequestBodyReader, to path: String, computeSHA256: Bool = false) async throws
+        -> BodyDigest
+    {
         let fd = try FileIO.create(path)
         let batchSize = 1 << 20
         let (batches, batchSink) = AsyncStream<ByteBuffer>.makeStream()
@@ -45,6 +51,7 @@ enum BodySink {
         let consumer = Task<Hashed, Never> {
             var md5 = Insecure.MD5()
             var crc = CRC64()
+            var sha256: SHA256? = computeSHA256 ? SHA256() : nil
             var size: Int64 = 0
             var failure: FileIO.Failure?
             for await batch in batches {
@@ -52,6 +59,7 @@ enum BodySink {
                     batch.withUnsafeReadableBytes { raw in
                         md5.update(bufferPointer: raw)
                         crc.update(raw)
+                        sha256?.update(bufferPointer: raw)
                     }
                     size += Int64(batch.readableBytes)
                     do {
@@ -67,7 +75,8 @@ enum BodySink {
                 ackSink.yield()
             }
             ackSink.finish()
-            return Hashed(md5: Array(md5.finalize()), crc64: crc.value, size: size, failure: failure)
+            let sha256Hex = sha256.map { $0.finalize().map { String(format: "%02x", $0) }.joined() }
+            return Hashed(md5: Array(md5.finalize()), crc64: crc.value, size: size, failure: failure, sha256Hex: sha256Hex)
         }
         var ackIterator = acks.makeAsyncIterator()
         var outstanding = 0
@@ -93,7 +102,7 @@ enum BodySink {
             if let failure = hashed.failure { throw failure }
             try await NIOThreadPool.singleton.runIfActive { try FileIO.sync(fd, path: path) }
             close(fd)
-            return BodyDigest(size: hashed.size, md5: hashed.md5, crc64: hashed.crc64)
+            return BodyDigest(size: hashed.size, md5: hashed.md5, crc64: hashed.crc64, sha256Hex: hashed.sha256Hex)
         } catch {
             batchSink.finish()
             _ = await consumer.value

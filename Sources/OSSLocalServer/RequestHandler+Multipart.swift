@@ -47,7 +47,7 @@ extension RequestHandler {
         }
         _ = try await store.upload(bucket, key: key, uploadId: uploadId)
         let temp = store.newTempPath()
-        let digest = try await BodySink.receive(reader, to: temp)
+        let digest = try await BodySink.receive(reader, to: temp, computeSHA256: declaresPayloadHash(context))
         do { try verifyContentMD5(context, digest: digest) } catch {
             FileIO.remove(temp)
             throw error

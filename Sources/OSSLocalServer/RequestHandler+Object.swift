@@ -14,7 +14,21 @@ extension RequestHandler {
     }
 
     /// Checks a `Content-MD5` header against the received body.
+    /// Whether the request declares a V4 payload hash (`x-oss-content-sha256` other than `UNSIGNED-PAYLOAD`), which
+    /// the body must then match.
+    func declaresPayloadHash(_ context: RequestContext) -> Bool {
+        guard let value = context.header("x-oss-content-sha256") else { return false }
+        return value != OSSSignerV4.unsignedPayload
+    }
+
     func verifyContentMD5(_ context: RequestContext, digest: BodyDigest) throws(OSSServerError) {
+        if declaresPayloadHash(context), let declared = context.header("x-oss-content-sha256") {
+            guard declared.lowercased() == digest.sha256Hex else {
+                throw OSSServerError(
+                    400, "InvalidDigest", "The x-oss-content-sha256 you specified did not match what we received.",
+                    fields: [("ContentSHA256", declared), ("ExpectedContentSHA256", digest.sha256Hex ?? "")])
+            }
+        }
         guard let provided = context.header("content-md5") else { return }
         guard let decoded = Data(base64Encoded: provided), decoded.count == 16 else {
             throw OSSServerError(400, "InvalidDigest", "The Content-MD5 you specified is not valid.")
@@ -28,9 +42,13 @@ extension RequestHandler {
 
     /// Checks a `Content-MD5` header against a body collected in memory (XML documents).
     func verifyContentMD5(_ context: RequestContext, body: ByteBuffer) throws(OSSServerError) {
-        guard context.header("content-md5") != nil else { return }
-        let md5 = Array(Insecure.MD5.hash(data: Array(body.readableBytesView)))
-        try verifyContentMD5(context, digest: BodyDigest(size: Int64(body.readableBytes), md5: md5, crc64: 0))
+        let declaresHash = declaresPayloadHash(context)
+        guard context.header("content-md5") != nil || declaresHash else { return }
+        let bytes = Array(body.readableBytesView)
+        let md5 = Array(Insecure.MD5.hash(data: bytes))
+        let sha256Hex = declaresHash ? SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined() : nil
+        try verifyContentMD5(
+            context, digest: BodyDigest(size: Int64(body.readableBytes), md5: md5, crc64: 0, sha256Hex: sha256Hex))
     }
 
     func storedHeaders(_ context: RequestContext) -> [String: String] {
@@ -53,7 +71,7 @@ extension RequestHandler {
             throw OSSServerError(409, "FileAlreadyExists", "The object you specified already exists and can not be overwritten.")
         }
         let temp = store.newTempPath()
-        let digest = try await BodySink.receive(reader, to: temp)
+        let digest = try await BodySink.receive(reader, to: temp, computeSHA256: declaresPayloadHash(context))
         do { try verifyContentMD5(context, digest: digest) } catch {
             FileIO.remove(temp)
             throw error

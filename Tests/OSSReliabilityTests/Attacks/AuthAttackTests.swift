@@ -259,11 +259,13 @@ struct AuthAttackTests {
             let hashA = SHA256.hash(data: Self.bodyA).map { String(format: "%02x", $0) }.joined()
             let request = try Self.signed(.v4, "PUT", key: "sha", headers: ["x-oss-content-sha256": hashA], credentials: server.credentials)
             let reply = try await client.send(request, body: Self.bodyB)
-            // Real OSS refuses a payload whose SHA-256 differs from the signed one (or any value other than
-            // UNSIGNED-PAYLOAD); the local server accepts it. Routed to the server engineer (see docs/RELIABILITY.md).
-            withKnownIssue("local server does not verify x-oss-content-sha256 against the body") {
-                #expect(reply.status == 400 || reply.status == 403, "status \(reply.status)")
-            }
+            // Fixed in the server (was a known issue): a declared payload hash must match the body.
+            #expect(reply.status == 400, "status \(reply.status)")
+            #expect(reply.code == "InvalidDigest")
+            // The same signed request with the body it declares is accepted.
+            let honest = try Self.signed(.v4, "PUT", key: "sha", headers: ["x-oss-content-sha256": hashA], credentials: server.credentials)
+            let accepted = try await client.send(honest, body: Self.bodyA)
+            #expect(accepted.status == 200, "status \(accepted.status)")
         }
     }
 }
