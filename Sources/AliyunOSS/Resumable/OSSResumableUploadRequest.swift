@@ -65,7 +65,7 @@ public struct OSSResumableUploadRequest: Sendable {
     /// Callback variables (`x:name` → value), sent on Complete as `x-oss-callback-var` (Base64 JSON).
     public var callbackVar: [String: String]?
 
-    let cancellation: OSSResumableUploadCancellation
+    let cancellation: OSSTransferCancellation
 
     public init(
         bucketName: String,
@@ -95,7 +95,7 @@ public struct OSSResumableUploadRequest: Sendable {
         self.callbackParam = callbackParam
         self.callbackVar = callbackVar
         self.uploadProgress = uploadProgress
-        self.cancellation = OSSResumableUploadCancellation()
+        self.cancellation = OSSTransferCancellation()
     }
 
     /// Cancels the upload promptly: in-flight part requests are cancelled (not awaited to completion); then,

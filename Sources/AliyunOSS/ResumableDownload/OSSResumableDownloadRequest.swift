@@ -66,7 +66,7 @@ public struct OSSResumableDownloadRequest: Sendable {
     /// What to do when the object changes mid-download or between runs. Default ``OSSDownloadObjectChangedPolicy/fail``.
     public var objectChangedPolicy: OSSDownloadObjectChangedPolicy
 
-    let cancellation: OSSResumableDownloadCancellation
+    let cancellation: OSSTransferCancellation
 
     public init(
         bucketName: String,
@@ -90,7 +90,7 @@ public struct OSSResumableDownloadRequest: Sendable {
         self.crcFlag = crcFlag
         self.objectChangedPolicy = objectChangedPolicy
         self.downloadProgress = downloadProgress
-        self.cancellation = OSSResumableDownloadCancellation()
+        self.cancellation = OSSTransferCancellation()
     }
 
     /// Cancels the download promptly: in-flight GETs are cancelled, the temporary file and the record are kept
