@@ -2,6 +2,7 @@
 struct FaultOutcome: Sendable {
     var status: (Int, String?)?
     var dropAfter: Int64?
+    var corruptAt: Int64?
     var delayMilliseconds: Int = 0
     var clockSkewSeconds: Int = 0
     var fired = 0
@@ -70,6 +71,8 @@ actor ServerState {
                 if outcome.dropAfter == nil { outcome.dropAfter = Int64(bytes) }
             case .delay(let ms):
                 outcome.delayMilliseconds = min(outcome.delayMilliseconds + max(0, ms), 3_600_000)
+            case .corrupt(let offset):
+                if outcome.corruptAt == nil { outcome.corruptAt = Int64(offset) }
             case .clockSkew(let seconds):
                 outcome.clockSkewSeconds = max(-315_360_000, min(outcome.clockSkewSeconds + seconds, 315_360_000))
             }

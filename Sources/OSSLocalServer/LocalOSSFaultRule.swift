@@ -18,6 +18,9 @@
 ///                             that carry a body (uploads), response body bytes otherwise (downloads)
 ///            delay=MS         wait MS milliseconds (at most one hour), then handle the request normally
 ///            skew=SECONDS     handle the request with the server clock shifted by SECONDS (may be negative)
+///            corrupt=N        flip one bit of body byte N (0-based) in transit: of the request body for requests
+///                             that carry one (the server then stores and hashes the damaged bytes), of the
+///                             response body otherwise (the client receives them); a shorter body is untouched
 /// times=N    fire at most N times (default: unlimited; nth fires once anyway)
 /// ```
 /// Examples: `UploadPart:nth=3:status=503`, `GetObject:always:drop=1000:times=2`,
@@ -45,6 +48,9 @@ public struct LocalOSSFaultRule: Sendable, Codable, Hashable, CustomStringConver
         case delay(milliseconds: Int)
         /// Handle the request with the server clock shifted by this many seconds.
         case clockSkew(seconds: Int)
+        /// Flip one bit of the body byte at this offset in transit (request body for uploads, response body
+        /// otherwise): bit rot on the wire, for exercising end-to-end checksums.
+        case corrupt(atByte: Int)
     }
 
     /// The operation the rule applies to; `nil` means every operation.
@@ -80,6 +86,7 @@ public struct LocalOSSFaultRule: Sendable, Codable, Hashable, CustomStringConver
         case .dropConnection(let bytes): fields.append("drop=\(bytes)")
         case .delay(let ms): fields.append("delay=\(ms)")
         case .clockSkew(let seconds): fields.append("skew=\(seconds)")
+        case .corrupt(let offset): fields.append("corrupt=\(offset)")
         }
         if let times { fields.append("times=\(times)") }
         return fields.joined(separator: ":")
@@ -166,6 +173,8 @@ extension LocalOSSFaultRule {
             case "skew", "clockskew":
                 guard let s = Int(value) else { throw LocalOSSFaultRuleError("skew needs an integer number of seconds") }
                 try setAction(.clockSkew(seconds: s))
+            case "corrupt":
+                try setAction(.corrupt(atByte: try int(name, value, min: 0)))
             case "times":
                 times = try int(name, value, min: 1)
             default:
@@ -176,7 +185,7 @@ extension LocalOSSFaultRule {
         else if seed != nil { throw LocalOSSFaultRuleError("seed without random") }
         if let status { action = .status(status, code: code) }
         else if code != nil { throw LocalOSSFaultRuleError("code without status") }
-        guard let action else { throw LocalOSSFaultRuleError("no action (status=, drop=, delay= or skew=)") }
+        guard let action else { throw LocalOSSFaultRuleError("no action (status=, drop=, delay=, skew= or corrupt=)") }
         self.init(operation: operation, trigger: trigger ?? .always, action: action, times: times)
     }
 }

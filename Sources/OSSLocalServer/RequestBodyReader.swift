@@ -16,6 +16,8 @@ final class RequestBodyReader {
     private(set) var bytesRead: Int64 = 0
     /// When set, reading past this many body bytes drops the connection.
     var dropAfter: Int64?
+    /// When set, one bit of the body byte at this offset is flipped as it is read (an injected fault).
+    var corruptAt: Int64?
 
     init(
         iterator: NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator,
@@ -32,6 +34,7 @@ final class RequestBodyReader {
                 finished = false
                 bytesRead = 0
                 dropAfter = nil
+                corruptAt = nil
                 awaitingContinue = head.headers[canonicalForm: "expect"].contains { $0.lowercased() == "100-continue" }
                 return head
             }
@@ -55,9 +58,9 @@ final class RequestBodyReader {
                     bytesRead = max(bytesRead, limit)
                     throw DropConnection()
                 }
-                bytesRead += Int64(chunk.readableBytes)
                 if chunk.readableBytes == 0 { continue }
-                _ = chunk.readerIndex
+                flipBit(in: &chunk, startingAt: bytesRead, target: corruptAt)
+                bytesRead += Int64(chunk.readableBytes)
                 return chunk
             case .end:
                 finished = true
@@ -82,5 +85,15 @@ final class RequestBodyReader {
             all.writeBuffer(&chunk)
         }
         return all
+    }
+}
+
+/// Flips the lowest bit of the byte at absolute body offset `target` if `chunk` (which starts at body offset
+/// `start`) holds it.
+func flipBit(in chunk: inout ByteBuffer, startingAt start: Int64, target: Int64?) {
+    guard let target, target >= start, target - start < Int64(chunk.readableBytes) else { return }
+    let index = chunk.readerIndex + Int(target - start)
+    if let byte = chunk.getInteger(at: index, as: UInt8.self) {
+        chunk.setInteger(byte ^ 0x01, at: index)
     }
 }

@@ -39,6 +39,7 @@ final class RequestHandler: Sendable {
         let operation: LocalOSSOperation?
         var response: ServerResponse
         var responseDrop: Int64?
+        var responseCorrupt: Int64?
         do {
             context = try decode(head: head, requestId: requestId)
             if configuration.adminEnabled, isAdminPath(head.uri) {
@@ -83,6 +84,9 @@ final class RequestHandler: Sendable {
                 return false
             }
         }
+        if let corrupt = outcome.corruptAt {
+            if context.hasBody { reader.corruptAt = corrupt } else { responseCorrupt = corrupt }
+        }
         do {
             if let (requested, code) = outcome.status {
                 let status = (300...599).contains(requested) ? requested : 500
@@ -103,13 +107,14 @@ final class RequestHandler: Sendable {
         }
         return await finish(
             response, context: context, operation: operation, reader: reader, outbound: outbound,
-            responseDrop: responseDrop)
+            responseDrop: responseDrop, responseCorrupt: responseCorrupt)
     }
 
     /// Adds the common headers, settles the request body and writes the response.
     private func finish(
         _ response: ServerResponse, context: RequestContext, operation: LocalOSSOperation?, reader: RequestBodyReader,
-        outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, responseDrop: Int64?
+        outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, responseDrop: Int64?,
+        responseCorrupt: Int64? = nil
     ) async -> Bool {
         var response = response
         var keepAlive = context.head.isKeepAlive
@@ -149,7 +154,8 @@ final class RequestHandler: Sendable {
         do {
             try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: response.status, headers: response.headers)))
             if !isHead {
-                dropped = try await writeBody(response.body, file: fileHandle, limit: responseDrop, outbound: outbound)
+                dropped = try await writeBody(
+                    response.body, file: fileHandle, limit: responseDrop, corruptAt: responseCorrupt, outbound: outbound)
             }
             if !dropped { try await outbound.write(.end(nil)) }
         } catch {
@@ -162,13 +168,14 @@ final class RequestHandler: Sendable {
     /// Writes a body (a `.file` body from the already opened `file`), stopping after `limit` bytes.
     /// Returns whether the body was cut short, in which case the caller closes the connection.
     private func writeBody(
-        _ body: ServerResponse.Body, file: ReadFileHandle?, limit: Int64?,
+        _ body: ServerResponse.Body, file: ReadFileHandle?, limit: Int64?, corruptAt: Int64?,
         outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
     ) async throws -> Bool {
         switch body {
         case .empty:
             return limit != nil
         case .buffer(var buffer):
+            flipBit(in: &buffer, startingAt: 0, target: corruptAt)
             if let limit, Int64(buffer.readableBytes) >= limit {
                 let slice = buffer.readSlice(length: Int(limit)) ?? ByteBuffer()
                 if slice.readableBytes > 0 { try await outbound.write(.body(.byteBuffer(slice))) }
@@ -181,6 +188,7 @@ final class RequestHandler: Sendable {
             guard let file else { throw OSSServerError.internalError("the data file is not open") }
             var sent: Int64 = 0
             for try await var chunk in file.readChunks(in: offset..<(offset + length), chunkLength: .mebibytes(1)) {
+                flipBit(in: &chunk, startingAt: sent, target: corruptAt)
                 if let limit, sent + Int64(chunk.readableBytes) >= limit {
                     let slice = chunk.readSlice(length: Int(limit - sent)) ?? ByteBuffer()
                     if slice.readableBytes > 0 { try await outbound.write(.body(.byteBuffer(slice))) }

@@ -28,7 +28,7 @@ public struct OSSUploadStateMachine: Sendable {
     public private(set) var plan: OSSPartPlan?
     public private(set) var uploadId: String?
     var confirmed: [Int: OSSUploadRecord.ConfirmedPart] = [:]
-    var recordedParts: [OSSUploadRecord.ConfirmedPart] = []
+    public private(set) var recordedParts: [OSSUploadRecord.ConfirmedPart] = []
     var outstanding: Set<Int> = []
     var attempts: [Int: Int] = [:]
     var restarts = 0

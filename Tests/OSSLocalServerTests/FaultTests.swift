@@ -16,11 +16,14 @@ import Testing
         #expect(try LocalOSSFaultRule(parsing: "getobject:drop=100").action == .dropConnection(afterBytes: 100))
         #expect(try LocalOSSFaultRule(parsing: "any:every=2:delay=10").trigger == .everyNth(2))
         #expect(try LocalOSSFaultRule(parsing: "PutObject:skew=-3600").action == .clockSkew(seconds: -3600))
+        #expect(try LocalOSSFaultRule(parsing: "UploadPart:nth=2:corrupt=7").action == .corrupt(atByte: 7))
+        #expect(try LocalOSSFaultRule(parsing: "GetObject:corrupt=0").description == "GetObject:always:corrupt=0")
         for text in [random.description, rule.description] {
             #expect(try LocalOSSFaultRule(parsing: text).description == text)
         }
         for bad in ["", "NoSuchOp:status=500", "PutObject", "PutObject:nth=0:status=500", "PutObject:status=99",
-                    "PutObject:random=2:status=500", "PutObject:status=500:drop=1", "PutObject:bogus=1"] {
+                    "PutObject:random=2:status=500", "PutObject:status=500:drop=1", "PutObject:bogus=1",
+                    "PutObject:corrupt=-1", "PutObject:corrupt=1:drop=2"] {
             #expect(throws: LocalOSSFaultRuleError.self, "\(bad)") { try LocalOSSFaultRule(parsing: bad) }
         }
         let json = try JSONEncoder().encode(random)
@@ -76,6 +79,29 @@ import Testing
             #expect(stats.faultsInjected == 2)
             #expect(try await client.send("HEAD", bucket: "faults", key: "partial").status == 404)
             #expect(try await client.send("PUT", bucket: "faults", key: "partial", body: data).status == 200)
+        }
+    }
+
+    @Test func corruptFlipsOneBitOfTheRequestOrResponseBody() async throws {
+        try await withLocalOSSServer(.init(buckets: ["faults"])) { server in
+            let client = TestClient(server)
+            let data = randomBytes(300_000)
+            // Upload: the server stores (and hashes) the damaged bytes, as bit rot on the wire would leave them.
+            await server.addFault(try LocalOSSFaultRule(parsing: "PutObject:nth=1:corrupt=123456"))
+            #expect(try await client.send("PUT", bucket: "faults", key: "rot", body: data).status == 200)
+            var damaged = data
+            damaged[123_456] ^= 0x01
+            #expect(try await client.send("GET", bucket: "faults", key: "rot").body == damaged)
+            // Download: the stored object is intact; one response carries a flipped bit beyond the first chunk.
+            #expect(try await client.send("PUT", bucket: "faults", key: "ok", body: data).status == 200)
+            await server.addFault(try LocalOSSFaultRule(parsing: "GetObject:nth=1:corrupt=299999"))
+            var flipped = data
+            flipped[299_999] ^= 0x01
+            #expect(try await client.send("GET", bucket: "faults", key: "ok").body == flipped)
+            #expect(try await client.send("GET", bucket: "faults", key: "ok").body == data)
+            // An offset past the end of the body changes nothing.
+            await server.addFault(try LocalOSSFaultRule(parsing: "GetObject:nth=1:corrupt=300000"))
+            #expect(try await client.send("GET", bucket: "faults", key: "ok").body == data)
         }
     }
 

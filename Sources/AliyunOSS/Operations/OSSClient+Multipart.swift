@@ -34,6 +34,24 @@ extension OSSClient {
     /// loaded whole). With `sendContentMD5` the range is read once first to compute MD5 and CRC-64.
     /// The CRC-64 of the bytes sent is checked against the response when `crcCheckEnabled`.
     public func uploadPart(_ request: OSSUploadPartRequest) async throws -> OSSUploadPartResult {
+        let crcEnabled = configuration.crcCheckEnabled
+        let sent = try await uploadPart(request, computeCRC: crcEnabled)
+        if let local = sent.localCRC64 {
+            try verifyCRC64(
+                local: local, server: sent.result.crc64, enabled: crcEnabled,
+                what: "part \(request.partNumber) of \(request.objectKey)")
+        }
+        var result = sent.result
+        if result.crc64 == nil { result.crc64 = sent.localCRC64 }
+        return result
+    }
+
+    /// UploadPart without the CRC verdict: returns the result (with the server's CRC-64 only) and, with
+    /// `computeCRC`, the CRC-64 of the bytes sent in the successful attempt, computed as they stream out. The
+    /// resumable engine uses it to read each part once and let its state machine judge a disagreement.
+    func uploadPart(_ request: OSSUploadPartRequest, computeCRC: Bool) async throws -> (
+        result: OSSUploadPartResult, localCRC64: UInt64?
+    ) {
         try Self.requireUploadId(request.uploadId)
         guard (1...10_000).contains(request.partNumber) else {
             throw OSSClientError.invalidArgument("part numbers run from 1 to 10000, not \(request.partNumber)")
@@ -44,21 +62,18 @@ extension OSSClient {
         let body = try await Self.uploadBody(for: request.source, sendContentMD5: request.sendContentMD5)
         operation.body = body.body
         operation.setHeader("content-md5", body.contentMD5)
-        let crcEnabled = configuration.crcCheckEnabled
         let observer = OSSUploadObserver(
-            expected: body.body.length, progress: request.uploadProgress, computeCRC: crcEnabled)
+            expected: body.body.length, progress: request.uploadProgress, computeCRC: computeCRC)
         let size = body.body.length
         return try await execute(operation, observer: observer) { response in
             try await response.body.drain()
             guard let eTag = response.eTag else {
                 throw OSSClientError(.exceptionCaught, "UploadPart response has no ETag")
             }
-            try verifyCRC64(
-                local: observer.crc64, server: response.crc64, enabled: crcEnabled,
-                what: "part \(request.partNumber) of \(request.objectKey)")
-            return OSSUploadPartResult(
-                partNumber: request.partNumber, eTag: eTag, crc64: response.crc64 ?? (crcEnabled ? observer.crc64 : nil),
-                size: size, requestId: response.requestId)
+            let result = OSSUploadPartResult(
+                partNumber: request.partNumber, eTag: eTag, crc64: response.crc64, size: size,
+                requestId: response.requestId)
+            return (result, computeCRC ? observer.crc64 : nil)
         }
     }
 

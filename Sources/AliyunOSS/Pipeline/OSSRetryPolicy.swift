@@ -8,8 +8,9 @@ enum OSSRetryDecision: Sendable, Equatable {
     case stop
 }
 
-/// Exponential backoff with full jitter on network errors, 5xx and 429; `RequestTimeTooSkewed` retries
-/// once the clock is corrected. Pure: the random source is injected.
+/// Exponential backoff with full jitter on network errors, 5xx, 429 and `InvalidDigest` (a replayable body that
+/// no longer matched its `Content-MD5` on arrival was damaged on the way); `RequestTimeTooSkewed` retries once
+/// the clock is corrected. Pure: the random source is injected.
 struct OSSRetryPolicy: Sendable {
     let configuration: OSSClientConfiguration.Retry
     /// Returns a uniformly distributed value in `0...1`.
@@ -47,6 +48,7 @@ struct OSSRetryPolicy: Sendable {
             return error.code == .networkError || error.code == .networkingFailWithResponseCode0
         case let error as OSSServerError:
             return error.statusCode >= 500 || error.statusCode == 429 || error.code == "RequestTimeTooSkewed"
+                || error.code == "InvalidDigest"
         default:
             return false
         }

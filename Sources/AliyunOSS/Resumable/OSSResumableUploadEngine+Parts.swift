@@ -9,7 +9,7 @@ import OSSResumable
 extension OSSResumableUploadEngine {
     /// What one part upload ended with.
     enum PartResult: Sendable {
-        case uploaded(number: Int, etag: String, localCRC64: UInt64, serverCRC64: UInt64?)
+        case uploaded(number: Int, etag: String, localCRC64: UInt64?, serverCRC64: UInt64?)
         case failed(number: Int, error: any Error)
     }
 
@@ -23,6 +23,7 @@ extension OSSResumableUploadEngine {
         let bucket = request.bucketName
         let key = request.objectKey
         let path = filePath
+        let integrity = partIntegrity
         var queue = parts[...]
         var failures: [any Error] = []
         var followUp: [OSSUploadStateMachine.Action] = []
@@ -34,7 +35,8 @@ extension OSSResumableUploadEngine {
                 group.addTask {
                     do {
                         return try await Self.send(
-                            client: client, bucket: bucket, key: key, uploadId: uploadId, part: part, path: path)
+                            client: client, bucket: bucket, key: key, uploadId: uploadId, part: part, path: path,
+                            integrity: integrity)
                     } catch {
                         return .failed(number: part.number, error: error)
                     }
@@ -95,30 +97,6 @@ extension OSSResumableUploadEngine {
             await fail(first)
         } else {
             await perform(followUp)
-        }
-    }
-
-    /// One UploadPart: a streamed pass computes the range's MD5 and CRC-64, then the range is streamed again as
-    /// the body with that `Content-MD5` (so the server refuses bytes that changed in between). The client checks
-    /// the CRC of the bytes sent against the response when its CRC check is on; a disagreement is retried twice.
-    static func send(
-        client: OSSClient, bucket: String, key: String, uploadId: String, part: OSSPart, path: String
-    ) async throws -> PartResult {
-        var attempt = 0
-        while true {
-            try Task.checkCancellation()
-            let digest = try await OSSFileDigest.compute(path: path, offset: part.offset, length: part.length)
-            let partRequest = OSSUploadPartRequest(
-                bucketName: bucket, objectKey: key, uploadId: uploadId, partNumber: part.number,
-                source: .fileRange(URL(fileURLWithPath: path), offset: part.offset, length: part.length),
-                sendContentMD5: false, headers: ["content-md5": digest.contentMD5])
-            do {
-                let result = try await client.uploadPart(partRequest)
-                return .uploaded(
-                    number: part.number, etag: result.eTag, localCRC64: digest.crc64, serverCRC64: result.crc64)
-            } catch let error as OSSClientError where error.code == .invalidCRC && attempt < 2 {
-                attempt += 1
-            }
         }
     }
 }

@@ -132,7 +132,7 @@ final class OSSResumableUploadEngine {
                     return
                 }
                 do {
-                    let parts = try await listAllParts(uploadId: uploadId)
+                    let parts = try await verifyUnrecordedParts(try await listAllParts(uploadId: uploadId))
                     await perform(machine.handle(.listedParts(parts)))
                 } catch where Self.isNoSuchUpload(error) {
                     logger.info(
@@ -245,6 +245,37 @@ final class OSSResumableUploadEngine {
             }
         }
         return parts
+    }
+
+    /// Parts the server lists but the record does not know (sent just before a crash, or refused by the CRC check
+    /// of an earlier run) are only worth reusing if they hold this file's bytes: in CRC mode each one's range is
+    /// read (CRC-64 only, no network) and a part is kept only when the server's CRC-64 equals the local one.
+    /// Dropped parts are sent again. Recorded parts were verified when they were confirmed.
+    func verifyUnrecordedParts(_ listed: [OSSUploadStateMachine.ServerPart]) async throws
+        -> [OSSUploadStateMachine.ServerPart]
+    {
+        guard crcMode == .enabled, let plan = machine.plan else { return listed }
+        let recorded = Set(machine.recordedParts.map(\.number))
+        var kept: [OSSUploadStateMachine.ServerPart] = []
+        for part in listed {
+            guard !recorded.contains(part.number), let planned = plan.part(number: part.number),
+                planned.length == part.size
+            else {
+                kept.append(part)
+                continue
+            }
+            guard let serverCRC = part.crc64 else { continue }
+            try Task.checkCancellation()
+            let local = try await OSSFileDigest.crc64(path: filePath, offset: planned.offset, length: planned.length)
+            if local == serverCRC {
+                kept.append(part)
+            } else {
+                logger.info(
+                    "a part on the server does not hold this file's bytes; sending it again",
+                    metadata: ["part": "\(part.number)", "key": "\(request.objectKey)"])
+            }
+        }
+        return kept
     }
 
     func complete(uploadId: String, parts: [OSSUploadStateMachine.CompletePart]) async throws

@@ -41,6 +41,30 @@ enum OSSFileDigest {
         }
     }
 
+    /// One streamed pass over a file range computing only its CRC-64 (no MD5).
+    static func crc64(path: String, offset: Int64, length: Int64) async throws -> UInt64 {
+        do {
+            return try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
+                var crc = CRC64()
+                var total: Int64 = 0
+                for try await chunk in handle.readChunks(
+                    in: offset..<(offset + length), chunkLength: .bytes(AsyncHTTPClientTransport.fileChunkLength))
+                {
+                    chunk.withUnsafeReadableBytes { crc.update($0) }
+                    total += Int64(chunk.readableBytes)
+                }
+                guard total == length else {
+                    throw OSSClientError(.fileCantRead, "\(path) ended after \(total) of \(length) bytes")
+                }
+                return crc.value
+            }
+        } catch let error as OSSClientError {
+            throw error
+        } catch {
+            throw OSSClientError(.fileCantRead, "cannot read \(path)", underlying: error)
+        }
+    }
+
     /// The size of the file at `path`.
     static func fileSize(path: String) async throws -> Int64 {
         do {

@@ -151,3 +151,27 @@ struct ResumableDownloadFaultTests {
         }
     }
 }
+
+@Suite("resumableDownload: bytes damaged in transit")
+struct ResumableDownloadIntegrityTests {
+    @Test("a flipped bit in one part fails the combined CRC-64: invalidCRC, no destination, nothing left behind")
+    func damagedPartFailsTheDownload() async throws {
+        let scratch = try RDScratch()
+        defer { scratch.cleanup() }
+        let bytes = patternBytes(1_000_000, seed: 43)
+        try await withServerAndClient { server, client in
+            try await rdPut(client, "rot.bin", bytes)
+            await server.addFault(try LocalOSSFaultRule(parsing: "GetObject:nth=4:corrupt=777"))
+            let error = await rdClientError {
+                _ = try await client.resumableDownload(rdRequest("rot.bin", scratch, threads: 2))
+            }
+            #expect(error?.code == .invalidCRC)
+            #expect(!FileManager.default.fileExists(atPath: scratch.destination.path))
+            #expect(try scratch.leftovers().isEmpty)
+            #expect(scratch.records().isEmpty)
+            // A clean second call downloads the object again, identical.
+            _ = try await client.resumableDownload(rdRequest("rot.bin", scratch, threads: 2))
+            #expect(try scratch.destinationBytes() == bytes)
+        }
+    }
+}
