@@ -71,11 +71,46 @@ public enum OSSDateFormat {
         pad2(v % 100, into: &s)
     }
 
-    /// `Mon, 15 Jan 2024 08:30:45 GMT`.
+    private static let weekdayBytes: [UInt8] = Array("ThuFriSatSunMonTueWed".utf8)
+    private static let monthBytes: [UInt8] = Array("JanFebMarAprMayJunJulAugSepOctNovDec".utf8)
+
+    /// `Mon, 15 Jan 2024 08:30:45 GMT`, written straight into the string's storage.
     public static func rfc1123(_ date: Date) -> String {
         let c = civil(date)
+        guard (0...9999).contains(c.year) else { return rfc1123Slow(c) }
+        return String(unsafeUninitializedCapacity: 29) { out in
+            func put2(_ v: Int, at i: Int) {
+                out[i] = UInt8(48 + v / 10)
+                out[i + 1] = UInt8(48 + v % 10)
+            }
+            for k in 0..<3 {
+                out[k] = weekdayBytes[c.weekday * 3 + k]
+                out[8 + k] = monthBytes[(c.month - 1) * 3 + k]
+            }
+            out[3] = UInt8(ascii: ",")
+            out[4] = UInt8(ascii: " ")
+            put2(c.day, at: 5)
+            out[7] = UInt8(ascii: " ")
+            out[11] = UInt8(ascii: " ")
+            put2(c.year / 100, at: 12)
+            put2(c.year % 100, at: 14)
+            out[16] = UInt8(ascii: " ")
+            put2(c.hour, at: 17)
+            out[19] = UInt8(ascii: ":")
+            put2(c.minute, at: 20)
+            out[22] = UInt8(ascii: ":")
+            put2(c.second, at: 23)
+            out[25] = UInt8(ascii: " ")
+            out[26] = UInt8(ascii: "G")
+            out[27] = UInt8(ascii: "M")
+            out[28] = UInt8(ascii: "T")
+            return 29
+        }
+    }
+
+    /// The appending form, for years outside 0...9999.
+    private static func rfc1123Slow(_ c: Civil) -> String {
         var s = ""
-        s.reserveCapacity(29)
         s += weekdays[c.weekday]
         s += ", "
         pad2(c.day, into: &s)

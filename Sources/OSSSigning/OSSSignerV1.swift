@@ -21,9 +21,14 @@ public struct OSSSignerV1: OSSRequestSigner {
             request[header: "date"] = OSSDateFormat.rfc1123(date)
         }
         let dateLine = request[header: "x-oss-date"] ?? request[header: "date"] ?? ""
-        let stringToSign = Self.stringToSign(for: request, dateLine: dateLine)
-        let signature = Self.signature(stringToSign: stringToSign, secret: credentials.accessKeySecret)
-        request[header: "authorization"] = "OSS \(credentials.accessKeyId):\(signature)"
+        let signature = Self.signature(
+            stringToSign: Self.stringToSignBytes(for: request, dateLine: dateLine), secret: credentials.accessKeySecret)
+        var authorization = "OSS "
+        authorization.reserveCapacity(5 + credentials.accessKeyId.utf8.count + signature.utf8.count)
+        authorization += credentials.accessKeyId
+        authorization += ":"
+        authorization += signature
+        request[header: "authorization"] = authorization
     }
 
     public func presign(
@@ -48,77 +53,97 @@ public struct OSSSignerV1: OSSRequestSigner {
     /// `VERB\nContent-MD5\nContent-Type\nDate\nCanonicalizedOSSHeaders + CanonicalizedResource`.
     /// `dateLine` is the `x-oss-date` or `Date` header in header mode, the absolute `Expires` when presigning.
     public static func stringToSign(for request: OSSSignableRequest, dateLine: String) -> String {
-        var s = ""
-        s.reserveCapacity(256)
-        s += request.method
-        s += "\n"
-        s += request[header: "content-md5"] ?? ""
-        s += "\n"
-        s += request[header: "content-type"] ?? ""
-        s += "\n"
-        s += dateLine
-        s += "\n"
-        s += canonicalizedOSSHeaders(request.headers)
-        s += canonicalizedResource(bucket: request.bucket, key: request.key, query: request.query)
-        return s
+        String(decoding: stringToSignBytes(for: request, dateLine: dateLine), as: UTF8.self)
+    }
+
+    /// The UTF-8 bytes of ``stringToSign(for:dateLine:)``, built in one buffer (what ``sign(_:credentials:date:)``
+    /// hashes).
+    static func stringToSignBytes(for request: OSSSignableRequest, dateLine: String) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(384)
+        out.append(contentsOf: request.method.utf8)
+        out.append(0x0A)
+        if let md5 = request.headers["content-md5"] { out.append(contentsOf: md5.utf8) }
+        out.append(0x0A)
+        if let type = request.headers["content-type"] { out.append(contentsOf: type.utf8) }
+        out.append(0x0A)
+        out.append(contentsOf: dateLine.utf8)
+        out.append(0x0A)
+        appendCanonicalizedOSSHeaders(request.headers, to: &out)
+        appendCanonicalizedResource(bucket: request.bucket, key: request.key, query: request.query, to: &out)
+        return out
     }
 
     /// Every `x-oss-*` header as `name:value\n`, sorted by lower-cased name; values verbatim.
     public static func canonicalizedOSSHeaders(_ headers: [String: String]) -> String {
-        var selected: [(String, String)] = []
+        var out: [UInt8] = []
+        appendCanonicalizedOSSHeaders(headers, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func appendCanonicalizedOSSHeaders(_ headers: [String: String], to out: inout [UInt8]) {
+        var selected: [(name: String, value: String)] = []
         for (name, value) in headers {
             let lower = name.lowercasedHeaderName
-            if lower.hasPrefix("x-oss-") { selected.append((lower, value)) }
+            if lower.utf8.starts(with: "x-oss-".utf8) { selected.append((lower, value)) }
         }
-        if selected.isEmpty { return "" }
-        selected.sort { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
-        var s = ""
+        if selected.isEmpty { return }
+        if selected.count > 1 { selected.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) } }
         for (name, value) in selected {
-            s += name
-            s += ":"
-            s += value
-            s += "\n"
+            out.append(contentsOf: name.utf8)
+            out.append(UInt8(ascii: ":"))
+            out.append(contentsOf: value.utf8)
+            out.append(0x0A)
         }
-        return s
     }
 
     /// `/`, `/bucket/` or `/bucket/key` (decoded, not URL-encoded), then `?` and the sorted sub-resources.
     public static func canonicalizedResource(bucket: String?, key: String?, query: [String: String]) -> String {
-        var s = "/"
+        var out: [UInt8] = []
+        appendCanonicalizedResource(bucket: bucket, key: key, query: query, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func appendCanonicalizedResource(
+        bucket: String?, key: String?, query: [String: String], to out: inout [UInt8]
+    ) {
+        out.append(UInt8(ascii: "/"))
         if let bucket, !bucket.isEmpty {
-            s += bucket
-            s += "/"
-            if let key { s += key }
+            out.append(contentsOf: bucket.utf8)
+            out.append(UInt8(ascii: "/"))
+            if let key { out.append(contentsOf: key.utf8) }
         }
+        if query.isEmpty { return }
         var names: [String] = []
         for name in query.keys where subresources.contains(name) {
             names.append(name)
         }
-        if !names.isEmpty {
-            names.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            s += "?"
-            var first = true
-            for name in names {
-                if !first { s += "&" }
-                first = false
-                s += name
-                if let value = query[name], !value.isEmpty {
-                    s += "="
-                    s += value
-                }
+        if names.isEmpty { return }
+        if names.count > 1 { names.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
+        out.append(UInt8(ascii: "?"))
+        for (index, name) in names.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: "&")) }
+            out.append(contentsOf: name.utf8)
+            if let value = query[name], !value.isEmpty {
+                out.append(UInt8(ascii: "="))
+                out.append(contentsOf: value.utf8)
             }
         }
-        return s
     }
 
     /// `base64(HMAC-SHA1(secret, stringToSign))`.
     public static func signature(stringToSign: String, secret: String) -> String {
-        var message = stringToSign
-        let mac = message.withUTF8 { bytes in
-            HMAC<Insecure.SHA1>.authenticationCode(
-                for: UnsafeRawBufferPointer(bytes), using: SymmetricKey(data: Array(secret.utf8)))
+        signature(stringToSign: Array(stringToSign.utf8), secret: secret)
+    }
+
+    static func signature(stringToSign: [UInt8], secret: String) -> String {
+        var secret = secret
+        let mac = secret.withUTF8 { key in
+            stringToSign.withUnsafeBytes { bytes in
+                OSSHMAC.authenticationCode(Insecure.SHA1.self, key: UnsafeRawBufferPointer(key), message: bytes)
+            }
         }
-        return mac.withUnsafeBytes { Data($0).base64EncodedString() }
+        return mac.withUnsafeBytes { OSSBase64.encode($0) }
     }
 
     /// The query parameters V1 signs (oss2's list plus `cloudboxes`); every other parameter is ignored.

@@ -182,32 +182,41 @@ public struct OSSSignerV4: OSSRequestSigner {
     public static func signingKey(secret: String, day: String, region: String, product: String = "oss")
         -> SymmetricKey
     {
-        var key = SymmetricKey(data: Array(("aliyun_v4" + secret).utf8))
-        for component in [day, region, product, "aliyun_v4_request"] {
-            var text = component
-            let mac = text.withUTF8 { HMAC<SHA256>.authenticationCode(for: UnsafeRawBufferPointer($0), using: key) }
-            key = SymmetricKey(data: mac)
-        }
-        return key
+        SymmetricKey(data: signingKeyBytes(secret: secret, day: day, region: region, product: product))
+    }
+
+    /// The signing key's 32 bytes (the chain of ``signingKey(secret:day:region:product:)``).
+    static func signingKeyBytes(secret: String, day: String, region: String, product: String) -> SHA256.Digest {
+        var first = "aliyun_v4"
+        first += secret
+        var key = first.withUTF8 { OSSHMAC.authenticationCode(SHA256.self, key: UnsafeRawBufferPointer($0), message: day) }
+        key = key.withUnsafeBytes { OSSHMAC.authenticationCode(SHA256.self, key: $0, message: region) }
+        key = key.withUnsafeBytes { OSSHMAC.authenticationCode(SHA256.self, key: $0, message: product) }
+        return key.withUnsafeBytes { OSSHMAC.authenticationCode(SHA256.self, key: $0, message: "aliyun_v4_request") }
     }
 
     /// Lower-case hex `HMAC-SHA256(signingKey, stringToSign)`.
     public static func signature(
         stringToSign: String, secret: String, day: String, region: String, product: String = "oss"
     ) -> String {
-        let key = signingKey(secret: secret, day: day, region: region, product: product)
-        var message = stringToSign
-        return hexString(message.withUTF8 { HMAC<SHA256>.authenticationCode(for: UnsafeRawBufferPointer($0), using: key) })
+        let key = signingKeyBytes(secret: secret, day: day, region: region, product: product)
+        return hexString(key.withUnsafeBytes { OSSHMAC.authenticationCode(SHA256.self, key: $0, message: stringToSign) })
     }
 
-    static func hexString(_ bytes: some Sequence<UInt8>) -> String {
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(64)
-        for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 0x0F)])
+    static func hexString(_ digest: some Digest) -> String {
+        digest.withUnsafeBytes { bytes in
+            String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+                for (index, b) in bytes.enumerated() {
+                    out[2 * index] = hexDigit(b >> 4)
+                    out[2 * index + 1] = hexDigit(b & 0x0F)
+                }
+                return bytes.count * 2
+            }
         }
-        return String(decoding: out, as: UTF8.self)
+    }
+
+    @inline(__always)
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? 0x30 + nibble : 0x57 + nibble
     }
 }
