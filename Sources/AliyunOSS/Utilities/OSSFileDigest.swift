@@ -15,48 +15,39 @@ enum OSSFileDigest {
     }
 
     static func compute(path: String, offset: Int64, length: Int64) async throws -> Result {
-        do {
-            return try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
-                var md5 = Insecure.MD5()
-                var crc = CRC64()
-                var total: Int64 = 0
-                for try await chunk in handle.readChunks(
-                    in: offset..<(offset + length), chunkLength: .bytes(AsyncHTTPClientTransport.fileChunkLength))
-                {
-                    chunk.withUnsafeReadableBytes {
-                        md5.update(bufferPointer: $0)
-                        crc.update($0)
-                    }
-                    total += Int64(chunk.readableBytes)
-                }
-                guard total == length else {
-                    throw OSSClientError(.fileCantRead, "\(path) ended after \(total) of \(length) bytes")
-                }
-                return Result(contentMD5: Data(md5.finalize()).base64EncodedString(), crc64: crc.value)
-            }
-        } catch let error as OSSClientError {
-            throw error
-        } catch {
-            throw OSSClientError(.fileCantRead, "cannot read \(path)", underlying: error)
+        var md5 = Insecure.MD5()
+        var crc = CRC64()
+        try await scan(path: path, offset: offset, length: length) { bytes in
+            md5.update(bufferPointer: bytes)
+            crc.update(bytes)
         }
+        return Result(contentMD5: Data(md5.finalize()).base64EncodedString(), crc64: crc.value)
     }
 
     /// One streamed pass over a file range computing only its CRC-64 (no MD5).
     static func crc64(path: String, offset: Int64, length: Int64) async throws -> UInt64 {
+        var crc = CRC64()
+        try await scan(path: path, offset: offset, length: length) { crc.update($0) }
+        return crc.value
+    }
+
+    /// Reads exactly `length` bytes at `offset` in chunks, handing each to `body`; a shorter file, or any read
+    /// error, is `fileCantRead`.
+    private static func scan(
+        path: String, offset: Int64, length: Int64, _ body: (UnsafeRawBufferPointer) -> Void
+    ) async throws {
         do {
-            return try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
-                var crc = CRC64()
+            try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
                 var total: Int64 = 0
                 for try await chunk in handle.readChunks(
                     in: offset..<(offset + length), chunkLength: .bytes(AsyncHTTPClientTransport.fileChunkLength))
                 {
-                    chunk.withUnsafeReadableBytes { crc.update($0) }
+                    chunk.withUnsafeReadableBytes { body($0) }
                     total += Int64(chunk.readableBytes)
                 }
                 guard total == length else {
                     throw OSSClientError(.fileCantRead, "\(path) ended after \(total) of \(length) bytes")
                 }
-                return crc.value
             }
         } catch let error as OSSClientError {
             throw error
