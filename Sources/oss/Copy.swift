@@ -21,6 +21,8 @@ struct Copy: AsyncParsableCommand {
         inversion: .prefixedNo,
         help: "On Ctrl-C keep the server-side upload and the checkpoint so a rerun resumes (default); with --no-keep-upload-on-cancel the upload is aborted and the checkpoint deleted.")
     var keepUploadOnCancel = true
+    @Flag(help: "Uploads: also send Content-MD5 with each part, so the server itself refuses damaged bytes (each part is then read twice; by default its CRC-64 is checked as it streams).")
+    var contentMD5 = false
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
@@ -62,6 +64,7 @@ struct Copy: AsyncParsableCommand {
             deleteUploadIdOnCancelling: !keepUploadOnCancel,
             uploadProgress: { _, done, total in Task { await progress.report(done: done, total: total) } })
         if let partSize { request.partSize = partSize }
+        request.sendContentMD5 = contentMD5
         let upload = request
         let result = try await withClient(connection) { client in
             do {

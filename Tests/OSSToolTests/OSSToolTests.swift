@@ -65,6 +65,26 @@ struct OSSToolTests {
         }
     }
 
+    @Test("cp heals a part damaged in transit, with and without --content-md5", arguments: [false, true])
+    func copyHealsADamagedPart(contentMD5: Bool) async throws {
+        let work = try makeWorkDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["heal"])) { server in
+            let tool = ToolRunner(server: server, home: work)
+            let file = work.appendingPathComponent("f.bin")
+            let crc = try writeFile(file, count: 1_000_000, seed: 3)  // 5 parts of 200 KB
+            await server.addFault(try LocalOSSFaultRule(parsing: "UploadPart:nth=2:corrupt=4242"))
+            let r = try await tool.run(
+                ["cp", file.path, "oss://heal/f.bin", "--checkpoint-dir", work.path, "--part-size", "200000",
+                 "--threads", "2"] + (contentMD5 ? ["--content-md5"] : []))
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stdout.contains("crc64 \(crc)"), "\(r.stdout)")
+            let stats = await server.stats()
+            #expect(stats.faultsInjected == 1)
+            #expect(stats[.uploadPart].requests == 6, "five parts and the damaged one again")
+        }
+    }
+
     @Test func uploadKilledMidwayResumesWithinTheBound() async throws {
         let work = try makeWorkDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
