@@ -2,6 +2,8 @@
 struct FaultOutcome: Sendable {
     var status: (Int, String?)?
     var dropAfter: Int64?
+    /// Handle the request, then close the connection instead of replying.
+    var dropReply = false
     var corruptAt: Int64?
     var delayMilliseconds: Int = 0
     var clockSkewSeconds: Int = 0
@@ -69,6 +71,8 @@ actor ServerState {
                 if outcome.status == nil { outcome.status = (status, code) }
             case .dropConnection(let bytes):
                 if outcome.dropAfter == nil { outcome.dropAfter = Int64(bytes) }
+            case .dropReply:
+                outcome.dropReply = true
             case .delay(let ms):
                 outcome.delayMilliseconds = min(outcome.delayMilliseconds + max(0, ms), 3_600_000)
             case .corrupt(let offset):

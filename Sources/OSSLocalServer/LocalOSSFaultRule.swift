@@ -16,6 +16,8 @@
 ///                             (default code per status: 500 InternalError, 503 ServiceUnavailable, ...)
 ///            drop=N           close the connection after N body bytes: request body bytes for requests
 ///                             that carry a body (uploads), response body bytes otherwise (downloads)
+///            dropreply        handle the request fully (an upload is stored, a multipart upload completed), then
+///                             close the connection without replying: the answer is lost, not the request
 ///            delay=MS         wait MS milliseconds (at most one hour), then handle the request normally
 ///            skew=SECONDS     handle the request with the server clock shifted by SECONDS (may be negative)
 ///            corrupt=N        flip one bit of body byte N (0-based) in transit: of the request body for requests
@@ -44,6 +46,8 @@ public struct LocalOSSFaultRule: Sendable, Codable, Hashable, CustomStringConver
         case status(Int, code: String?)
         /// Close the connection after this many body bytes (request body for uploads, response body otherwise).
         case dropConnection(afterBytes: Int)
+        /// Handle the request fully, then close the connection without sending the response.
+        case dropReply
         /// Wait, then handle the request normally.
         case delay(milliseconds: Int)
         /// Handle the request with the server clock shifted by this many seconds.
@@ -84,6 +88,7 @@ public struct LocalOSSFaultRule: Sendable, Codable, Hashable, CustomStringConver
             fields.append("status=\(status)")
             if let code { fields.append("code=\(code)") }
         case .dropConnection(let bytes): fields.append("drop=\(bytes)")
+        case .dropReply: fields.append("dropreply")
         case .delay(let ms): fields.append("delay=\(ms)")
         case .clockSkew(let seconds): fields.append("skew=\(seconds)")
         case .corrupt(let offset): fields.append("corrupt=\(offset)")
@@ -168,6 +173,9 @@ extension LocalOSSFaultRule {
                 code = value
             case "drop":
                 try setAction(.dropConnection(afterBytes: try int(name, value, min: 0)))
+            case "dropreply":
+                guard value.isEmpty else { throw LocalOSSFaultRuleError("dropreply takes no value") }
+                try setAction(.dropReply)
             case "delay":
                 try setAction(.delay(milliseconds: try int(name, value, min: 0)))
             case "skew", "clockskew":
@@ -185,7 +193,7 @@ extension LocalOSSFaultRule {
         else if seed != nil { throw LocalOSSFaultRuleError("seed without random") }
         if let status { action = .status(status, code: code) }
         else if code != nil { throw LocalOSSFaultRuleError("code without status") }
-        guard let action else { throw LocalOSSFaultRuleError("no action (status=, drop=, delay=, skew= or corrupt=)") }
+        guard let action else { throw LocalOSSFaultRuleError("no action (status=, drop=, dropreply, delay=, skew= or corrupt=)") }
         self.init(operation: operation, trigger: trigger ?? .always, action: action, times: times)
     }
 }

@@ -105,6 +105,11 @@ final class RequestHandler: Sendable {
         } catch {
             response = errorResponse(.internalError("\(error)"), context: context)
         }
+        if outcome.dropReply {
+            // The request took effect; only its answer is lost.
+            await state.finish(operation, requestBytes: reader.bytesRead, responseBytes: 0)
+            return false
+        }
         return await finish(
             response, context: context, operation: operation, reader: reader, outbound: outbound,
             responseDrop: responseDrop, responseCorrupt: responseCorrupt)

@@ -59,13 +59,18 @@ extension OSSDownloadStateMachine {
         case objectHeaded(OSSObjectIdentity)
         /// A step failed for good. `resumable` failures (network, 5xx after retries) keep the partial download.
         case failed(resumable: Bool)
-        /// The user cancelled.
+        /// The user cancelled: the temporary file and the record are kept when records are kept; without a
+        /// record the temporary file is deleted.
         case cancelled
+        /// The user paused: the temporary file (and the record, when records are kept) are always kept.
+        case paused
     }
 
     /// Why the download stopped without a file.
     public enum Failure: Sendable, Hashable {
         case cancelled
+        /// Paused: everything needed to resume was kept.
+        case paused
         case error(OSSResumableError)
         case operationFailed
     }

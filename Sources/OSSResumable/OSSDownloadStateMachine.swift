@@ -76,6 +76,10 @@ public struct OSSDownloadStateMachine: Sendable {
             phase = .done
             if configuration.persistsRecord { return [.fail(.cancelled)] }
             return [.deleteTempFile(path: tempFilePath), .fail(.cancelled)]
+        case .paused:
+            // The temporary file is kept even without a record: the pause hands back a token naming it.
+            phase = .done
+            return [.fail(.paused)]
         }
     }
 

@@ -88,14 +88,20 @@ extension OSSUploadStateMachine {
         case fileRechecked(OSSFileIdentity)
         /// CompleteMultipartUpload answered 200, with its `x-oss-hash-crc64ecma` if any.
         case completed(serverCRC64: UInt64?)
-        /// The user cancelled (request.cancel() or Task cancellation).
+        /// The user cancelled (request.cancel() or Task cancellation): the upload is aborted and the record
+        /// deleted when ``Configuration/deleteUploadIdOnCancelling`` is set, both are kept otherwise.
         case cancelled
+        /// The user paused (request.pause()): like ``cancelled`` but the upload id and the record are always kept,
+        /// whatever ``Configuration/deleteUploadIdOnCancelling`` says.
+        case paused
     }
 
     /// Why the upload stopped without an object.
     public enum Failure: Sendable, Hashable {
         /// Cancelled by the user: throw `taskCancelled`.
         case cancelled
+        /// Paused by the user: the upload id and the record were kept; throw `taskPaused`.
+        case paused
         /// A decision of this state machine: throw the mapped error.
         case error(OSSResumableError)
         /// A step failed: rethrow the error that step produced.

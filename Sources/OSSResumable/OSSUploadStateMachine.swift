@@ -12,8 +12,8 @@ import OSSCRC64
 /// combined CRC (reused parts included).
 ///
 /// Failures: cancel aborts and deletes the record when `deleteUploadIdOnCancelling` is set, and keeps both
-/// otherwise; any other failure keeps the record (so the next call resumes), or, without a record, aborts when
-/// `deleteUploadIdOnCancelling` is set. `NoSuchUpload` starts a new upload (at most
+/// otherwise; pause (``Event/paused``) always keeps the upload id and the record; any other failure keeps the
+/// record (so the next call resumes), or, without a record, aborts when `deleteUploadIdOnCancelling` is set. `NoSuchUpload` starts a new upload (at most
 /// ``Configuration/maximumUploadRestarts`` times). Once the machine has emitted `fail` or `finish`, it ignores
 /// every further event.
 public struct OSSUploadStateMachine: Sendable {
@@ -72,6 +72,10 @@ public struct OSSUploadStateMachine: Sendable {
         switch event {
         case .cancelled:
             return cancel()
+        case .paused:
+            // Whatever deleteUploadIdOnCancelling says: the upload id and the record stay for a resume.
+            phase = .done
+            return [.fail(.paused)]
         case .failed:
             return failKeepingRecord(.operationFailed)
         case .start(let record, let file):

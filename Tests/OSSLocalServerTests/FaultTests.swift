@@ -143,3 +143,28 @@ import Testing
         }
     }
 }
+
+extension FaultTests {
+    @Test func dropReplyHandlesTheRequestThenLosesTheAnswer() async throws {
+        let rule = try LocalOSSFaultRule(parsing: "CompleteMultipartUpload:nth=1:dropreply")
+        #expect(rule == LocalOSSFaultRule(operation: .completeMultipartUpload, trigger: .nth(1), action: .dropReply))
+        #expect(rule.description == "CompleteMultipartUpload:nth=1:dropreply")
+        #expect(try LocalOSSFaultRule(parsing: rule.description) == rule)
+        for bad in ["PutObject:dropreply=3", "PutObject:dropreply:status=500", "PutObject:drop=1:dropreply"] {
+            #expect(throws: LocalOSSFaultRuleError.self, "\(bad)") { try LocalOSSFaultRule(parsing: bad) }
+        }
+        try await withLocalOSSServer(.init(buckets: ["faults"])) { server in
+            let client = TestClient(server)
+            let data = randomBytes(200_000)
+            await server.addFault(try LocalOSSFaultRule(parsing: "PutObject:nth=1:dropreply"))
+            await #expect(throws: (any Error).self) {
+                _ = try await client.send("PUT", bucket: "faults", key: "stored", body: data)
+            }
+            // The answer was lost, the request was not: the object is there.
+            #expect(try await client.send("GET", bucket: "faults", key: "stored").body == data)
+            let stats = await server.stats()
+            #expect(stats.faultsInjected == 1)
+            #expect(stats[.putObject].requestBodyBytes == 200_000)
+        }
+    }
+}

@@ -73,7 +73,7 @@ extension OSSResumableUploadEngine {
                     }
                 }
                 if !stopping {
-                    if Task.isCancelled || request.isCancelled {
+                    if isStopping {
                         stopping = true
                         group.cancelAll()
                     } else {
@@ -86,7 +86,7 @@ extension OSSResumableUploadEngine {
         // Siblings cancelled by cancelAll() after a real failure also report cancellation: only the user's cancel
         // (or the caller's Task cancellation) counts as a cancel; otherwise the first real failure decides.
         let realFailures = failures.filter { !Self.isCancellation($0) }
-        if Task.isCancelled || request.isCancelled {
+        if isStopping {
             await fail(failures.first(where: Self.isCancellation) ?? CancellationError())
         } else if realFailures.contains(where: Self.isNoSuchUpload) {
             logger.info(

@@ -25,6 +25,8 @@ final class OSSResumableUploadEngine {
     let crcMode: OSSCRCMode
     let store: OSSRecordStore?
     let recordName: String
+    /// The record of the resume token the call was given, checked against the request.
+    let resumeRecord: OSSUploadRecord?
     var logger: Logger { client.configuration.logger }
 
     var machine: OSSUploadStateMachine
@@ -33,7 +35,7 @@ final class OSSResumableUploadEngine {
     var cause: (any Error)?
     var completion: OSSCompleteMultipartUploadResult?
 
-    init(client: OSSClient, request: OSSResumableUploadRequest) throws {
+    init(client: OSSClient, request: OSSResumableUploadRequest, token: OSSResumeToken? = nil) throws {
         guard !request.bucketName.isEmpty, !request.objectKey.isEmpty else {
             throw OSSClientError(.invalidArgument, "resumableUpload needs a bucket name and an object key")
         }
@@ -62,6 +64,9 @@ final class OSSResumableUploadEngine {
         } else {
             store = nil
         }
+        resumeRecord = try token?.uploadRecord(
+            bucket: request.bucketName, key: request.objectKey, filePath: filePath, requestedPartSize: partSize,
+            crcMode: crcMode)
         machine = OSSUploadStateMachine(
             configuration: .init(
                 bucket: request.bucketName, key: request.objectKey, filePath: filePath, requestedPartSize: partSize,
@@ -85,7 +90,18 @@ final class OSSResumableUploadEngine {
             throw error.uploadClientError
         }
         defer { withExtendedLifetime(lock) {} }
-        let loaded: OSSRecordLoadResult<OSSUploadRecord> = store?.loadResult(OSSUploadRecord.self, name: recordName) ?? .none
+        let loaded: OSSRecordLoadResult<OSSUploadRecord>
+        if let resumeRecord {
+            // A token replaces whatever record is on disk (under the lock), or stands in for one in memory.
+            do {
+                try store?.save(resumeRecord, name: recordName)
+            } catch {
+                throw error.uploadClientError
+            }
+            loaded = .loaded(resumeRecord)
+        } else {
+            loaded = store?.loadResult(OSSUploadRecord.self, name: recordName) ?? .none
+        }
         // A request cancelled before it starts still goes through the machine: it never initiates or lists, and
         // a cancel then means what it means for the loaded record.
         await perform(machine.handle(.start(record: loaded, file: identity)))
@@ -100,6 +116,10 @@ final class OSSResumableUploadEngine {
                 partSize: plan.partSize, totalBytes: plan.totalLength)
         case .failed(.cancelled):
             throw OSSClientError(.taskCancelled, "the resumable upload was cancelled", underlying: cause)
+        case .failed(.paused):
+            throw OSSClientError.paused(
+                "the resumable upload was paused; the upload id and the record were kept",
+                token: machine.record.map(OSSResumeToken.init(upload:)))
         case .failed(.error(let error)):
             throw error.uploadClientError
         case .failed(.operationFailed), nil:
@@ -115,8 +135,8 @@ final class OSSResumableUploadEngine {
         for action in actions {
             switch action {
             case .initiateUpload:
-                if request.isCancelled || Task.isCancelled {
-                    await perform(machine.handle(.cancelled))
+                if isStopping {
+                    await perform(machine.handle(stopEvent))
                     return
                 }
                 do {
@@ -127,8 +147,8 @@ final class OSSResumableUploadEngine {
                 }
                 return
             case .listParts(let uploadId):
-                if request.isCancelled || Task.isCancelled {
-                    await perform(machine.handle(.cancelled))
+                if isStopping {
+                    await perform(machine.handle(stopEvent))
                     return
                 }
                 do {
@@ -171,8 +191,8 @@ final class OSSResumableUploadEngine {
                 }
                 return
             case .complete(let uploadId, let parts, _):
-                if request.isCancelled || Task.isCancelled {
-                    await perform(machine.handle(.cancelled))
+                if isStopping {
+                    await perform(machine.handle(stopEvent))
                     return
                 }
                 do {
@@ -180,7 +200,13 @@ final class OSSResumableUploadEngine {
                     completion = result
                     await perform(machine.handle(.completed(serverCRC64: result.crc64)))
                 } catch where Self.isNoSuchUpload(error) {
-                    await perform(machine.handle(.uploadNotFound))
+                    // A retried Complete whose first answer was lost finds its upload gone: the object may be ours.
+                    if let adopted = await completedObject(uploadId: uploadId) {
+                        completion = adopted
+                        await perform(machine.handle(.completed(serverCRC64: adopted.crc64)))
+                    } else {
+                        await perform(machine.handle(.uploadNotFound))
+                    }
                 } catch {
                     await fail(error)
                 }
@@ -195,11 +221,20 @@ final class OSSResumableUploadEngine {
         }
     }
 
+    /// Whether the run must stop: the request was cancelled or paused, or the caller's task was cancelled.
+    var isStopping: Bool { request.cancellation.isStopped || Task.isCancelled }
+
+    /// What stopping means for the machine: a pause keeps everything; a cancel (by the request or the caller's
+    /// task) follows `deleteUploadIdOnCancelling`.
+    var stopEvent: OSSUploadStateMachine.Event {
+        request.cancellation.isPaused ? .paused : .cancelled
+    }
+
     /// Feeds the machine the failure `error` stands for (cancellation or not) and performs the result.
     func fail(_ error: any Error) async {
         if cause == nil { cause = error }
-        if Self.isCancellation(error) || Task.isCancelled || request.isCancelled {
-            await perform(machine.handle(.cancelled))
+        if Self.isCancellation(error) || isStopping {
+            await perform(machine.handle(stopEvent))
         } else {
             await perform(machine.handle(.failed))
         }
@@ -319,7 +354,9 @@ final class OSSResumableUploadEngine {
 
     static func isCancellation(_ error: any Error) -> Bool {
         if error is CancellationError { return true }
-        if let error = error as? OSSClientError, error.code == .taskCancelled { return true }
+        if let error = error as? OSSClientError, error.code == .taskCancelled || error.code == .taskPaused {
+            return true
+        }
         return false
     }
 

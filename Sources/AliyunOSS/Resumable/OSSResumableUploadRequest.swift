@@ -21,9 +21,27 @@ import Foundation
 /// 5 parts in flight, `deleteUploadIdOnCancelling = true`, CRC-64 checking as the client is configured, each part
 /// read once (CRC-64 computed as it is sent; ``sendContentMD5`` adds a `Content-MD5` pass).
 ///
-/// `OSSResumableUploadRequest` is a value type, but its cancellation state is shared by all copies: ``cancel()``
-/// stops every run started with this request or a copy of it, and a cancelled request stays cancelled. Make a
-/// new request to resume.
+/// Stopping: ``cancel()`` follows ``deleteUploadIdOnCancelling`` (by default the multipart upload is aborted and
+/// the record deleted); ``pause()`` always keeps the upload id and the record, and its `taskPaused` error carries
+/// an ``OSSResumeToken`` (``OSSClientError/resumeToken``) that ``OSSClient/resumableUpload(_:resumingFrom:)``
+/// accepts later, in this process or another.
+///
+/// ```swift
+/// let request = OSSResumableUploadRequest(
+///     bucketName: "b", objectKey: "big.bin", uploadingFileURL: URL(fileURLWithPath: "/data/big.bin"),
+///     recordDirectoryPath: "/tmp/oss-records")
+/// let run = Task { try await client.resumableUpload(request) }
+/// request.pause()  // e.g. when the app goes to the background
+/// do {
+///     _ = try await run.value
+/// } catch let error as OSSClientError where error.code == .taskPaused {
+///     let stored = try JSONEncoder().encode(error.resumeToken)  // keep it anywhere
+/// }
+/// ```
+///
+/// `OSSResumableUploadRequest` is a value type, but its stop state is shared by all copies: ``cancel()`` and
+/// ``pause()`` stop every run started with this request or a copy of it, and a stopped request stays stopped (the
+/// first of the two wins). Make a new request (a copy made with `var copy = request` shares the state) to resume.
 public struct OSSResumableUploadRequest: Sendable {
     /// The default part size: 1 MiB.
     public static let defaultPartSize: Int64 = 1024 * 1024
@@ -48,8 +66,8 @@ public struct OSSResumableUploadRequest: Sendable {
     public var uploadProgress: OSSProgressHandler?
     /// Where checkpoint records are kept; `nil` means nothing is persisted.
     public var recordDirectoryPath: String?
-    /// On cancel: `true` (default, as in the iOS SDK) aborts the multipart upload and deletes the record;
-    /// `false` keeps both so the next call resumes. Without ``recordDirectoryPath`` it also decides whether a
+    /// On ``cancel()``: `true` (default, as in the iOS SDK) aborts the multipart upload and deletes the record;
+    /// `false` keeps both so the next call resumes. ``pause()`` ignores it and always keeps both. Without ``recordDirectoryPath`` it also decides whether a
     /// failed upload is aborted.
     public var deleteUploadIdOnCancelling: Bool
     /// Whether each part's CRC-64 and the object's combined CRC-64 are checked; `nil` follows the client's
@@ -109,11 +127,23 @@ public struct OSSResumableUploadRequest: Sendable {
 
     /// Cancels the upload promptly: in-flight part requests are cancelled (not awaited to completion); then,
     /// per ``deleteUploadIdOnCancelling``, the upload is aborted and the record deleted, or both are kept. The
-    /// call throws `taskCancelled`.
+    /// call throws `taskCancelled`. Does nothing after ``pause()``.
     public func cancel() {
         cancellation.cancel()
     }
 
+    /// Pauses the upload promptly, like ``cancel()``, but always keeps the multipart upload and the record,
+    /// whatever ``deleteUploadIdOnCancelling`` says. The call throws `taskPaused`, whose
+    /// ``OSSClientError/resumeToken`` describes the kept upload (`nil` if it was paused before the upload was
+    /// initiated). Resume with a new request: the same call with the same record directory, or
+    /// ``OSSClient/resumableUpload(_:resumingFrom:)`` with the token. Does nothing after ``cancel()``.
+    public func pause() {
+        cancellation.pause()
+    }
+
     /// Whether ``cancel()`` was called on this request or a copy of it.
     public var isCancelled: Bool { cancellation.isCancelled }
+
+    /// Whether ``pause()`` was called on this request or a copy of it.
+    public var isPaused: Bool { cancellation.isPaused }
 }

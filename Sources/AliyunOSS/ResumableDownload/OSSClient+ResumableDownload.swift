@@ -16,12 +16,33 @@ extension OSSClient {
     /// 412) and handled per ``OSSResumableDownloadRequest/objectChangedPolicy``.
     ///
     /// - Throws: ``OSSClientError`` (`taskCancelled` after ``OSSResumableDownloadRequest/cancel()`` or Task
-    ///   cancellation; `invalidCRC`; `objectChanged`; `fileCantWrite` when the temporary file or the destination
+    ///   cancellation; `taskPaused` after ``OSSResumableDownloadRequest/pause()``, with a
+    ///   ``OSSClientError/resumeToken``; `invalidCRC`; `objectChanged`; `fileCantWrite` when the temporary file or the destination
     ///   cannot be written; `cannotResumeDownload` when another process is downloading with the same record;
     ///   `invalidArgument`; `networkError` after retries) or ``OSSServerError`` (e.g. 404 `NoSuchKey`).
     public func resumableDownload(_ request: OSSResumableDownloadRequest) async throws -> OSSResumableDownloadResult {
         try await request.cancellation.run { [self] in
             let engine = try OSSResumableDownloadEngine(client: self, request: request)
+            return try await engine.run()
+        }
+    }
+
+    /// Resumes a download from a token (from ``OSSClientError/resumeToken`` of a paused download, or
+    /// ``OSSTransferManager/resumeToken(for:)``), typically stored by the app and decoded again.
+    ///
+    /// The token must belong to `request`: same bucket, key, destination, range and CRC mode (the part size is
+    /// the token's). Its record then replaces the one in ``OSSResumableDownloadRequest/recordDirectoryPath`` (or
+    /// is used in memory when there is none) and the download resumes as from a record: a replaced object is
+    /// handled per ``OSSResumableDownloadRequest/objectChangedPolicy``, a missing or resized temporary file
+    /// starts over.
+    ///
+    /// - Throws: ``OSSClientError`` `invalidArgument` when the token belongs to another transfer (naming the field
+    ///   that differs) or is an upload token; otherwise what ``resumableDownload(_:)`` throws.
+    public func resumableDownload(
+        _ request: OSSResumableDownloadRequest, resumingFrom token: OSSResumeToken
+    ) async throws -> OSSResumableDownloadResult {
+        try await request.cancellation.run { [self] in
+            let engine = try OSSResumableDownloadEngine(client: self, request: request, token: token)
             return try await engine.run()
         }
     }

@@ -59,7 +59,7 @@ extension OSSResumableDownloadEngine {
                     }
                 }
                 if !stopping {
-                    if Task.isCancelled {
+                    if isStopping {
                         stopping = true
                         group.cancelAll()
                     } else {
@@ -68,10 +68,10 @@ extension OSSResumableDownloadEngine {
                 }
             }
         }
-        guard outcome == nil, !failures.isEmpty || Task.isCancelled else { return }
+        guard outcome == nil, !failures.isEmpty || isStopping else { return }
         // Parts cancelled by `cancelAll()` after another part failed report cancellation too: only the
-        // caller's cancellation (of this task) counts as a cancel.
-        if Task.isCancelled {
+        // caller's cancellation (of this task, or by the request) counts as a cancel.
+        if isStopping {
             await fail(failures.first(where: Self.isCancellation) ?? OSSClientError(.taskCancelled, "the task was cancelled"))
             return
         }

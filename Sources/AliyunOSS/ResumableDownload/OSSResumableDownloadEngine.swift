@@ -29,6 +29,8 @@ final class OSSResumableDownloadEngine {
     let store: OSSRecordStore?
     let recordName: String
     let tempFilePath: String
+    /// The record of the resume token the call was given, checked against the request.
+    let resumeRecord: OSSDownloadRecord?
     var logger: Logger { client.configuration.logger }
 
     var machine: OSSDownloadStateMachine
@@ -38,7 +40,7 @@ final class OSSResumableDownloadEngine {
     /// The first error that made the download fail, rethrown for `Failure.operationFailed`.
     var cause: (any Error)?
 
-    init(client: OSSClient, request: OSSResumableDownloadRequest) throws {
+    init(client: OSSClient, request: OSSResumableDownloadRequest, token: OSSResumeToken? = nil) throws {
         guard !request.bucketName.isEmpty, !request.objectKey.isEmpty else {
             throw OSSClientError(.invalidArgument, "resumableDownload needs a bucket name and an object key")
         }
@@ -84,6 +86,9 @@ final class OSSResumableDownloadEngine {
             store = nil
             tempFilePath = destinationPath + ".osstmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
         }
+        resumeRecord = try token?.downloadRecord(
+            bucket: request.bucketName, key: request.objectKey, destinationPath: destinationPath,
+            requestedRange: requestedRange, crcMode: crcMode)
         machine = OSSDownloadStateMachine(
             configuration: .init(
                 bucket: request.bucketName, key: request.objectKey, destinationPath: destinationPath,
@@ -100,6 +105,9 @@ final class OSSResumableDownloadEngine {
             // The object is gone: a partial download of it can never complete.
             discardPartialDownload(reason: "the object no longer exists")
             throw error
+        } catch where request.cancellation.isPaused {
+            // Nothing was started by this call: what an earlier run kept is still there.
+            throw OSSClientError.paused("the resumable download was paused before it started", token: nil)
         }
         // The lock keeps a second process off the same record (and temporary file) while this one runs.
         let lock: OSSRecordLock?
@@ -109,7 +117,18 @@ final class OSSResumableDownloadEngine {
             throw error.downloadClientError
         }
         defer { withExtendedLifetime(lock) {} }
-        let loaded = loadRecord()
+        let loaded: OSSRecordLoadResult<OSSDownloadRecord>
+        if let resumeRecord {
+            // A token replaces whatever record is on disk (under the lock), or stands in for one in memory.
+            do {
+                try store?.save(resumeRecord, name: recordName)
+            } catch {
+                throw error.downloadClientError
+            }
+            loaded = checkTempFile(of: .loaded(resumeRecord))
+        } else {
+            loaded = loadRecord()
+        }
         let recordedSize: Int64? =
             if case .loaded(let record) = loaded { OSSDownloadTempFileIO.size(path: record.tempFilePath) } else { nil }
         await perform(machine.handle(.start(record: loaded, object: object, recordedTempFileSize: recordedSize)))
@@ -125,6 +144,10 @@ final class OSSResumableDownloadEngine {
                 objectCRC64: object.crc64, resumedBytes: machine.resumedBytes, partSize: plan.partSize)
         case .failed(.cancelled):
             throw OSSClientError(.taskCancelled, "the resumable download was cancelled", underlying: cause)
+        case .failed(.paused):
+            throw OSSClientError.paused(
+                "the resumable download was paused; the temporary file and the record were kept",
+                token: machine.record.map(OSSResumeToken.init(download:)))
         case .failed(.error(let error)):
             throw error.downloadClientError
         case .failed(.operationFailed), nil:
@@ -157,12 +180,24 @@ final class OSSResumableDownloadEngine {
 
     func loadRecord() -> OSSRecordLoadResult<OSSDownloadRecord> {
         guard let store else { return .none }
-        let loaded = store.loadResult(OSSDownloadRecord.self, name: recordName)
-        // Only ever touch our own temporary file: a record naming another path is not ours to follow.
-        if case .loaded(let record) = loaded, record.tempFilePath != tempFilePath {
-            return .unusable(.recordForeign("temporary file \(record.tempFilePath) is not \(tempFilePath)"))
-        }
-        return loaded
+        return checkTempFile(of: store.loadResult(OSSDownloadRecord.self, name: recordName))
+    }
+
+    /// Only ever touch our own temporary file: a record naming another path is not ours to follow. A resume
+    /// token may name another temporary file of the same destination (`<destination>.osstmp-<id>`, made by a run
+    /// with another record directory or none): that one is followed.
+    func checkTempFile(of loaded: OSSRecordLoadResult<OSSDownloadRecord>) -> OSSRecordLoadResult<OSSDownloadRecord> {
+        guard case .loaded(let record) = loaded, record.tempFilePath != tempFilePath else { return loaded }
+        if resumeRecord != nil, Self.isTempFile(record.tempFilePath, of: destinationPath) { return loaded }
+        return .unusable(.recordForeign("temporary file \(record.tempFilePath) is not \(tempFilePath)"))
+    }
+
+    /// Whether `path` is `<destination>.osstmp-<hex id>`.
+    static func isTempFile(_ path: String, of destination: String) -> Bool {
+        let prefix = destination + ".osstmp-"
+        guard path.hasPrefix(prefix) else { return false }
+        let id = path.dropFirst(prefix.count)
+        return !id.isEmpty && id.allSatisfy(\.isHexDigit)
     }
 
     // MARK: - Effects
@@ -233,11 +268,20 @@ final class OSSResumableDownloadEngine {
         }
     }
 
+    /// Whether the run must stop: the request was cancelled or paused, or the caller's task was cancelled.
+    var isStopping: Bool { request.cancellation.isStopped || Task.isCancelled }
+
+    /// What stopping means for the machine: a pause keeps the temporary file (and the record) even without a
+    /// record directory; a cancel keeps them only with one.
+    var stopEvent: OSSDownloadStateMachine.Event {
+        request.cancellation.isPaused ? .paused : .cancelled
+    }
+
     /// Feeds the machine the failure `error` stands for (cancellation, resumable or not) and performs the result.
     func fail(_ error: any Error) async {
         if cause == nil { cause = error }
-        if Self.isCancellation(error) || Task.isCancelled {
-            await perform(machine.handle(.cancelled))
+        if Self.isCancellation(error) || isStopping {
+            await perform(machine.handle(stopEvent))
         } else {
             await perform(machine.handle(.failed(resumable: Self.isResumable(error))))
         }
@@ -322,7 +366,9 @@ final class OSSResumableDownloadEngine {
 
     static func isCancellation(_ error: any Error) -> Bool {
         if error is CancellationError { return true }
-        if let error = error as? OSSClientError, error.code == .taskCancelled { return true }
+        if let error = error as? OSSClientError, error.code == .taskCancelled || error.code == .taskPaused {
+            return true
+        }
         return false
     }
 

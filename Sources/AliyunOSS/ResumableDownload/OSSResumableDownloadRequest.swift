@@ -26,9 +26,14 @@ public enum OSSDownloadObjectChangedPolicy: String, Sendable, Hashable {
 /// ``recordDirectoryPath`` set, a checkpoint record lets a later call (even in another process) fetch only the
 /// parts still missing.
 ///
-/// `OSSResumableDownloadRequest` is a value type, but its cancellation state is shared by all copies:
-/// ``cancel()`` stops every run started with this request or a copy of it, and a cancelled request stays
-/// cancelled. Make a new request to resume.
+/// Stopping: ``cancel()`` keeps the temporary file and the record when ``recordDirectoryPath`` is set and removes
+/// the temporary file otherwise; ``pause()`` always keeps the temporary file (and the record), and its
+/// `taskPaused` error carries an ``OSSResumeToken`` (``OSSClientError/resumeToken``) that
+/// ``OSSClient/resumableDownload(_:resumingFrom:)`` accepts later.
+///
+/// `OSSResumableDownloadRequest` is a value type, but its stop state is shared by all copies: ``cancel()`` and
+/// ``pause()`` stop every run started with this request or a copy of it, and a stopped request stays stopped
+/// (the first of the two wins). Make a new request to resume.
 public struct OSSResumableDownloadRequest: Sendable {
     /// The default part size: 8 MiB.
     public static let defaultPartSize: Int64 = 8 * 1024 * 1024
@@ -94,11 +99,24 @@ public struct OSSResumableDownloadRequest: Sendable {
     }
 
     /// Cancels the download promptly: in-flight GETs are cancelled, the temporary file and the record are kept
-    /// (when ``recordDirectoryPath`` is set) for a later resume, and the call throws `taskCancelled`.
+    /// (when ``recordDirectoryPath`` is set) for a later resume, and the call throws `taskCancelled`. Without a
+    /// record directory the temporary file is removed. Does nothing after ``pause()``.
     public func cancel() {
         cancellation.cancel()
     }
 
+    /// Pauses the download promptly, like ``cancel()``, but always keeps the temporary file — even without
+    /// ``recordDirectoryPath`` — and the record. The call throws `taskPaused`, whose
+    /// ``OSSClientError/resumeToken`` describes what was kept (`nil` if it was paused before the object was
+    /// planned). Resume with a new request: the same call with the same record directory, or
+    /// ``OSSClient/resumableDownload(_:resumingFrom:)`` with the token. Does nothing after ``cancel()``.
+    public func pause() {
+        cancellation.pause()
+    }
+
     /// Whether ``cancel()`` was called on this request or a copy of it.
     public var isCancelled: Bool { cancellation.isCancelled }
+
+    /// Whether ``pause()`` was called on this request or a copy of it.
+    public var isPaused: Bool { cancellation.isPaused }
 }

@@ -1,15 +1,20 @@
+import Crypto
 import Foundation
 import OSSResumable
 
 /// Everything needed to resume a transfer, as a `Codable` value an app can store anywhere (a database, user
 /// defaults, its own server) and hand back later — like `URLSession`'s resume data, but inspectable.
 ///
-/// Get one from ``OSSTransferManager/resumeToken(for:)``; give it back with ``OSSTransferManager/restore(_:)``,
-/// which writes the checkpoint record again, then ``OSSTransferManager/resume(_:)``. The token never holds
-/// credentials, signatures or security tokens.
+/// Get one from ``OSSTransferManager/resumeToken(for:)`` or from the ``OSSClientError/resumeToken`` of the
+/// `taskPaused` error a paused transfer throws. Give it back to ``OSSClient/resumableUpload(_:resumingFrom:)`` /
+/// ``OSSClient/resumableDownload(_:resumingFrom:)`` with a matching request, or to
+/// ``OSSTransferManager/restore(_:)`` (which writes the checkpoint record again) then
+/// ``OSSTransferManager/resume(_:)``. The token never holds credentials, signatures or security tokens.
 ///
 /// The inspectable fields (bucket, key, upload id or ETag, parts) are encoded for reading; the embedded record is
-/// authoritative and checked when the token is decoded, so an edited token is refused rather than resumed wrongly.
+/// authoritative. A SHA-256 checksum of the record is encoded beside it and checked, with the record's values and
+/// the readable copies, when the token is decoded: an edited or truncated token is refused (`DecodingError`)
+/// rather than resumed wrongly. The checksum is not a signature: it catches edits and damage, not forgery.
 public struct OSSResumeToken: Sendable, Hashable, Codable {
     /// The token format this code writes.
     public static let currentVersion = 1
@@ -125,7 +130,21 @@ public struct OSSResumeToken: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case version, recordVersion, kind, bucketName, objectKey, filePath, uploadId, objectETag, partSize
-        case totalBytes, bytesDone, parts, record
+        case totalBytes, bytesDone, parts, record, checksum
+    }
+
+    /// The SHA-256 (hex) of the record's canonical JSON (sorted keys): unaffected by the encoder the app uses.
+    var recordChecksum: String {
+        get throws {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let data =
+                switch record {
+                case .upload(let r): try encoder.encode(r)
+                case .download(let r): try encoder.encode(r)
+                }
+            return SHA256.hash(data: data).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -146,6 +165,7 @@ public struct OSSResumeToken: Sendable, Hashable, Codable {
         case .upload(let r): try container.encode(r, forKey: .record)
         case .download(let r): try container.encode(r, forKey: .record)
         }
+        try container.encode(try recordChecksum, forKey: .checksum)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -181,6 +201,12 @@ public struct OSSResumeToken: Sendable, Hashable, Codable {
         guard agrees else {
             throw DecodingError.dataCorruptedError(
                 forKey: .record, in: container, debugDescription: "the token's fields do not match its record")
+        }
+        let checksum = try container.decode(String.self, forKey: .checksum)
+        guard checksum.lowercased() == (try recordChecksum) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .checksum, in: container,
+                debugDescription: "the token's record does not match its checksum (the token was edited or damaged)")
         }
     }
 }

@@ -13,8 +13,8 @@ import OSSResumable
 /// ```
 ///
 /// The manager rebuilds each request from its record (bucket, key, local file, part size, CRC mode, range) and
-/// runs it with `deleteUploadIdOnCancelling = false`, so ``pause(_:)`` keeps the upload id, the temporary file and
-/// the record for a later ``resume(_:)``. Options that are not in records (content type, metadata, callbacks) were
+/// stops it with the request's `pause()`, so ``pause(_:)`` (and cancelling the task awaiting ``resume(_:)``)
+/// keeps the upload id, the temporary file and the record for a later ``resume(_:)``. Options that are not in records (content type, metadata, callbacks) were
 /// already applied when the upload was initiated, except the upload callback, which a resumed upload does not send.
 public actor OSSTransferManager {
     /// The client transfers run with.
@@ -32,7 +32,8 @@ public actor OSSTransferManager {
     private var running: [String: Running] = [:]
 
     private struct Running {
-        let cancel: @Sendable () -> Void
+        /// Pauses the run (the request's `pause()`): everything needed to resume is kept.
+        let pause: @Sendable () -> Void
         let task: Task<OSSTransferOutcome, any Error>
     }
 
@@ -66,9 +67,9 @@ public actor OSSTransferManager {
         directory.entry(name: id).map(describe)
     }
 
-    /// Resumes the transfer `id` and returns when it finishes. Cancelling the calling task, or ``pause(_:)``,
-    /// stops it and keeps its record (it throws `taskCancelled`). Resuming a transfer that is already running
-    /// waits for that run.
+    /// Resumes the transfer `id` and returns when it finishes. ``pause(_:)``, or cancelling the calling task,
+    /// pauses it: the record, the upload id and the temporary file are kept, and the call throws `taskPaused`
+    /// (with a ``OSSClientError/resumeToken``). Resuming a transfer that is already running waits for that run.
     ///
     /// - Throws: ``OSSClientError`` `invalidArgument` when there is no readable record `id`; otherwise what
     ///   ``OSSClient/resumableUpload(_:)`` or ``OSSClient/resumableDownload(_:)`` throws.
@@ -87,7 +88,7 @@ public actor OSSTransferManager {
             let outcome = try await withTaskCancellationHandler {
                 try await run.task.value
             } onCancel: {
-                run.cancel()
+                run.pause()
             }
             running[id] = nil
             continuation.yield(OSSTransferEvent(id: id, change: .completed))
@@ -126,10 +127,11 @@ public actor OSSTransferManager {
         }
     }
 
-    /// Stops the running transfer `id` and keeps everything needed to resume it (upload id, temporary file,
-    /// record). Its ``resume(_:)`` call throws `taskCancelled`. Does nothing when `id` is not running.
+    /// Pauses the running transfer `id` with the request's `pause()`: it stops promptly and keeps everything
+    /// needed to resume it (upload id, temporary file, record). Its ``resume(_:)`` call throws `taskPaused`.
+    /// Does nothing when `id` is not running.
     public func pause(_ id: String) {
-        running[id]?.cancel()
+        running[id]?.pause()
     }
 
     /// Removes the transfer `id` for good: stops it if it runs, aborts the multipart upload on the server (an
@@ -140,7 +142,8 @@ public actor OSSTransferManager {
     ///   ``OSSServerError`` of the abort (the record is then kept, so terminating again retries).
     public func terminate(_ id: String) async throws {
         if let current = running[id] {
-            current.cancel()
+            // Paused first (everything kept), then removed below exactly as a suspended transfer.
+            current.pause()
             _ = try? await current.task.value
             running[id] = nil
         }
@@ -271,13 +274,13 @@ public actor OSSTransferManager {
             let request = OSSResumableUploadRequest(
                 bucketName: record.bucket, objectKey: record.key,
                 uploadingFileURL: URL(fileURLWithPath: record.filePath), partSize: record.requestedPartSize,
-                threadNum: threadNum, recordDirectoryPath: recordDirectoryPath, deleteUploadIdOnCancelling: false,
+                threadNum: threadNum, recordDirectoryPath: recordDirectoryPath,
                 crcFlag: record.crcMode == .enabled, uploadProgress: progress)
             let task = Task<OSSTransferOutcome, any Error> {
                 let result = try await client.resumableUpload(request)
                 return .uploaded(result)
             }
-            return Running(cancel: { request.cancel() }, task: task)
+            return Running(pause: { request.pause() }, task: task)
         case .download(let record):
             var range: OSSObjectRange?
             if let requested = record.requestedRange {
@@ -292,13 +295,14 @@ public actor OSSTransferManager {
                 let result = try await client.resumableDownload(request)
                 return .downloaded(result)
             }
-            return Running(cancel: { request.cancel() }, task: task)
+            return Running(pause: { request.pause() }, task: task)
         case .unusable(let error):
             throw OSSClientError(.cannotResumeUpload, "transfer \(id) cannot be resumed: \(error)", underlying: error)
         }
     }
 
     private static func isCancellation(_ error: any Error) -> Bool {
-        (error as? OSSClientError)?.code == .taskCancelled
+        let code = (error as? OSSClientError)?.code
+        return code == .taskCancelled || code == .taskPaused
     }
 }

@@ -188,8 +188,13 @@ struct TransferManagerTests {
             }
             #expect(await manager.transfer(a.id)?.state == .ongoing)
             await manager.pause(a.id)
-            #expect(await tmClientError { _ = try await run.value }?.code == .taskCancelled)
+            // The request's own pause: the upload id and the record are kept although the request's
+            // deleteUploadIdOnCancelling is the default (true).
+            let paused = await tmClientError { _ = try await run.value }
+            #expect(paused?.code == .taskPaused)
+            #expect(paused?.resumeToken?.uploadId == a.uploadId)
             #expect(await manager.transfer(a.id)?.state == .suspended)
+            #expect(try await tmUploadIds(client, prefix: "tm/a.bin") == [try #require(a.uploadId)])
             await server.clearFaults()
 
             let results = try await manager.resumeAll()
