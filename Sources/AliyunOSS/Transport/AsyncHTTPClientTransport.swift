@@ -5,8 +5,9 @@ import _NIOFileSystem
 
 /// The default transport, over AsyncHTTPClient. File-range bodies are streamed with NIOFileSystem.
 public final class AsyncHTTPClientTransport: OSSHTTPTransport {
-    /// The chunk size used to stream file bodies.
-    public static let fileChunkLength: Int64 = 256 * 1024
+    /// The chunk size used to stream file bodies: 1 MiB (fewer reads and thread hops than smaller chunks for the
+    /// same bytes; at most a few chunks per request are buffered).
+    public static let fileChunkLength: Int64 = 1024 * 1024
 
     let client: HTTPClient
     let ownsClient: Bool
