@@ -88,6 +88,9 @@ extension OSSUploadStateMachine {
         case fileRechecked(OSSFileIdentity)
         /// CompleteMultipartUpload answered 200, with its `x-oss-hash-crc64ecma` if any.
         case completed(serverCRC64: UInt64?)
+        /// The answer to ``Action/checkCompletedObject(size:crc64:)``: whether the object has exactly that size and
+        /// CRC-64 (`false` when it does not exist or HEAD failed), and its CRC-64.
+        case completedObjectChecked(matches: Bool, serverCRC64: UInt64?)
         /// The user cancelled (request.cancel() or Task cancellation): the upload is aborted and the record
         /// deleted when ``Configuration/deleteUploadIdOnCancelling`` is set, both are kept otherwise.
         case cancelled
@@ -132,6 +135,10 @@ extension OSSUploadStateMachine {
         case complete(uploadId: String, parts: [CompletePart], expectedCRC64: UInt64?)
         /// AbortMultipartUpload (its failure, including NoSuchUpload, does not change the outcome).
         case abortUpload(uploadId: String)
+        /// The upload is gone after every part was confirmed: HEAD the object and answer with
+        /// ``Event/completedObjectChecked(matches:serverCRC64:)`` — whether its size and `x-oss-hash-crc64ecma` are
+        /// these (an earlier Complete succeeded but its answer was lost).
+        case checkCompletedObject(size: Int64, crc64: UInt64)
         /// Stop with this failure.
         case fail(Failure)
         /// Done: the object exists; `crc64` is the verified (or, without CRC mode, reported) CRC-64.

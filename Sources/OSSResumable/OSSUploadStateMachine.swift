@@ -18,7 +18,7 @@ import OSSCRC64
 /// every further event.
 public struct OSSUploadStateMachine: Sendable {
     enum Phase: Sendable, Hashable {
-        case idle, initiating, listing, uploading, recheckingFile, completing, done
+        case idle, initiating, listing, uploading, recheckingFile, completing, checkingCompletedObject, done
     }
 
     public let configuration: Configuration
@@ -35,7 +35,7 @@ public struct OSSUploadStateMachine: Sendable {
     /// The highest total reported so far: progress never goes backwards, even after a restart.
     public private(set) var reportedBytes: Int64 = 0
     /// The bytes already on the server when the upload resumed (reused parts).
-    public private(set) var resumedBytes: Int64 = 0
+    public internal(set) var resumedBytes: Int64 = 0
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -91,7 +91,12 @@ public struct OSSUploadStateMachine: Sendable {
             guard phase == .listing || phase == .uploading || phase == .completing || phase == .recheckingFile else {
                 return invalid("NoSuchUpload while \(phase)")
             }
+            // Gone after Complete was sent (here, or by a run that died before its answer): maybe completed.
+            if let check = checkCompletedObject() { return check }
             return uploadVanished()
+        case .completedObjectChecked(let matches, let serverCRC):
+            guard phase == .checkingCompletedObject else { return invalid("completed object checked while \(phase)") }
+            return completedObjectChecked(matches: matches, serverCRC64: serverCRC)
         case .partUploaded(let id, let number, let etag, let localCRC, let serverCRC):
             // Late answers for an abandoned upload id, or duplicates, change nothing.
             guard phase == .uploading, id == uploadId, outstanding.contains(number) else { return [] }
@@ -201,7 +206,7 @@ public struct OSSUploadStateMachine: Sendable {
         return actions
     }
 
-    private mutating func uploadVanished() -> [Action] {
+    mutating func uploadVanished() -> [Action] {
         let vanished = uploadId ?? ""
         guard restarts < configuration.maximumUploadRestarts else {
             // Nothing left on the server to resume: the record is useless.
@@ -282,7 +287,7 @@ public struct OSSUploadStateMachine: Sendable {
         return CRC64.combine(parts: pieces)
     }
 
-    private mutating func completed(serverCRC: UInt64?) -> [Action] {
+    mutating func completed(serverCRC: UInt64?) -> [Action] {
         phase = .done
         var actions: [Action] = []
         if configuration.persistsRecord { actions.append(.deleteRecord) }
@@ -313,7 +318,7 @@ public struct OSSUploadStateMachine: Sendable {
         return [.fail(failure)]
     }
 
-    private mutating func progressActions() -> [Action] {
+    mutating func progressActions() -> [Action] {
         let total = confirmedBytes
         guard total > reportedBytes else {
             // After a restart, confirmed bytes climb back up from zero; stay silent until they pass the mark.

@@ -2,16 +2,16 @@ import Logging
 import OSSResumable
 
 extension OSSResumableUploadEngine {
-    /// After CompleteMultipartUpload answered `NoSuchUpload`: whether the upload was in fact completed by an
-    /// earlier attempt whose answer was lost (the connection dropped after the server completed it, and the
-    /// retry found the upload gone).
+    /// The machine's ``OSSUploadStateMachine/Action/checkCompletedObject(size:crc64:)``: the upload is gone
+    /// after every part was confirmed, so an earlier Complete may have succeeded with its answer lost (the
+    /// connection dropped after the server completed it and the retry found the upload gone, or the process died
+    /// waiting for the answer).
     ///
-    /// The object is adopted only when HEAD shows exactly this upload's bytes: its size is the file's size and
-    /// its `x-oss-hash-crc64ecma` equals the CRC-64 combined from the parts (so this needs the parts' CRCs, which
-    /// every part sent or reused by this engine has). Anything else — no object, another size or CRC, no CRC to
-    /// compare, HEAD failing — returns `nil`, and the upload starts over as before.
-    func completedObject(uploadId: String) async -> OSSCompleteMultipartUploadResult? {
-        guard let expected = machine.expectedCRC64, let plan = machine.plan else { return nil }
+    /// The object is adopted only when HEAD shows exactly this upload's bytes: its size is `size` (the file's) and
+    /// its `x-oss-hash-crc64ecma` is `crc64` (combined from the parts). Anything else — no object, another size or
+    /// CRC, HEAD failing — returns `nil`, and the upload starts over as before.
+    func completedObject(size: Int64, crc64 expected: UInt64) async -> OSSCompleteMultipartUploadResult? {
+        let uploadId = machine.uploadId ?? ""
         let head: OSSHeadObjectResult
         do {
             head = try await client.headObject(
@@ -22,7 +22,7 @@ extension OSSResumableUploadEngine {
                 metadata: ["uploadId": "\(uploadId)", "key": "\(request.objectKey)", "error": "\(error)"])
             return nil
         }
-        guard head.contentLength == plan.totalLength, head.crc64 == expected else { return nil }
+        guard head.contentLength == size, head.crc64 == expected else { return nil }
         logger.info(
             "the multipart upload was already completed (its answer was lost): the object holds this file's bytes",
             metadata: ["uploadId": "\(uploadId)", "key": "\(request.objectKey)"])

@@ -200,19 +200,18 @@ final class OSSResumableUploadEngine {
                     completion = result
                     await perform(machine.handle(.completed(serverCRC64: result.crc64)))
                 } catch where Self.isNoSuchUpload(error) {
-                    // A retried Complete whose first answer was lost finds its upload gone: the object may be ours.
-                    if let adopted = await completedObject(uploadId: uploadId) {
-                        completion = adopted
-                        await perform(machine.handle(.completed(serverCRC64: adopted.crc64)))
-                    } else {
-                        await perform(machine.handle(.uploadNotFound))
-                    }
+                    await perform(machine.handle(.uploadNotFound))
                 } catch {
                     await fail(error)
                 }
                 return
             case .abortUpload(let uploadId):
                 await abort(uploadId: uploadId)
+            case .checkCompletedObject(let size, let crc):
+                let adopted = await completedObject(size: size, crc64: crc)
+                completion = adopted
+                await perform(machine.handle(.completedObjectChecked(matches: adopted != nil, serverCRC64: adopted?.crc64)))
+                return
             case .fail(let failure):
                 outcome = .failed(failure)
             case .finish(let crc):

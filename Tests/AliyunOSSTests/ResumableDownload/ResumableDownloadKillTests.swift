@@ -117,8 +117,8 @@ struct ResumableDownloadKillTests {
     {
         let outURL = scratch.root.appendingPathComponent("sample.out")
         let errURL = scratch.root.appendingPathComponent("sample.err")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let out = try FileHandle(forWritingTo: outURL)
         let err = try FileHandle(forWritingTo: errURL)
         let process = Process()
@@ -185,7 +185,7 @@ struct ResumableDownloadKillTests {
             await server.resetStats()
             await server.addFault(LocalOSSFaultRule(operation: .getObject, action: .delay(milliseconds: 60)))
             let errURL = scratch.root.appendingPathComponent("sigint.err")
-            FileManager.default.createFile(atPath: errURL.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
             let err = try FileHandle(forWritingTo: errURL)
             let process = Process()
             process.executableURL = binary

@@ -1,5 +1,6 @@
 import AliyunOSS
 import Foundation
+import NIOConcurrencyHelpers
 import OSSLocalServer
 import Testing
 
@@ -52,6 +53,41 @@ struct ResumableUploadLostCompleteTests {
             #expect(stats[.initiateMultipartUpload].requests == 2, "the foreign object was not adopted")
             #expect(result.crc64 == CRC64.checksum(bytes))
             #expect(try await ruObject(client, "other.bin") == bytes)
+        }
+    }
+
+    @Test("a record of every part whose upload was completed (the process died awaiting the answer) is adopted")
+    func recordOfACompletedUploadIsAdopted() async throws {
+        let scratch = try RUScratch()
+        defer { scratch.cleanup() }
+        let bytes = patternBytes(Self.size, seed: 504)
+        try scratch.write(bytes)
+        let saved = scratch.root.appendingPathComponent("saved.record")
+        try await withServerAndClient { server, client in
+            // Keep a copy of the record as it is when the last part is confirmed, just before Complete is sent.
+            let name = NIOLockedValueBox<String?>(nil)
+            let size = Int64(Self.size)
+            let first = try await client.resumableUpload(
+                ruRequest("died.bin", scratch, progress: { _, total, _ in
+                    guard total == size, let record = scratch.records().first else { return }
+                    name.withLockedValue { $0 = record }
+                    try? FileManager.default.copyItem(atPath: scratch.recordDirectory + "/" + record, toPath: saved.path)
+                }))
+            #expect(scratch.records().isEmpty)
+            // As if the process had died after sending Complete: the record is back, the upload is gone.
+            let recordName = try #require(name.withLockedValue { $0 })
+            try FileManager.default.copyItem(atPath: saved.path, toPath: scratch.recordDirectory + "/" + recordName)
+            #expect(scratch.records().count == 1)
+            await server.resetStats()
+            let second = try await client.resumableUpload(ruRequest("died.bin", scratch))
+            let stats = await server.stats()
+            #expect(stats[.listParts].requests == 1)
+            #expect(stats[.initiateMultipartUpload].requests == 0, "no new upload")
+            #expect(stats[.uploadPart].requests == 0, "nothing sent again")
+            #expect(second.uploadId == first.uploadId)
+            #expect(second.resumedBytes == Int64(Self.size))
+            #expect(second.crc64 == CRC64.checksum(bytes))
+            #expect(scratch.records().isEmpty)
         }
     }
 }
