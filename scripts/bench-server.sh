@@ -5,8 +5,10 @@
 # The payload and the server's data directory live in $BENCH_TMPDIR (default $TMPDIR or /tmp). The server
 # fsyncs every object before acknowledging it, so on a slow disk the PUT figure is the disk's fsync'd write
 # speed; run with BENCH_TMPDIR=/dev/shm to measure the server itself.
+# SCRATCH: the release build directory (default .build-release, shared by every benchmark script).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SCRATCH="${SCRATCH:-.build-release}"
 SIZE_MIB="${1:-1024}"
 SIZE=$((SIZE_MIB * 1024 * 1024))
 WORK="$(mktemp -d "${BENCH_TMPDIR:-${TMPDIR:-/tmp}}/oss-bench.XXXXXX")"
@@ -18,8 +20,8 @@ cleanup() {
 trap cleanup EXIT
 
 echo "building oss-local-server (release)..." >&2
-swift build -c release --scratch-path .build-server-release --product oss-local-server >&2
-BIN=".build-server-release/release/oss-local-server"
+swift build -c release --scratch-path "$SCRATCH" --product oss-local-server >&2
+BIN="$SCRATCH/release/oss-local-server"
 
 AK="LTAILocalDevAccessKeyId"
 SK="LocalDevAccessKeySecret0123456789"

@@ -1,20 +1,38 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): download one object (1 GiB by default) from the local OSS server (release build) with
-#   1. this SDK's resumable-download sample (release build),
-#   2. oss2's resumable_download (same part size and threads),
-#   3. a single curl GET (presigned V1 URL),
+#   1. this SDK's resumable-download sample (release build) with the SDK's default part size and threads
+#      (OSSResumableDownloadRequest.defaultPartSize / defaultThreadNum),
+#   2. oss2's resumable_download with the same settings,
+#   3. this SDK with the tuned part size and threads (PART_SIZE / THREADS; skipped when they equal the defaults),
+#   4. oss2's resumable_download with the same tuned settings (likewise),
+#   5. a single curl GET (presigned V1 URL),
 # in one run, and print wall time, client CPU seconds (user + system) and peak RSS of each client.
-# Every download is compared byte for byte with the uploaded file.
+# Every download is compared byte for byte with the uploaded file. Then the SDK's peak RSS is measured again
+# (tuned settings) for more sizes (256 MiB and 4 GiB by default) to show that memory does not grow with the object.
 #
-# Usage: Samples/ResumableDownload/benchmark.sh [size-in-MiB, default 1024]
-#   PART_SIZE (bytes, default 8388608) and THREADS (default 4) set the part size and parallelism.
+# Usage: Samples/ResumableDownload/benchmark.sh [size-in-MiB, default 1024] [more sizes in MiB, comma-separated,
+#        default 256,4096; 0 = skip]
+#   PART_SIZE (bytes, default 8388608) and THREADS (default 4): the tuned settings.
+#   SCRATCH: the release build directory (default .build-release, shared by every benchmark script).
+#   BENCH_RESULTS: if set, a file to which "download|client|wall|cpu|rss" lines are appended (scripts/bench-all.sh).
 # Needs: /usr/bin/time (GNU), curl, python3 with oss2 in .venv (scripts/test.sh creates it; created here if missing).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SIZE_MIB="${1:-1024}"
+MORE_MIB="${2:-256,4096}"
 PART_SIZE="${PART_SIZE:-8388608}"
 THREADS="${THREADS:-4}"
-SCRATCH=".build-download-release"
+SCRATCH="${SCRATCH:-.build-release}"
+# The SDK's defaults, read from its source (the sample uses them when --part-size / --threads are not given).
+sdk_default() {
+    local value
+    value="$(sed -n "s/.*static let $1[^=]*= *\([0-9 *]*\).*/\1/p" Sources/AliyunOSS/ResumableDownload/OSSResumableDownloadRequest.swift | head -1)"
+    value=$((value))
+    [ "$value" -gt 0 ] || { echo "cannot read $1 from the SDK source" >&2; exit 1; }
+    echo "$value"
+}
+DEFAULT_PART_SIZE="$(sdk_default defaultPartSize)"
+DEFAULT_THREADS="$(sdk_default defaultThreadNum)"
 WORK="$(mktemp -d)"
 PIDS=()
 cleanup() {
@@ -60,42 +78,105 @@ oss2.resumable_upload(b, os.environ["KEY"], os.environ["WORK"] + "/payload.bin",
                       num_threads=4, store=oss2.ResumableStore(root=os.environ["WORK"]))
 PYEOF
 
-# measure NAME COMMAND...: runs the command under GNU time, prints "NAME wall cpu rss".
+# measure NAME COMMAND...: runs the command under GNU time, records "NAME wall cpu rss".
 RESULTS=()
 measure() {
     local name="$1"; shift
     sync
-    /usr/bin/time -f "%e %U %S %M" -o "$WORK/$name.time" "$@" > "$WORK/$name.out" 2>&1 \
-        || { echo "$name failed:" >&2; cat "$WORK/$name.out" >&2; exit 1; }
-    read -r wall user sys rss < "$WORK/$name.time"
-    RESULTS+=("$(printf '%-28s %8.2f s %8.2f s %8.1f MiB' "$name" "$wall" "$(echo "$user + $sys" | bc)" "$(echo "scale=1; $rss / 1024" | bc)")")
+    /usr/bin/time -f "%e %U %S %M" -o "$WORK/time" "$@" > "$WORK/out" 2>&1 \
+        || { echo "$name failed:" >&2; cat "$WORK/out" >&2; exit 1; }
+    read -r wall user sys rss < "$WORK/time"
+    local cpu mib
+    cpu="$(echo "$user + $sys" | bc)"
+    mib="$(echo "scale=1; $rss / 1024" | bc)"
+    RESULTS+=("$(printf '%-40s %8.2f s %8.2f s %8.1f MiB' "$name" "$wall" "$cpu" "$mib")")
+    if [ -n "${BENCH_RESULTS:-}" ]; then echo "download|$name|$wall|$cpu|$mib" >> "$BENCH_RESULTS"; fi
 }
 
-measure "aliyun-oss-swift" env OSS_ACCESS_KEY_ID="$AK" OSS_ACCESS_KEY_SECRET="$SK" "$SDK_BIN" \
-    --endpoint "$ENDPOINT" --bucket "$BUCKET" --key "$KEY" --file "$WORK/swift.bin" --record-dir "$WORK/records" \
-    --part-size "$PART_SIZE" --threads "$THREADS" --signature-version v1
-cmp "$WORK/swift.bin" "$WORK/payload.bin"
-rm -f "$WORK/swift.bin"
+# sdk_download OBJECT-KEY FILE [PART THREADS]: the SDK sample's command line (without PART and THREADS the sample
+# uses the SDK's defaults).
+sdk_download() {
+    echo env OSS_ACCESS_KEY_ID="$AK" OSS_ACCESS_KEY_SECRET="$SK" "$SDK_BIN" \
+        --endpoint "$ENDPOINT" --bucket "$BUCKET" --key "$1" --file "$2" --record-dir "$WORK/records" \
+        ${3:+--part-size "$3"} ${4:+--threads "$4"} --signature-version v1
+}
 
-measure "oss2 resumable_download" $PY -c '
+# oss2_download FILE PART THREADS: the command line of oss2's resumable_download with these settings.
+oss2_download() {
+    echo env OSS2_FILE="$1" OSS2_PART="$2" OSS2_THREADS="$3" $PY "$WORK/oss2_download.py"
+}
+cat > "$WORK/oss2_download.py" <<'PYEOF'
 import os, oss2
 b = oss2.Bucket(oss2.Auth(os.environ["AK"], os.environ["SK"]), os.environ["EP"], os.environ["BUCKET"])
-oss2.resumable_download(b, os.environ["KEY"], os.environ["WORK"] + "/oss2.bin", multiget_threshold=1,
-    part_size=int(os.environ["PART_SIZE"]), num_threads=int(os.environ["THREADS"]),
+oss2.resumable_download(b, os.environ["KEY"], os.environ["OSS2_FILE"], multiget_threshold=1,
+    part_size=int(os.environ["OSS2_PART"]), num_threads=int(os.environ["OSS2_THREADS"]),
     store=oss2.ResumableDownloadStore(root=os.environ["WORK"]))
-'
-cmp "$WORK/oss2.bin" "$WORK/payload.bin"
-rm -f "$WORK/oss2.bin"
+PYEOF
 
-URL="$($PY -c '
+# check FILE: compares a download with the payload, then deletes it.
+check() {
+    cmp "$1" "$WORK/payload.bin"
+    rm -f "$1"
+}
+
+mib_of() { awk -v b="$1" 'BEGIN { printf (b % 1048576 ? "%.2f" : "%d"), b / 1048576 }'; }
+DEFAULTS="$(mib_of "$DEFAULT_PART_SIZE") MiB x $DEFAULT_THREADS"
+TUNED="$(mib_of "$PART_SIZE") MiB x $THREADS"
+
+measure "this SDK, defaults ($DEFAULTS)" $(sdk_download "$KEY" "$WORK/swift.bin")
+check "$WORK/swift.bin"
+measure "oss2 resumable_download ($DEFAULTS)" $(oss2_download "$WORK/oss2.bin" "$DEFAULT_PART_SIZE" "$DEFAULT_THREADS")
+check "$WORK/oss2.bin"
+
+if [ "$PART_SIZE" != "$DEFAULT_PART_SIZE" ] || [ "$THREADS" != "$DEFAULT_THREADS" ]; then
+    measure "this SDK, tuned ($TUNED)" $(sdk_download "$KEY" "$WORK/swift.bin" "$PART_SIZE" "$THREADS")
+    check "$WORK/swift.bin"
+    measure "oss2 resumable_download ($TUNED)" $(oss2_download "$WORK/oss2.bin" "$PART_SIZE" "$THREADS")
+    check "$WORK/oss2.bin"
+    TUNED_NOTE="tuned $TUNED"
+else
+    TUNED_NOTE="tuned = defaults (set PART_SIZE / THREADS to compare)"
+fi
+
+# presign_get KEY: a presigned V1 GET URL (oss2).
+presign_get() {
+    KEY="$1" $PY -c '
 import os, oss2
 b = oss2.Bucket(oss2.Auth(os.environ["AK"], os.environ["SK"]), os.environ["EP"], os.environ["BUCKET"])
 print(b.sign_url("GET", os.environ["KEY"], 3600))
-')"
-measure "curl (one GET)" curl -sS -f -o "$WORK/curl.bin" "$URL"
-cmp "$WORK/curl.bin" "$WORK/payload.bin"
+'
+}
+measure "curl (one GET)" curl -sS -f -o "$WORK/curl.bin" "$(presign_get "$KEY")"
+check "$WORK/curl.bin"
 
 echo
-echo "${SIZE_MIB} MiB, part size $PART_SIZE, $THREADS threads (curl: one stream); all three files identical"
-printf '%-28s %10s %10s %12s\n' "client" "wall" "cpu" "peak RSS"
+echo "download ${SIZE_MIB} MiB: SDK defaults $DEFAULTS, $TUNED_NOTE (part size x threads; curl: one stream); every file identical"
+printf '%-40s %10s %10s %12s\n' "client" "wall" "cpu" "peak RSS"
 for line in "${RESULTS[@]}"; do echo "$line"; done
+
+if [ "$MORE_MIB" != "0" ]; then
+    RESULTS=()
+    presign_put() {
+        KEY="$1" $PY -c '
+import os, oss2
+b = oss2.Bucket(oss2.Auth(os.environ["AK"], os.environ["SK"]), os.environ["EP"], os.environ["BUCKET"])
+print(b.sign_url("PUT", os.environ["KEY"], 3600))
+'
+    }
+    for mib in ${MORE_MIB//,/ }; do
+        [ "$mib" -gt 0 ] || continue
+        echo "creating and uploading ${mib} MiB..." >&2
+        rm -f "$WORK/payload.bin"
+        head -c "$((mib * 1024 * 1024))" /dev/urandom > "$WORK/payload.bin"
+        curl -sS -f -o /dev/null -T "$WORK/payload.bin" "$(presign_put "big-$mib.bin")"
+        measure "this SDK, tuned, ${mib} MiB" $(sdk_download "big-$mib.bin" "$WORK/big.bin" "$PART_SIZE" "$THREADS")
+        check "$WORK/big.bin"
+        KEY="big-$mib.bin" $PY -c '
+import os, oss2
+oss2.Bucket(oss2.Auth(os.environ["AK"], os.environ["SK"]), os.environ["EP"], os.environ["BUCKET"]).delete_object(os.environ["KEY"])
+'
+    done
+    echo
+    echo "memory versus object size (tuned: $TUNED):"
+    for line in "${RESULTS[@]}"; do echo "$line"; done
+fi
