@@ -24,6 +24,8 @@ extension OSSResumableUploadEngine {
         let key = request.objectKey
         let path = filePath
         let integrity = partIntegrity
+        let byteProgress = self.byteProgress
+        let expected = machine.totalBytes
         var queue = parts[...]
         var failures: [any Error] = []
         var followUp: [OSSUploadStateMachine.Action] = []
@@ -34,9 +36,10 @@ extension OSSResumableUploadEngine {
                 inFlight += 1
                 group.addTask {
                     do {
+                        let progress = Self.partProgress(byteProgress, part: part, expected: expected)
                         return try await Self.send(
                             client: client, bucket: bucket, key: key, uploadId: uploadId, part: part, path: path,
-                            integrity: integrity)
+                            integrity: integrity, progress: progress)
                     } catch {
                         return .failed(number: part.number, error: error)
                     }
@@ -51,6 +54,12 @@ extension OSSResumableUploadEngine {
                     let actions = machine.handle(
                         .partUploaded(
                             uploadId: uploadId, number: number, etag: etag, localCRC64: local, serverCRC64: server))
+                    let resent = actions.contains { action in
+                        if case .uploadParts(_, let again) = action { again.contains { $0.number == number } } else { false }
+                    }
+                    // A confirmed part counts through the machine's total from now on; a part sent again keeps its
+                    // high-water mark, so its second sending is not counted twice.
+                    if !resent { byteProgress?.partConfirmed(number: number) }
                     for action in actions {
                         if case .uploadParts(_, let again) = action {
                             queue.append(contentsOf: again)
@@ -97,6 +106,16 @@ extension OSSResumableUploadEngine {
             await fail(first)
         } else {
             await perform(followUp)
+        }
+    }
+
+    /// The progress callback of one part's sending, feeding `byteProgress` (none without it).
+    static func partProgress(
+        _ byteProgress: OSSUploadByteProgress?, part: OSSPart, expected: Int64
+    ) -> (@Sendable (Int64) -> Void)? {
+        guard let byteProgress else { return nil }
+        return { sent in
+            byteProgress.partSent(number: part.number, bytes: sent, length: part.length, expected: expected)
         }
     }
 }

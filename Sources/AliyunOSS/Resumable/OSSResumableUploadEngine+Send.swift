@@ -28,12 +28,16 @@ extension OSSResumableUploadEngine {
     /// `Content-MD5`.
     static func send(
         client: OSSClient, bucket: String, key: String, uploadId: String, part: OSSPart, path: String,
-        integrity: PartIntegrity
+        integrity: PartIntegrity, progress: (@Sendable (Int64) -> Void)? = nil
     ) async throws -> PartResult {
         try Task.checkCancellation()
         var partRequest = OSSUploadPartRequest(
             bucketName: bucket, objectKey: key, uploadId: uploadId, partNumber: part.number,
             source: .fileRange(URL(fileURLWithPath: path), offset: part.offset, length: part.length))
+        if let progress {
+            // The part's own progress never runs backwards across its retries (the observer's high-water mark).
+            partRequest.uploadProgress = { _, sent, _ in progress(sent) }
+        }
         switch integrity {
         case .crc64Streamed:
             let sent = try await client.uploadPart(partRequest, computeCRC: true)

@@ -34,6 +34,8 @@ final class OSSResumableUploadEngine {
     /// The first error that made the upload fail, rethrown for `Failure.operationFailed`.
     var cause: (any Error)?
     var completion: OSSCompleteMultipartUploadResult?
+    /// The byte-level progress, with ``OSSUploadProgressGranularity/bytesSent``.
+    let byteProgress: OSSUploadByteProgress?
 
     init(client: OSSClient, request: OSSResumableUploadRequest, token: OSSResumeToken? = nil) throws {
         guard !request.bucketName.isEmpty, !request.objectKey.isEmpty else {
@@ -63,6 +65,11 @@ final class OSSResumableUploadEngine {
             store = OSSRecordStore(directoryPath: directory)
         } else {
             store = nil
+        }
+        if request.progressGranularity == .bytesSent, let handler = request.uploadProgress {
+            byteProgress = OSSUploadByteProgress(handler: handler)
+        } else {
+            byteProgress = nil
         }
         resumeRecord = try token?.uploadRecord(
             bucket: request.bucketName, key: request.objectKey, filePath: filePath, requestedPartSize: partSize,
@@ -139,6 +146,7 @@ final class OSSResumableUploadEngine {
                     await perform(machine.handle(stopEvent))
                     return
                 }
+                byteProgress?.restart()
                 do {
                     let uploadId = try await initiate()
                     await perform(machine.handle(.initiated(uploadId: uploadId)))
@@ -181,7 +189,11 @@ final class OSSResumableUploadEngine {
                 await upload(uploadId: uploadId, parts: parts)
                 return
             case .reportProgress(let step, let total, let expected):
-                request.uploadProgress?(step, total, expected)
+                if let byteProgress {
+                    byteProgress.confirmed(total: total, expected: expected)
+                } else {
+                    request.uploadProgress?(step, total, expected)
+                }
             case .recheckFile:
                 do {
                     let identity = try OSSFileIdentity.capture(path: filePath)

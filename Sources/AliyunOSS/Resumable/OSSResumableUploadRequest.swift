@@ -61,9 +61,12 @@ public struct OSSResumableUploadRequest: Sendable {
     public var partSize: Int64
     /// How many parts are sent at once (1...64).
     public var threadNum: Int
-    /// Progress as parts are confirmed: (bytes in this step, total bytes sent, total bytes expected).
-    /// A resumed upload starts with one report of the bytes already on the server. Never runs backwards.
+    /// Progress: (bytes in this step, total bytes sent, total bytes expected), as parts are confirmed or, with
+    /// ``progressGranularity`` `.bytesSent`, as their bytes go out. A resumed upload starts with one report of
+    /// the bytes already on the server. Never runs backwards, never exceeds the file size.
     public var uploadProgress: OSSProgressHandler?
+    /// When ``uploadProgress`` is called: per confirmed part (default) or as bytes are sent.
+    public var progressGranularity: OSSUploadProgressGranularity = .confirmedParts
     /// Where checkpoint records are kept; `nil` means nothing is persisted.
     public var recordDirectoryPath: String?
     /// On ``cancel()``: `true` (default, as in the iOS SDK) aborts the multipart upload and deletes the record;
