@@ -36,7 +36,7 @@ extension OSSResumableUploadEngine {
                 inFlight += 1
                 group.addTask {
                     do {
-                        let progress = Self.partProgress(byteProgress, part: part, expected: expected)
+                        let progress = OSSTransferByteProgress.callback(byteProgress, part: part, expected: expected)
                         return try await Self.send(
                             client: client, bucket: bucket, key: key, uploadId: uploadId, part: part, path: path,
                             integrity: integrity, progress: progress)
@@ -106,16 +106,6 @@ extension OSSResumableUploadEngine {
             await fail(first)
         } else {
             await perform(followUp)
-        }
-    }
-
-    /// The progress callback of one part's sending, feeding `byteProgress` (none without it).
-    static func partProgress(
-        _ byteProgress: OSSUploadByteProgress?, part: OSSPart, expected: Int64
-    ) -> (@Sendable (Int64) -> Void)? {
-        guard let byteProgress else { return nil }
-        return { sent in
-            byteProgress.partSent(number: part.number, bytes: sent, length: part.length, expected: expected)
         }
     }
 }

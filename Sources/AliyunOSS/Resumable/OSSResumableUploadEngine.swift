@@ -34,8 +34,8 @@ final class OSSResumableUploadEngine {
     /// The first error that made the upload fail, rethrown for `Failure.operationFailed`.
     var cause: (any Error)?
     var completion: OSSCompleteMultipartUploadResult?
-    /// The byte-level progress, with ``OSSUploadProgressGranularity/bytesSent``.
-    let byteProgress: OSSUploadByteProgress?
+    /// The byte-level progress, with ``OSSTransferProgressGranularity/bytes``.
+    let byteProgress: OSSTransferByteProgress?
 
     init(client: OSSClient, request: OSSResumableUploadRequest, token: OSSResumeToken? = nil) throws {
         guard !request.bucketName.isEmpty, !request.objectKey.isEmpty else {
@@ -66,8 +66,8 @@ final class OSSResumableUploadEngine {
         } else {
             store = nil
         }
-        if request.progressGranularity == .bytesSent, let handler = request.uploadProgress {
-            byteProgress = OSSUploadByteProgress(handler: handler)
+        if request.progressGranularity == .bytes, let handler = request.uploadProgress {
+            byteProgress = OSSTransferByteProgress(handler: handler)
         } else {
             byteProgress = nil
         }

@@ -62,11 +62,11 @@ public struct OSSResumableUploadRequest: Sendable {
     /// How many parts are sent at once (1...64).
     public var threadNum: Int
     /// Progress: (bytes in this step, total bytes sent, total bytes expected), as parts are confirmed or, with
-    /// ``progressGranularity`` `.bytesSent`, as their bytes go out. A resumed upload starts with one report of
+    /// ``progressGranularity`` `.bytes`, as their bytes go out. A resumed upload starts with one report of
     /// the bytes already on the server. Never runs backwards, never exceeds the file size.
     public var uploadProgress: OSSProgressHandler?
     /// When ``uploadProgress`` is called: per confirmed part (default) or as bytes are sent.
-    public var progressGranularity: OSSUploadProgressGranularity = .confirmedParts
+    public var progressGranularity: OSSTransferProgressGranularity = .confirmedParts
     /// Where checkpoint records are kept; `nil` means nothing is persisted.
     public var recordDirectoryPath: String?
     /// On ``cancel()``: `true` (default, as in the iOS SDK) aborts the multipart upload and deletes the record;

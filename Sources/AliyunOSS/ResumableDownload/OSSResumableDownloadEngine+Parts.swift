@@ -25,6 +25,8 @@ extension OSSResumableDownloadEngine {
         let client = self.client
         let bucket = request.bucketName
         let key = request.objectKey
+        let byteProgress = self.byteProgress
+        let expected = machine.plan?.totalLength ?? 0
         var pending = parts.makeIterator()
         var failures: [any Error] = []
         await withTaskGroup(of: PartResult.self) { group in
@@ -32,9 +34,10 @@ extension OSSResumableDownloadEngine {
                 guard let part = pending.next() else { return }
                 group.addTask {
                     do {
+                        let progress = OSSTransferByteProgress.callback(byteProgress, part: part, expected: expected)
                         let crc = try await Self.fetch(
                             client: client, bucket: bucket, key: key, etag: etag, part: part,
-                            fileOffset: part.offset - rangeStart, handle: handle)
+                            fileOffset: part.offset - rangeStart, handle: handle, progress: progress)
                         return .downloaded(number: part.number, crc64: crc)
                     } catch {
                         return .failed(number: part.number, error: error)
@@ -46,6 +49,7 @@ extension OSSResumableDownloadEngine {
             while let result = await group.next() {
                 switch result {
                 case .downloaded(let number, let crc):
+                    byteProgress?.partConfirmed(number: number)
                     await perform(machine.handle(.partDownloaded(number: number, crc64: crc)))
                     if outcome != nil && !stopping {
                         stopping = true
@@ -94,7 +98,7 @@ extension OSSResumableDownloadEngine {
     /// part from its start.
     static func fetch(
         client: OSSClient, bucket: String, key: String, etag: String, part: OSSPart, fileOffset: Int64,
-        handle: WriteFileHandle
+        handle: WriteFileHandle, progress: (@Sendable (Int64) -> Void)? = nil
     ) async throws -> UInt64 {
         let get = OSSGetObjectRequest(
             bucketName: bucket, objectKey: key, range: .closed(part.offset, part.end - 1), standardRangeBehavior: true,
@@ -131,6 +135,8 @@ extension OSSResumableDownloadEngine {
                     throw OSSClientError(.fileCantWrite, "cannot write \(part) to the temporary file", underlying: error)
                 }
                 received += count
+                // Each attempt starts from zero; the part's high-water mark keeps the total from going back.
+                progress?(received)
             }
             guard received == part.length else {
                 throw OSSClientError(.networkError, "the body of \(part) ended after \(received) of \(part.length) bytes")

@@ -31,6 +31,8 @@ final class OSSResumableDownloadEngine {
     let tempFilePath: String
     /// The record of the resume token the call was given, checked against the request.
     let resumeRecord: OSSDownloadRecord?
+    /// The byte-level progress, with ``OSSTransferProgressGranularity/bytes``.
+    let byteProgress: OSSTransferByteProgress?
     var logger: Logger { client.configuration.logger }
 
     var machine: OSSDownloadStateMachine
@@ -85,6 +87,11 @@ final class OSSResumableDownloadEngine {
         } else {
             store = nil
             tempFilePath = destinationPath + ".osstmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        }
+        if request.progressGranularity == .bytes, let handler = request.downloadProgress {
+            byteProgress = OSSTransferByteProgress(handler: handler)
+        } else {
+            byteProgress = nil
         }
         resumeRecord = try token?.downloadRecord(
             bucket: request.bucketName, key: request.objectKey, destinationPath: destinationPath,
@@ -237,6 +244,7 @@ final class OSSResumableDownloadEngine {
             case .downloadParts(let etag, let rangeStart, let path, let parts):
                 await download(etag: etag, rangeStart: rangeStart, path: path, parts: parts)
             case .headObject:
+                byteProgress?.restart()
                 let object: OSSObjectIdentity
                 do {
                     object = try await headObject()
@@ -247,7 +255,11 @@ final class OSSResumableDownloadEngine {
                 logger.info("the object changed; restarting the download", metadata: ["key": "\(request.objectKey)"])
                 await perform(machine.handle(.objectHeaded(object)))
             case .reportProgress(let step, let total, let expected):
-                request.downloadProgress?(step, total, expected)
+                if let byteProgress {
+                    byteProgress.confirmed(total: total, expected: expected)
+                } else {
+                    request.downloadProgress?(step, total, expected)
+                }
             case .commitTempFile(let from, let to):
                 do {
                     try await commit(from: from, to: to)

@@ -13,7 +13,7 @@ struct ResumableUploadByteProgressTests {
         var request = OSSResumableUploadRequest(
             bucketName: "bkt", objectKey: key, uploadingFileURL: scratch.source, partSize: Self.partSize, threadNum: 2,
             recordDirectoryPath: scratch.recordDirectory, deleteUploadIdOnCancelling: false, uploadProgress: progress)
-        request.progressGranularity = .bytesSent
+        request.progressGranularity = .bytes
         return request
     }
 
