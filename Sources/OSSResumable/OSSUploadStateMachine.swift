@@ -50,9 +50,11 @@ public struct OSSUploadStateMachine: Sendable {
     /// The total bytes to upload, once planned.
     public var totalBytes: Int64 { plan?.totalLength ?? 0 }
 
-    /// The record describing the current state, once an upload id exists.
+    /// The record describing the current state, once an upload id exists. While a loaded record is being
+    /// reconciled with ListParts, its parts are still the ones it recorded.
     public var record: OSSUploadRecord? {
         guard let uploadId, let plan, let fileIdentity else { return nil }
+        let parts = phase == .listing ? recordedParts : confirmed.values.sorted { $0.number < $1.number }
         return OSSUploadRecord(
             bucket: configuration.bucket,
             key: configuration.key,
@@ -62,7 +64,7 @@ public struct OSSUploadStateMachine: Sendable {
             partSize: plan.partSize,
             crcMode: configuration.crcMode,
             uploadId: uploadId,
-            parts: confirmed.values.sorted { $0.number < $1.number }
+            parts: parts
         )
     }
 
@@ -73,7 +75,11 @@ public struct OSSUploadStateMachine: Sendable {
         case .cancelled:
             return cancel()
         case .paused:
-            // Whatever deleteUploadIdOnCancelling says: the upload id and the record stay for a resume.
+            // Whatever deleteUploadIdOnCancelling says: the upload id and the record stay for a resume. Paused
+            // before ListParts answered, the state to hand back is still the loaded record's.
+            if phase == .listing {
+                confirmed = Dictionary(recordedParts.map { ($0.number, $0) }, uniquingKeysWith: { first, _ in first })
+            }
             phase = .done
             return [.fail(.paused)]
         case .failed:
