@@ -213,6 +213,31 @@ struct TransferManagerTests {
     }
 }
 
+extension TransferManagerTests {
+    @Test("terminate of a running transfer pauses it, then aborts the upload and removes the record")
+    func terminateWhileRunning() async throws {
+        let scratch = try TMScratch()
+        defer { scratch.cleanup() }
+        let source = try scratch.write(patternBytes(Self.size, seed: 106), to: "run.bin")
+        try await withTMServer { server, client in
+            try await tmUploadAndCancel(
+                client, key: "tm/run.bin", source: source, recordDirectory: scratch.recordDirectory, cancelAfter: 2)
+            let manager = OSSTransferManager(client: client, recordDirectoryPath: scratch.recordDirectory, threadNum: 1)
+            let transfer = try #require(try await manager.transfers().first)
+            await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 300)))
+            let run = Task { try await manager.resume(transfer.id) }
+            for _ in 0..<500 where await manager.transfer(transfer.id)?.state != .ongoing {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            try await manager.terminate(transfer.id)
+            #expect(await tmClientError { _ = try await run.value }?.code == .taskPaused)
+            #expect(try await tmUploadIds(client).isEmpty)
+            #expect(scratch.records().isEmpty)
+            #expect(try await manager.transfers().isEmpty)
+        }
+    }
+}
+
 @Suite("Resume tokens")
 struct ResumeTokenTests {
     @Test("a token survives JSON, shows the upload, and restores a lost record so the upload resumes")
