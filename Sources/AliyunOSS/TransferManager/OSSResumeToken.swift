@@ -133,11 +133,12 @@ public struct OSSResumeToken: Sendable, Hashable, Codable {
         case totalBytes, bytesDone, parts, record, checksum
     }
 
-    /// The SHA-256 (hex) of the record's canonical JSON (sorted keys): unaffected by the encoder the app uses.
+    /// The SHA-256 (hex) of the record's canonical JSON (sorted keys, slashes unescaped, so every Foundation
+    /// writes the same bytes): unaffected by the encoder the app uses.
     var recordChecksum: String {
         get throws {
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             let data =
                 switch record {
                 case .upload(let r): try encoder.encode(r)

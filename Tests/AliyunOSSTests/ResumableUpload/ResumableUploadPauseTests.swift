@@ -144,6 +144,14 @@ struct ResumableUploadPauseTests {
             let paused = await pausedRun(client, ruRequest("edit.bin", scratch, threads: Self.threads), afterReports: 2)
             let json = try JSONEncoder().encode(try #require(paused?.resumeToken))
             #expect(try JSONDecoder().decode(OSSResumeToken.self, from: json) == paused?.resumeToken)
+            // The app's own encoder settings do not matter: the checksum covers the values, not the bytes.
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted]
+            encoder.keyEncodingStrategy = .convertToSnakeCase
+            let decoder = JSONDecoder()
+            decoder.keyDecodingStrategy = .convertFromSnakeCase
+            let styled = try encoder.encode(try #require(paused?.resumeToken))
+            #expect(try decoder.decode(OSSResumeToken.self, from: styled) == paused?.resumeToken)
             let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
             // The upload id changed consistently in the readable copy and in the record.
             var edited = object
