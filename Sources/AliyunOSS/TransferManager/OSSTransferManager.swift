@@ -23,6 +23,8 @@ public actor OSSTransferManager {
     public nonisolated let recordDirectoryPath: String
     /// How many parts each resumed transfer keeps in flight.
     public nonisolated let threadNum: Int
+    /// When `.progress` events are sent: per confirmed part, or as bytes move.
+    public nonisolated let progressGranularity: OSSTransferProgressGranularity
     /// State changes and progress of every transfer this manager runs or terminates, in order per transfer.
     /// A single consumer; the newest 4096 events are kept when nobody reads.
     public nonisolated let events: AsyncStream<OSSTransferEvent>
@@ -40,11 +42,17 @@ public actor OSSTransferManager {
     /// - Parameters:
     ///   - recordDirectoryPath: the directory given as `recordDirectoryPath` to the resumable requests.
     ///   - threadNum: parts in flight per resumed transfer (1...64).
-    public init(client: OSSClient, recordDirectoryPath: String, threadNum: Int = 4) {
+    ///   - progressGranularity: `.bytes` sends `.progress` events as the parts' bytes move, not only per
+    ///     confirmed part.
+    public init(
+        client: OSSClient, recordDirectoryPath: String, threadNum: Int = 4,
+        progressGranularity: OSSTransferProgressGranularity = .confirmedParts
+    ) {
         self.client = client
         directory = OSSRecordDirectory(path: recordDirectoryPath)
         self.recordDirectoryPath = directory.path
         self.threadNum = threadNum
+        self.progressGranularity = progressGranularity
         let (stream, continuation) = AsyncStream.makeStream(
             of: OSSTransferEvent.self, bufferingPolicy: .bufferingNewest(4096))
         events = stream
@@ -271,31 +279,35 @@ public actor OSSTransferManager {
         let client = self.client
         switch entry.content {
         case .upload(let record):
-            let request = OSSResumableUploadRequest(
+            var request = OSSResumableUploadRequest(
                 bucketName: record.bucket, objectKey: record.key,
                 uploadingFileURL: URL(fileURLWithPath: record.filePath), partSize: record.requestedPartSize,
                 threadNum: threadNum, recordDirectoryPath: recordDirectoryPath,
                 crcFlag: record.crcMode == .enabled, uploadProgress: progress)
+            request.progressGranularity = progressGranularity
+            let upload = request
             let task = Task<OSSTransferOutcome, any Error> {
-                let result = try await client.resumableUpload(request)
+                let result = try await client.resumableUpload(upload)
                 return .uploaded(result)
             }
-            return Running(pause: { request.pause() }, task: task)
+            return Running(pause: { upload.pause() }, task: task)
         case .download(let record):
             var range: OSSObjectRange?
             if let requested = record.requestedRange {
                 range = requested.last.map { .closed(requested.first, $0) } ?? .from(requested.first)
             }
-            let request = OSSResumableDownloadRequest(
+            var request = OSSResumableDownloadRequest(
                 bucketName: record.bucket, objectKey: record.key,
                 downloadToFileURL: URL(fileURLWithPath: record.destinationPath), partSize: record.partSize,
                 threadNum: threadNum, recordDirectoryPath: recordDirectoryPath, range: range,
                 crcFlag: record.crcMode == .enabled, downloadProgress: progress)
+            request.progressGranularity = progressGranularity
+            let download = request
             let task = Task<OSSTransferOutcome, any Error> {
-                let result = try await client.resumableDownload(request)
+                let result = try await client.resumableDownload(download)
                 return .downloaded(result)
             }
-            return Running(pause: { request.pause() }, task: task)
+            return Running(pause: { download.pause() }, task: task)
         case .unusable(let error):
             throw OSSClientError(.cannotResumeUpload, "transfer \(id) cannot be resumed: \(error)", underlying: error)
         }

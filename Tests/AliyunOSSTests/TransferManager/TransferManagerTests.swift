@@ -238,6 +238,47 @@ extension TransferManagerTests {
     }
 }
 
+extension TransferManagerTests {
+    @Test("progressGranularity .bytes: progress events move within parts, up to the total, never backwards")
+    func byteProgressEvents() async throws {
+        let scratch = try TMScratch()
+        defer { scratch.cleanup() }
+        let partSize: Int64 = 2_621_440  // streamed in 1 MiB chunks
+        let size = 2 * Int(partSize) + 12_345
+        let bytes = patternBytes(size, seed: 107)
+        let source = try scratch.write(bytes, to: "big.bin")
+        try await withTMServer { _, client in
+            // A first run confirms one part, then pauses.
+            var first = OSSResumableUploadRequest(
+                bucketName: "bkt", objectKey: "tm/big.bin", uploadingFileURL: source, partSize: partSize, threadNum: 1,
+                recordDirectoryPath: scratch.recordDirectory)
+            let handle = first
+            first.uploadProgress = { _, _, _ in handle.pause() }
+            #expect(await tmClientError { _ = try await client.resumableUpload(first) }?.code == .taskPaused)
+
+            let manager = OSSTransferManager(
+                client: client, recordDirectoryPath: scratch.recordDirectory, threadNum: 1, progressGranularity: .bytes)
+            let log = TMEventLog()
+            let drain = log.drain(manager.events)
+            let transfer = try #require(try await manager.transfers().first)
+            _ = try await manager.resume(transfer.id)
+            for _ in 0..<500 where !log.events.contains(where: { $0.change == .completed }) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            drain.cancel()
+            let dones = log.events.compactMap { event -> Int64? in
+                if case .progress(let done, _) = event.change { done } else { nil }
+            }
+            #expect(dones.first == transfer.bytesDone, "starts from the bytes on the server")
+            #expect(dones.last == Int64(size))
+            #expect(dones == dones.sorted())
+            #expect(dones.contains { $0 % partSize != 0 && $0 < Int64(size) }, "moved within a part: \(dones)")
+            let head = try await client.headObject(OSSHeadObjectRequest(bucketName: "bkt", objectKey: "tm/big.bin"))
+            #expect(head.crc64 == CRC64.checksum(bytes))
+        }
+    }
+}
+
 @Suite("Resume tokens")
 struct ResumeTokenTests {
     @Test("a token survives JSON, shows the upload, and restores a lost record so the upload resumes")
