@@ -5,7 +5,8 @@ public struct OSSTransferEvent: Sendable, Hashable {
         /// The transfer entered `state` (``OSSTransferState/ongoing`` on resume, ``OSSTransferState/suspended``
         /// after a pause or a failure that kept the record).
         case state(OSSTransferState)
-        /// Bytes confirmed so far and in all. Never runs backwards within a run.
+        /// Bytes confirmed so far (plus the bytes of the parts in flight, for a manager made with
+        /// ``OSSTransferProgressGranularity/bytes``) and in all. Never runs backwards within a run.
         case progress(bytesDone: Int64, totalBytes: Int64)
         /// The transfer finished: the object (upload) or the file (download) is in place and the record is gone.
         case completed
