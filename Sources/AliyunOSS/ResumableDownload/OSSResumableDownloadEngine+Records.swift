@@ -1,0 +1,37 @@
+import Logging
+import OSSResumable
+
+extension OSSResumableDownloadEngine {
+    /// Removes the record and the temporary file of an earlier run, if there are any and no one else holds them.
+    func discardPartialDownload(reason: String) {
+        guard let store, let lock = try? store.lock(name: recordName) else { return }
+        defer { withExtendedLifetime(lock) {} }
+        guard case .loaded = loadRecord() else { return }
+        logger.warning(
+            "removing the partial download", metadata: ["reason": "\(reason)", "key": "\(request.objectKey)"])
+        OSSDownloadTempFileIO.remove(path: tempFilePath)
+        deleteRecord()
+    }
+
+    func loadRecord() -> OSSRecordLoadResult<OSSDownloadRecord> {
+        guard let store else { return .none }
+        return checkTempFile(of: store.loadResult(OSSDownloadRecord.self, name: recordName))
+    }
+
+    /// Only ever touch our own temporary file: a record naming another path is not ours to follow. A resume
+    /// token may name another temporary file of the same destination (`<destination>.osstmp-<id>`, made by a run
+    /// with another record directory or none): that one is followed.
+    func checkTempFile(of loaded: OSSRecordLoadResult<OSSDownloadRecord>) -> OSSRecordLoadResult<OSSDownloadRecord> {
+        guard case .loaded(let record) = loaded, record.tempFilePath != tempFilePath else { return loaded }
+        if resumeRecord != nil, Self.isTempFile(record.tempFilePath, of: destinationPath) { return loaded }
+        return .unusable(.recordForeign("temporary file \(record.tempFilePath) is not \(tempFilePath)"))
+    }
+
+    /// Whether `path` is `<destination>.osstmp-<hex id>`.
+    static func isTempFile(_ path: String, of destination: String) -> Bool {
+        let prefix = destination + ".osstmp-"
+        guard path.hasPrefix(prefix) else { return false }
+        let id = path.dropFirst(prefix.count)
+        return !id.isEmpty && id.allSatisfy(\.isHexDigit)
+    }
+}
