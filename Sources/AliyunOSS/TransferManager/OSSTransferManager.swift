@@ -26,10 +26,11 @@ public actor OSSTransferManager {
     /// When `.progress` events are sent: per confirmed part, or as bytes move.
     public nonisolated let progressGranularity: OSSTransferProgressGranularity
     /// State changes and progress of every transfer this manager runs or terminates, in order per transfer.
-    /// A single consumer; the newest 4096 events are kept when nobody reads.
+    /// A single consumer; the newest 4096 events are kept when nobody reads. For one transfer's events, with
+    /// any number of consumers, see ``events(for:)``.
     public nonisolated let events: AsyncStream<OSSTransferEvent>
 
-    private nonisolated let continuation: AsyncStream<OSSTransferEvent>.Continuation
+    private nonisolated let hub: OSSTransferEventHub
     private let directory: OSSRecordDirectory
     private var running: [String: Running] = [:]
 
@@ -53,14 +54,30 @@ public actor OSSTransferManager {
         self.recordDirectoryPath = directory.path
         self.threadNum = threadNum
         self.progressGranularity = progressGranularity
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: OSSTransferEvent.self, bufferingPolicy: .bufferingNewest(4096))
-        events = stream
-        self.continuation = continuation
+        hub = OSSTransferEventHub()
+        events = hub.all
     }
 
     deinit {
-        continuation.finish()
+        hub.finish()
+    }
+
+    /// The events of transfer `id` from now on — its state changes and progress, as in ``events`` — as a stream
+    /// of its own. Any number of these may be open at once, each with one consumer; the newest 4096 events are
+    /// kept when it is not read. The stream finishes after `.completed` or `.terminated`, or when the manager
+    /// goes away.
+    ///
+    /// ```swift
+    /// let updates = manager.events(for: transfer.id)
+    /// Task {
+    ///     for await event in updates {
+    ///         if case .progress(let done, let total) = event.change { print(done, "/", total) }
+    ///     }
+    /// }
+    /// try await manager.resume(transfer.id)
+    /// ```
+    public nonisolated func events(for id: String) -> AsyncStream<OSSTransferEvent> {
+        hub.subscribe(id)
     }
 
     /// Every transfer with a record in the directory, sorted by id.
@@ -91,7 +108,7 @@ public actor OSSTransferManager {
         }
         let run = try makeRun(entry)
         running[id] = run
-        continuation.yield(OSSTransferEvent(id: id, change: .state(.ongoing)))
+        hub.yield(OSSTransferEvent(id: id, change: .state(.ongoing)))
         do {
             let outcome = try await withTaskCancellationHandler {
                 try await run.task.value
@@ -99,16 +116,16 @@ public actor OSSTransferManager {
                 run.pause()
             }
             running[id] = nil
-            continuation.yield(OSSTransferEvent(id: id, change: .completed))
+            hub.yield(OSSTransferEvent(id: id, change: .completed))
             return outcome
         } catch {
             running[id] = nil
             if !Self.isCancellation(error) {
-                continuation.yield(OSSTransferEvent(id: id, change: .failed(message: "\(error)")))
+                hub.yield(OSSTransferEvent(id: id, change: .failed(message: "\(error)")))
             }
             if let entry = directory.entry(name: id) {
                 let state: OSSTransferState = if case .unusable = entry.content { .noEntry } else { .suspended }
-                continuation.yield(OSSTransferEvent(id: id, change: .state(state)))
+                hub.yield(OSSTransferEvent(id: id, change: .state(state)))
             }
             throw error
         }
@@ -189,7 +206,7 @@ public actor OSSTransferManager {
             }
             try directory.remove(name: id)
         }
-        continuation.yield(OSSTransferEvent(id: id, change: .terminated))
+        hub.yield(OSSTransferEvent(id: id, change: .terminated))
     }
 
     // MARK: - Resume tokens
@@ -272,9 +289,9 @@ public actor OSSTransferManager {
 
     private func makeRun(_ entry: OSSRecordEntry) throws -> Running {
         let id = entry.name
-        let continuation = self.continuation
+        let hub = self.hub
         let progress: OSSProgressHandler = { _, done, total in
-            continuation.yield(OSSTransferEvent(id: id, change: .progress(bytesDone: done, totalBytes: total)))
+            hub.yield(OSSTransferEvent(id: id, change: .progress(bytesDone: done, totalBytes: total)))
         }
         let client = self.client
         switch entry.content {

@@ -279,6 +279,43 @@ extension TransferManagerTests {
     }
 }
 
+extension TransferManagerTests {
+    @Test("events(for:): each subscriber gets that transfer's events only, and the stream ends with .completed")
+    func perTransferEvents() async throws {
+        let scratch = try TMScratch()
+        defer { scratch.cleanup() }
+        let bytes = patternBytes(Self.size, seed: 108)
+        let source = try scratch.write(bytes, to: "sub.bin")
+        try await withTMServer { _, client in
+            try await tmUploadAndCancel(
+                client, key: "tm/sub.bin", source: source, recordDirectory: scratch.recordDirectory, cancelAfter: 3)
+            let manager = OSSTransferManager(client: client, recordDirectoryPath: scratch.recordDirectory)
+            let transfer = try #require(try await manager.transfers().first)
+            let collect: @Sendable (AsyncStream<OSSTransferEvent>) -> Task<[OSSTransferEvent], Never> = { stream in
+                Task {
+                    var seen: [OSSTransferEvent] = []
+                    for await event in stream { seen.append(event) }
+                    return seen
+                }
+            }
+            let first = collect(manager.events(for: transfer.id))
+            let second = collect(manager.events(for: transfer.id))
+            let other = manager.events(for: "another.upload.record")
+            let otherTask = collect(other)
+            _ = try await manager.resume(transfer.id)
+            // Both streams end by themselves after .completed.
+            let (a, b) = (await first.value, await second.value)
+            #expect(a == b)
+            #expect(a.allSatisfy { $0.id == transfer.id })
+            #expect(a.first?.change == .state(.ongoing))
+            #expect(a.last?.change == .completed)
+            #expect(a.contains { $0.change == .progress(bytesDone: Int64(Self.size), totalBytes: Int64(Self.size)) })
+            otherTask.cancel()
+            #expect(await otherTask.value.isEmpty)
+        }
+    }
+}
+
 @Suite("Resume tokens")
 struct ResumeTokenTests {
     @Test("a token survives JSON, shows the upload, and restores a lost record so the upload resumes")
