@@ -35,7 +35,10 @@ import Foundation
 /// do {
 ///     _ = try await run.value
 /// } catch let error as OSSClientError where error.code == .taskPaused {
-///     let stored = try JSONEncoder().encode(error.resumeToken)  // keep it anywhere
+///     if let token = error.resumeToken {
+///         let stored = try JSONEncoder().encode(token)  // keep it anywhere; later:
+///         // try await client.resumableUpload(newRequest, resumingFrom: JSONDecoder().decode(OSSResumeToken.self, from: stored))
+///     }
 /// }
 /// ```
 ///
