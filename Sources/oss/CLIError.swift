@@ -42,7 +42,7 @@ struct CLIFailure: Error, CustomStringConvertible {
             case .networkError, .networkingFailWithResponseCode0: status = .networkError
             case .invalidCRC: status = .integrityError
             case .cannotResumeUpload: status = .cannotResume
-            case .taskCancelled: status = .interrupted
+            case .taskCancelled, .taskPaused: status = .interrupted
             default: status = .clientError
             }
             self.init(status, "\(client.code): \(client.message)")

@@ -65,10 +65,16 @@ struct Copy: AsyncParsableCommand {
             uploadProgress: { _, done, total in Task { await progress.report(done: done, total: total) } })
         if let partSize { request.partSize = partSize }
         request.sendContentMD5 = contentMD5
+        request.progressGranularity = .bytes
         let upload = request
+        // Ctrl-C pauses (upload id and checkpoint kept) unless --no-keep-upload-on-cancel asks for a cancel.
+        let pauses = keepUploadOnCancel
+        let interrupt: @Sendable () -> Void = {
+            if pauses { upload.pause() } else { upload.cancel() }
+        }
         let result = try await withClient(connection) { client in
             do {
-                return try await runInterruptibly { try await client.resumableUpload(upload) }
+                return try await runInterruptibly(interrupt: interrupt) { try await client.resumableUpload(upload) }
             } catch {
                 await progress.finish()
                 throw error
@@ -92,10 +98,13 @@ struct Copy: AsyncParsableCommand {
             recordDirectoryPath: recordDirectory,
             downloadProgress: { _, done, total in Task { await progress.report(done: done, total: total) } })
         if let partSize { request.partSize = partSize }
+        request.progressGranularity = .bytes
         let download = request
         let result = try await withClient(connection) { client in
             do {
-                return try await runInterruptibly { try await client.resumableDownload(download) }
+                return try await runInterruptibly(interrupt: { download.pause() }) {
+                    try await client.resumableDownload(download)
+                }
             } catch {
                 await progress.finish()
                 throw error

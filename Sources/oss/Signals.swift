@@ -36,14 +36,17 @@ actor SignalWatcher {
     }
 }
 
-/// Runs `work`, cancelling it when SIGINT or SIGTERM arrives. Returns whether a signal interrupted it.
-func runInterruptibly<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
+/// Runs `work`; when SIGINT or SIGTERM arrives, calls `interrupt` (a transfer's `pause()` or `cancel()`), or
+/// cancels the task when there is none.
+func runInterruptibly<T: Sendable>(
+    interrupt: (@Sendable () -> Void)? = nil, _ work: @escaping @Sendable () async throws -> T
+) async throws -> T {
     let watcher = SignalWatcher()
     let task = Task { try await work() }
     let watch = Task {
         if await watcher.next() != nil {
             printError("\ninterrupted: stopping (run the same command again to resume)")
-            task.cancel()
+            if let interrupt { interrupt() } else { task.cancel() }
         }
     }
     defer { watch.cancel() }

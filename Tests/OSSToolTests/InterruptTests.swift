@@ -1,0 +1,114 @@
+import AliyunOSS
+import Foundation
+import OSSLocalServer
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Ctrl-C (SIGINT) in the middle of `oss cp`: the transfer pauses (exit 130, checkpoint and upload id kept) and the
+/// same command resumes it; `--no-keep-upload-on-cancel` cancels instead (upload aborted, checkpoint removed).
+@Suite("oss cp interrupted with SIGINT")
+struct InterruptTests {
+    static let partSize = 200 * 1024
+    static let size = 30 * partSize + 4321
+
+    /// Starts `args`, waits until `ready` holds for the server's stats, sends SIGINT and returns the outcome.
+    func interrupt(
+        _ tool: ToolRunner, _ server: LocalOSSServer, _ args: [String],
+        when ready: @escaping @Sendable (LocalOSSServerStats) -> Bool
+    ) async throws -> ToolRunner.Outcome {
+        let (process, out, err) = try tool.start(args)
+        async let stdout = readToEnd(out)
+        async let stderr = readToEnd(err)
+        var waited = 0
+        while !(ready(await server.stats())) && waited < 600 {
+            try await Task.sleep(for: .milliseconds(50))
+            waited += 1
+        }
+        kill(process.processIdentifier, SIGINT)
+        let (o, e) = await (stdout, stderr)
+        await waitForExit(process)
+        return .init(
+            status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+            stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    func uploads(_ server: LocalOSSServer, _ bucket: String) async throws -> Int {
+        try await withOSSClient(
+            endpoint: server.endpoint.absoluteString, credentialProvider: server.credentials.provider
+        ) { client in
+            try await client.listMultipartUploads(OSSListMultipartUploadsRequest(bucketName: bucket)).uploads.count
+        }
+    }
+
+    @Test func uploadPausesAndResumes() async throws {
+        let work = try makeWorkDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["int"])) { server in
+            let tool = ToolRunner(server: server, home: work)
+            let file = work.appendingPathComponent("f.bin")
+            let crc = try writeFile(file, count: Self.size, seed: 5)
+            await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 60)))
+            let args = ["cp", file.path, "oss://int/f.bin", "--part-size", "\(Self.partSize)", "--threads", "2",
+                "--checkpoint-dir", work.appendingPathComponent("cp").path]
+            let r = try await interrupt(tool, server, args) { $0[.uploadPart].requests >= 8 }
+            #expect(r.status == 130, "\(r.stderr)")
+            #expect(r.stderr.contains("interrupted"), "\(r.stderr)")
+            #expect(try await uploads(server, "int") == 1, "the paused upload stays on the server")
+            await server.clearFaults()
+            let again = try await tool.run(args)
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(again.stdout.contains("resumed"), "\(again.stdout)")
+            #expect(again.stdout.contains("crc64 \(crc)"), "\(again.stdout)")
+            #expect(try await uploads(server, "int") == 0)
+        }
+    }
+
+    @Test func uploadCancelsWithNoKeep() async throws {
+        let work = try makeWorkDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["int"])) { server in
+            let tool = ToolRunner(server: server, home: work)
+            let file = work.appendingPathComponent("f.bin")
+            _ = try writeFile(file, count: Self.size, seed: 6)
+            await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 60)))
+            let checkpoints = work.appendingPathComponent("cp")
+            let args = ["cp", file.path, "oss://int/f.bin", "--part-size", "\(Self.partSize)", "--threads", "2",
+                "--checkpoint-dir", checkpoints.path, "--no-keep-upload-on-cancel"]
+            let r = try await interrupt(tool, server, args) { $0[.uploadPart].requests >= 8 }
+            #expect(r.status == 130, "\(r.stderr)")
+            #expect(try await uploads(server, "int") == 0, "a cancel aborts the upload")
+            let records = try FileManager.default.contentsOfDirectory(atPath: checkpoints.path)
+                .filter { $0.hasSuffix(".record") }
+            #expect(records.isEmpty, "\(records)")
+        }
+    }
+
+    @Test func downloadPausesAndResumes() async throws {
+        let work = try makeWorkDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["int"])) { server in
+            let tool = ToolRunner(server: server, home: work)
+            let file = work.appendingPathComponent("f.bin")
+            let crc = try writeFile(file, count: Self.size, seed: 7)
+            let checkpoints = work.appendingPathComponent("cp").path
+            let put = try await tool.run(["cp", file.path, "oss://int/f.bin", "--checkpoint-dir", checkpoints])
+            #expect(put.status == 0, "\(put.stderr)")
+            await server.resetStats()
+            await server.addFault(LocalOSSFaultRule(operation: .getObject, action: .delay(milliseconds: 60)))
+            let destination = work.appendingPathComponent("back.bin")
+            let args = ["cp", "oss://int/f.bin", destination.path, "--part-size", "\(Self.partSize)", "--threads", "2",
+                "--checkpoint-dir", checkpoints]
+            let r = try await interrupt(tool, server, args) { $0[.getObject].requests >= 8 }
+            #expect(r.status == 130, "\(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: destination.path))
+            await server.clearFaults()
+            let again = try await tool.run(args)
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(again.stdout.contains("resumed"), "\(again.stdout)")
+            #expect(try crcOfFile(destination) == crc)
+        }
+    }
+}
