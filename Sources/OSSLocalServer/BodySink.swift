@@ -63,7 +63,7 @@ enum BodySink {
                     }
                     size += Int64(batch.readableBytes)
                     do {
-                        try await NIOThreadPool.singleton.runIfActive {
+                        try await ServerIO.blockingPool.runIfActive {
                             try batch.withUnsafeReadableBytes { try FileIO.writeAll(fd, $0, path: path) }
                         }
                     } catch let error as FileIO.Failure {
@@ -100,7 +100,7 @@ enum BodySink {
             batchSink.finish()
             let hashed = await consumer.value
             if let failure = hashed.failure { throw failure }
-            try await NIOThreadPool.singleton.runIfActive { try FileIO.sync(fd, path: path) }
+            try await ServerIO.blockingPool.runIfActive { try FileIO.sync(fd, path: path) }
             close(fd)
             return BodyDigest(size: hashed.size, md5: hashed.md5, crc64: hashed.crc64, sha256Hex: hashed.sha256Hex)
         } catch {

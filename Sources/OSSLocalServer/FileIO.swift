@@ -90,7 +90,7 @@ enum FileIO {
 
     /// Appends the files at `sources` into the new file `destination` (streamed, 1 MiB at a time), then fsyncs.
     static func concatenate(_ sources: [String], into destination: String) async throws {
-        try await NIOThreadPool.singleton.runIfActive {
+        try await ServerIO.blockingPool.runIfActive {
             let out = try create(destination)
             defer { close(out) }
             let chunk = 1 << 20

@@ -1,4 +1,6 @@
 import Crypto
+import NIOCore
+import NIOPosix
 
 import Foundation
 
@@ -16,7 +18,19 @@ import Foundation
 /// ```
 /// Bucket names are validated (`[a-z0-9-]`), upload ids are checked to be hex, and object keys never appear in
 /// a path (only their SHA-256), so no key or id can reach outside the data directory.
+///
+/// Metadata writes are synchronous (temporary file, fsync, rename) so that each actor method is atomic with respect
+/// to the others. On Linux the actor runs on a thread of ``ServerIO/storeLoops``, so a slow fsync never blocks
+/// Swift's cooperative pool; callers simply wait for the actor.
 actor ObjectStore {
+    #if os(Linux)
+    private let loop: any EventLoop = ServerIO.storeLoops.next()
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor {
+        loop.executor.asUnownedSerialExecutor()
+    }
+    #endif
+
     struct Upload {
         var record: UploadRecord
         var parts: [Int: PartRecord] = [:]

@@ -173,7 +173,7 @@ final class OSSResumableUploadEngine {
                 return
             case .writeRecord(let record):
                 do {
-                    try store?.save(record, name: recordName)
+                    try await store?.saveOffCooperativePool(record, name: recordName)
                 } catch {
                     await fail(error.uploadClientError)
                     return

@@ -278,7 +278,7 @@ final class OSSResumableDownloadEngine {
             }
         }
         do {
-            try store.save(record, name: recordName)
+            try await store.saveOffCooperativePool(record, name: recordName)
         } catch {
             throw error.downloadClientError
         }
