@@ -10,7 +10,7 @@ struct FreshVectorTests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    static func runGenerator() throws -> [String: Any] {
+    static func runGenerator() async throws -> [String: Any] {
         let python = packageRoot.appendingPathComponent(".venv/bin/python")
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             Issue.record("no Python venv at \(python.path): run ./scripts/test.sh, which creates it with oss2 and alibabacloud-oss-v2")
@@ -21,10 +21,20 @@ struct FreshVectorTests {
         process.arguments = [packageRoot.appendingPathComponent("Tests/python/fresh_signing_examples.py").path]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "the generator failed")
+        // The pipe is read and the exit awaited on a Dispatch thread, never on Swift's cooperative pool (which the
+        // in-process servers of other tests need).
+        let (data, status): (Data, Int32) = try await withCheckedThrowingContinuation { continuation in
+            do { try process.run() } catch {
+                continuation.resume(throwing: error)
+                return
+            }
+            DispatchQueue.global().async {
+                let data = output.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: (data, process.terminationStatus))
+            }
+        }
+        #expect(status == 0, "the generator failed")
         return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
     }
 
@@ -35,8 +45,8 @@ struct FreshVectorTests {
         return String(auth.split(separator: ":").last ?? "")
     }
 
-    @Test func everyFreshExampleSignsIdentically() throws {
-        let document = try Self.runGenerator()
+    @Test func everyFreshExampleSignsIdentically() async throws {
+        let document = try await Self.runGenerator()
         let examples = try #require(document["examples"] as? [[String: Any]])
         #expect(examples.count > 300)
         let base = OSSCredentials(
