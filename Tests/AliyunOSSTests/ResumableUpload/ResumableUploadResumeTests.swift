@@ -75,8 +75,10 @@ struct ResumableUploadResumeTests {
         defer { scratch.cleanup() }
         try scratch.write(patternBytes(Self.size, seed: 23))
         try await withServerAndClient { server, client in
-            // Every part takes 5 s: a run that is not cancelled promptly would take 20 s or more.
-            await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 5000)))
+            // Every part is held for 5 minutes before the server reads its body: only a run that cancels its parts
+            // (rather than awaiting them) can return; the server's shutdown ends the delays. (A short delay made
+            // the check below depend on how loaded the machine was.)
+            await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 300_000)))
             let request = ruRequest("task.bin", scratch, threads: 2, deleteOnCancel: deleteOnCancel)
             let task = Task { try await client.resumableUpload(request) }
             // Wait until the first parts are in flight.
@@ -86,7 +88,7 @@ struct ResumableUploadResumeTests {
             task.cancel()
             let error = await ruClientError { _ = try await task.value }
             #expect(error?.code == .taskCancelled)
-            // The in-flight parts were cancelled, not awaited: the server (still inside its 5 s delay) has not
+            // The in-flight parts were cancelled, not awaited: the server (still inside its delay) has not
             // finished either of them when the call has already returned.
             #expect(await ruPartBytes(server) == 0)
             #expect(await server.stats()[.uploadPart].requests == 2)
