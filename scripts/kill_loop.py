@@ -238,7 +238,7 @@ class Loop:
         if problems:
             line += " problems=" + ",".join(problems)
         print(line, flush=True)
-        self.figures[kind].append(dict(fields, ok=ok))
+        self.figures[kind].append(dict(fields, ok=ok, problems=problems))
         if not ok:
             self.failures += 1
 
@@ -373,6 +373,8 @@ class Loop:
                       f"identical={sum(r['identical'] == 'yes' for r in rows)} "
                       f"within_bound={sum(r['within_bound'] == 'yes' for r in rows)} "
                       f"clean={sum(r['ok'] for r in rows)} "
+                      f"leftovers={sum(any(p.startswith(('record-dir-not-empty', 'temp-left')) for p in r['problems']) for r in rows)} "
+                      f"at_bound={sum(r['resent'] == r['bound'] for r in rows)} "
                       f"max_resent={max((r['resent'] for r in rows), default=0)} "
                       f"max_resent_over_bound={worst['resent'] / worst['bound'] if worst else 0:.3f}"
                       + (f" (resent={worst['resent']} bound={worst['bound']} in that run)" if worst else "")

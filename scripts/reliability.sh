@@ -13,7 +13,11 @@
 #   OSS_RELIABILITY_REPLACEMENTS  timings of the object-replaced-mid-download test (default here 20)
 #   OSS_RELIABILITY_SEED       xor-ed into every suite's fixed seed (default: unset, the published seeds)
 #   SCRATCH                    the build directory (default .build-reliability)
+#   RELIABILITY_KILL_LOOP=1    afterwards also run the seeded kill -9 loop (scripts/kill-loop.sh, release build in
+#                              .build-release; KILL_SEED / KILL_RUNS apply); its `KILL ...` lines join the summary
 #
+# The kill -9 loop (20 uploads and 20 downloads of `oss cp` killed with SIGKILL at seeded points, then resumed) is a
+# separate script, scripts/kill-loop.sh: it needs release builds of `oss` and `oss-local-server`, not `swift test`.
 # The figures are the `RELIABILITY suite=...` lines; they are collected into $LOG.summary at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,9 +38,13 @@ status=0
 # Serial test execution keeps the in-process servers and the fuzzers from starving each other on small machines.
 timeout "${RELIABILITY_TIMEOUT:-7200}" swift test --scratch-path "$SCRATCH" --filter "$FILTER" --no-parallel 2>&1 \
     | tee "$LOG" || status=$?
+if [ "${RELIABILITY_KILL_LOOP:-0}" = "1" ]; then
+    SCRATCH=.build-release ./scripts/kill-loop.sh 2>&1 | tee -a "$LOG" || status=$((status == 0 ? 1 : status))
+fi
 end=$(date +%s)
 
 grep -a '^RELIABILITY ' "$LOG" | sed 's/^RELIABILITY //' > "$LOG.summary" || true
+grep -a '^KILL \(summary\|done\)' "$LOG" >> "$LOG.summary" || true
 echo
 echo "=== figures ($((end - start)) s, exit $status) ==="
 cat "$LOG.summary"
