@@ -42,8 +42,8 @@ cleanup() {
 trap cleanup EXIT
 
 echo "building resumable-upload and oss-local-server (release)..." >&2
-swift build -c release --scratch-path "$SCRATCH" --product resumable-upload >&2
-swift build -c release --scratch-path "$SCRATCH" --product oss-local-server >&2
+swift build -c release --scratch-path "$SCRATCH" --product resumable-upload > "$WORK/build.log" 2>&1 || { cat "$WORK/build.log" >&2; exit 1; }
+swift build -c release --scratch-path "$SCRATCH" --product oss-local-server > "$WORK/build.log" 2>&1 || { cat "$WORK/build.log" >&2; exit 1; }
 SDK_BIN="$SCRATCH/release/resumable-upload"
 SERVER_BIN="$SCRATCH/release/oss-local-server"
 
