@@ -127,10 +127,12 @@ public struct OSSRecordStore: Sendable {
         }
     }
 
-    /// Removes the record called `name` (a missing record is fine) and makes the removal durable.
+    /// Removes the record called `name` (a missing record is fine), and any temporary file a save of it left
+    /// behind, and makes the removal durable.
     public func delete(name: String) throws(OSSResumableError) {
         let path = recordPath(name: name)
         if let code = POSIXFile.remove(path) { throw .fileCantWrite(path: path, errno: code) }
+        removeTemporaryFiles(name: name)
         if let code = POSIXFile.syncDirectory(directoryPath), code != POSIXFile.noSuchFile {
             throw .fileCantWrite(path: directoryPath, errno: code)
         }
@@ -142,6 +144,19 @@ public struct OSSRecordStore: Sendable {
         if let code = POSIXFile.makeDirectories(directoryPath) {
             throw .fileCantWrite(path: directoryPath, errno: code)
         }
-        return try OSSRecordLock.acquire(path: lockPath(name: name))
+        let lock = try OSSRecordLock.acquire(path: lockPath(name: name))
+        // Only the lock holder writes this record, so a temporary file of it that exists now was left by a save
+        // that never finished (a process killed mid-write): it would otherwise stay forever.
+        removeTemporaryFiles(name: name)
+        return lock
+    }
+
+    /// Removes `.<name>.tmp-*`, the temporary files of saves of `name` that never reached their rename.
+    func removeTemporaryFiles(name: String) {
+        let prefix = "." + name + ".tmp-"
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directoryPath) else { return }
+        for entry in entries where entry.hasPrefix(prefix) {
+            _ = POSIXFile.remove(directoryPath + "/" + entry)
+        }
     }
 }

@@ -50,6 +50,29 @@ struct OSSRecordStoreTests {
         }
     }
 
+    @Test("a temporary file left by a save that died is removed when the record is locked, and on delete")
+    func temporaryFilesOfADeadSaveAreRemoved() throws {
+        try withTemporaryDirectory { dir in
+            let store = OSSRecordStore(directoryPath: dir)
+            let name = "r.upload.record"
+            try store.save(OSSRecordCodecTests.sampleUpload(parts: 1), name: name)
+            // What a process killed between create and rename leaves, for this record and for another one.
+            for leftover in ["." + name + ".tmp-1f2e", "." + name + ".tmp-ab", ".other.upload.record.tmp-9"] {
+                #expect(FileManager.default.createFile(atPath: dir + "/" + leftover, contents: Data([1, 2, 3])))
+            }
+            do {
+                let lock = try store.lock(name: name)
+                defer { withExtendedLifetime(lock) {} }
+                let left = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.contains(".tmp-") }
+                #expect(left == [".other.upload.record.tmp-9"], "only the locked record's temporaries go")
+            }
+            #expect(FileManager.default.createFile(atPath: dir + "/." + name + ".tmp-77", contents: Data()))
+            try store.delete(name: name)
+            let left = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.contains(".tmp-") }
+            #expect(left == [".other.upload.record.tmp-9"])
+        }
+    }
+
     @Test func corruptAndForeignRecordsLoadAsUnusable() throws {
         try withTemporaryDirectory { dir in
             let store = OSSRecordStore(directoryPath: dir)
