@@ -86,3 +86,17 @@ func serverError(_ body: () async throws -> Void) async -> OSSServerError? {
         return nil
     }
 }
+
+/// The OSSClientError thrown by `body`, recording an issue when it throws something else or nothing.
+func thrownClientError(_ body: () async throws -> Void) async -> OSSClientError? {
+    do {
+        try await body()
+        Issue.record("expected an OSSClientError, got success")
+        return nil
+    } catch let error as OSSClientError {
+        return error
+    } catch {
+        Issue.record("expected an OSSClientError, got \(error)")
+        return nil
+    }
+}

@@ -97,11 +97,11 @@ struct ResumableDownloadBasicTests {
         defer { scratch.cleanup() }
         try await withServerAndClient { _, client in
             try await rdPut(client, "small.bin", patternBytes(1000))
-            let past = await rdClientError {
+            let past = await thrownClientError {
                 _ = try await client.resumableDownload(rdRequest("small.bin", scratch, range: .from(1000)))
             }
             #expect(past?.code == .invalidArgument)
-            let suffix = await rdClientError {
+            let suffix = await thrownClientError {
                 _ = try await client.resumableDownload(rdRequest("small.bin", scratch, range: .suffix(10)))
             }
             #expect(suffix?.code == .invalidArgument)
@@ -158,7 +158,7 @@ struct ResumableDownloadBasicTests {
                 rdRequest("args.bin", scratch, partSize: 0), rdRequest("args.bin", scratch, threads: 0),
                 rdRequest("args.bin", scratch, threads: 1000), rdRequest("", scratch),
             ] {
-                let error = await rdClientError { _ = try await client.resumableDownload(request) }
+                let error = await thrownClientError { _ = try await client.resumableDownload(request) }
                 #expect(error?.code == .invalidArgument)
             }
         }
@@ -210,7 +210,7 @@ struct ResumableDownloadBasicTests {
                     partSize: rdPartSize, threadNum: 1, recordDirectoryPath: directory)
                 let handle = run
                 run.downloadProgress = { _, total, _ in if total >= rdPartSize { handle.cancel() } }
-                let error = await rdClientError { _ = try await client.resumableDownload(run) }
+                let error = await thrownClientError { _ = try await client.resumableDownload(run) }
                 #expect(error?.code == .taskCancelled)
             }
             #expect(try scratch.temporaryFiles().count == 2)

@@ -10,7 +10,7 @@ struct ResumableDownloadChangeTests {
         var request = rdRequest(key, scratch, threads: 1)
         let handle = request
         request.downloadProgress = { _, total, _ in if total >= Int64(parts) * rdPartSize { handle.cancel() } }
-        let error = await rdClientError { _ = try await client.resumableDownload(request) }
+        let error = await thrownClientError { _ = try await client.resumableDownload(request) }
         #expect(error?.code == .taskCancelled)
     }
 
@@ -24,7 +24,7 @@ struct ResumableDownloadChangeTests {
             try await rdPut(client, "between.bin", old)
             await cancelAfter(2, client, "between.bin", scratch)
             try await rdPut(client, "between.bin", new)
-            let error = await rdClientError {
+            let error = await thrownClientError {
                 _ = try await client.resumableDownload(rdRequest("between.bin", scratch, policy: .fail))
             }
             #expect(error?.code == .objectChanged)

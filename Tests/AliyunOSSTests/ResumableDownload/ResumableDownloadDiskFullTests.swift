@@ -65,7 +65,7 @@ struct ResumableDownloadDiskFullTests {
             let request = OSSResumableDownloadRequest(
                 bucketName: "bkt", objectKey: "big.bin", downloadToFileURL: destination, partSize: rdPartSize,
                 recordDirectoryPath: scratch.recordDirectory)
-            let error = await rdClientError { _ = try await client.resumableDownload(request) }
+            let error = await thrownClientError { _ = try await client.resumableDownload(request) }
             #expect(error?.code == .fileCantWrite)
             #expect(await rdGetBytes(server) == 0)
             #expect(try FileManager.default.contentsOfDirectory(atPath: small.path).isEmpty)
@@ -97,7 +97,7 @@ struct ResumableDownloadDiskFullTests {
             })
             var placed = request
             placed.downloadToFileURL = destination
-            let error = await rdClientError { _ = try await client.resumableDownload(placed) }
+            let error = await thrownClientError { _ = try await client.resumableDownload(placed) }
             #expect(error?.code == .fileCantWrite)
             #expect(try FileManager.default.contentsOfDirectory(atPath: small.path) == ["filler"])
             #expect(scratch.records().isEmpty)

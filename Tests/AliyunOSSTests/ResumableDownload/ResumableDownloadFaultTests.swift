@@ -31,7 +31,7 @@ struct ResumableDownloadFaultTests {
         var request = rdRequest(key, scratch, threads: 1)
         let handle = request
         request.downloadProgress = { _, total, _ in if total >= Int64(parts) * rdPartSize { handle.cancel() } }
-        let error = await rdClientError { _ = try await client.resumableDownload(request) }
+        let error = await thrownClientError { _ = try await client.resumableDownload(request) }
         #expect(error?.code == .taskCancelled)
     }
 
@@ -92,7 +92,7 @@ struct ResumableDownloadFaultTests {
             let request = OSSResumableDownloadRequest(
                 bucketName: "bkt", objectKey: "nowrite.bin", downloadToFileURL: destination, partSize: rdPartSize,
                 recordDirectoryPath: scratch.recordDirectory)
-            let error = await rdClientError { _ = try await client.resumableDownload(request) }
+            let error = await thrownClientError { _ = try await client.resumableDownload(request) }
             #expect(error?.code == .fileCantWrite)
             #expect(await rdGetBytes(server) == 0)
             #expect(scratch.records().isEmpty)
@@ -108,7 +108,7 @@ struct ResumableDownloadFaultTests {
         try Data("keep".utf8).write(to: scratch.destination.appendingPathComponent("inside.txt"))
         try await withServerAndClient { _, client in
             try await rdPut(client, "dir.bin", patternBytes(300_000, seed: 45))
-            let error = await rdClientError { _ = try await client.resumableDownload(rdRequest("dir.bin", scratch)) }
+            let error = await thrownClientError { _ = try await client.resumableDownload(rdRequest("dir.bin", scratch)) }
             #expect(error?.code == .fileCantWrite)
             #expect(
                 try FileManager.default.contentsOfDirectory(atPath: scratch.destination.path) == ["inside.txt"])
@@ -129,7 +129,7 @@ struct ResumableDownloadFaultTests {
             let request = OSSResumableDownloadRequest(
                 bucketName: "bkt", objectKey: "norecorddir.bin", downloadToFileURL: scratch.destination,
                 recordDirectoryPath: blocker.appendingPathComponent("records").path)
-            let error = await rdClientError { _ = try await client.resumableDownload(request) }
+            let error = await thrownClientError { _ = try await client.resumableDownload(request) }
             #expect(error?.code == .fileCantWrite)
             #expect(await rdGetBytes(server) == 0)
             #expect(try scratch.leftovers() == ["blocker"])
@@ -162,7 +162,7 @@ struct ResumableDownloadIntegrityTests {
         try await withServerAndClient { server, client in
             try await rdPut(client, "rot.bin", bytes)
             await server.addFault(try LocalOSSFaultRule(parsing: "GetObject:nth=4:corrupt=777"))
-            let error = await rdClientError {
+            let error = await thrownClientError {
                 _ = try await client.resumableDownload(rdRequest("rot.bin", scratch, threads: 2))
             }
             #expect(error?.code == .invalidCRC)

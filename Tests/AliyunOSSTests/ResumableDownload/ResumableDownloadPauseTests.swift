@@ -13,7 +13,7 @@ struct ResumableDownloadPauseTests {
         var request = request
         let handle = request
         request.downloadProgress = RDProgressLog().handler { count in if count == afterParts { handle.pause() } }
-        let error = await rdClientError { _ = try await client.resumableDownload(request) }
+        let error = await thrownClientError { _ = try await client.resumableDownload(request) }
         #expect(error?.code == .taskPaused, "\(String(describing: error))")
         #expect(request.isPaused && !request.isCancelled)
         return error
@@ -30,7 +30,7 @@ struct ResumableDownloadPauseTests {
             var cancelling = rdRequest("p.bin", scratch, record: false, threads: Self.threads)
             let handle = cancelling
             cancelling.downloadProgress = RDProgressLog().handler { count in if count == 2 { handle.cancel() } }
-            let cancelled = await rdClientError { _ = try await client.resumableDownload(cancelling) }
+            let cancelled = await thrownClientError { _ = try await client.resumableDownload(cancelling) }
             #expect(cancelled?.code == .taskCancelled)
             #expect(try scratch.temporaryFiles().isEmpty)
 
@@ -90,13 +90,13 @@ struct ResumableDownloadPauseTests {
             let otherRange = rdRequest("f.bin", scratch, range: .from(10))
             let otherKey = rdRequest("g.bin", scratch)
             for (request, field) in [(otherDestination, "destination"), (otherRange, "range"), (otherKey, "object")] {
-                let error = await rdClientError { _ = try await client.resumableDownload(request, resumingFrom: token) }
+                let error = await thrownClientError { _ = try await client.resumableDownload(request, resumingFrom: token) }
                 #expect(error?.code == .invalidArgument)
                 #expect(error?.message.contains(field) == true, "\(String(describing: error))")
             }
             let upload = OSSResumableUploadRequest(
                 bucketName: "bkt", objectKey: "f.bin", uploadingFileURL: scratch.root.appendingPathComponent("x.bin"))
-            let error = await rdClientError { _ = try await client.resumableUpload(upload, resumingFrom: token) }
+            let error = await thrownClientError { _ = try await client.resumableUpload(upload, resumingFrom: token) }
             #expect(error?.code == .invalidArgument)
             #expect(try scratch.temporaryFiles().count == 1, "the paused download is untouched")
         }

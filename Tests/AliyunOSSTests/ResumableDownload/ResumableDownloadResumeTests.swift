@@ -15,7 +15,7 @@ struct ResumableDownloadResumeTests {
         request.downloadProgress = { _, total, _ in
             if total >= Int64(afterParts) * rdPartSize { handle.cancel() }
         }
-        let error = await rdClientError { _ = try await client.resumableDownload(request) }
+        let error = await thrownClientError { _ = try await client.resumableDownload(request) }
         #expect(error?.code == .taskCancelled)
         #expect(request.isCancelled)
     }
@@ -59,7 +59,7 @@ struct ResumableDownloadResumeTests {
             await server.resetStats()
             let request = rdRequest("early.bin", scratch)
             request.cancel()
-            let error = await rdClientError { _ = try await client.resumableDownload(request) }
+            let error = await thrownClientError { _ = try await client.resumableDownload(request) }
             #expect(error?.code == .taskCancelled)
             #expect(await rdGetBytes(server) == 0)
             #expect(try scratch.leftovers().isEmpty)
@@ -108,7 +108,7 @@ struct ResumableDownloadResumeTests {
             var request = rdRequest("cnr.bin", scratch, record: false, threads: 1)
             let handle = request
             request.downloadProgress = { _, _, _ in handle.cancel() }
-            let error = await rdClientError { _ = try await client.resumableDownload(request) }
+            let error = await thrownClientError { _ = try await client.resumableDownload(request) }
             #expect(error?.code == .taskCancelled)
             #expect(try scratch.leftovers().isEmpty)
             #expect(!FileManager.default.fileExists(atPath: scratch.destination.path))
@@ -200,7 +200,7 @@ struct ResumableDownloadResumeTests {
             }
             var iterator = started.makeAsyncIterator()
             await iterator.next()
-            let error = await rdClientError { _ = try await client.resumableDownload(rdRequest("lock.bin", scratch)) }
+            let error = await thrownClientError { _ = try await client.resumableDownload(rdRequest("lock.bin", scratch)) }
             #expect(error?.code == .cannotResumeDownload)
             await server.clearFaults()
             _ = try await first.value

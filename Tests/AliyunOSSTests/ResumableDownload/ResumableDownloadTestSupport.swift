@@ -101,17 +101,3 @@ func rdRequest(
         threadNum: threads, recordDirectoryPath: record ? scratch.recordDirectory : nil, range: range,
         objectChangedPolicy: policy, downloadProgress: progress)
 }
-
-/// The OSSClientError thrown by `body`, recording an issue when it throws something else or nothing.
-func rdClientError(_ body: () async throws -> Void) async -> OSSClientError? {
-    do {
-        try await body()
-        Issue.record("expected an OSSClientError, got success")
-        return nil
-    } catch let error as OSSClientError {
-        return error
-    } catch {
-        Issue.record("expected an OSSClientError, got \(error)")
-        return nil
-    }
-}

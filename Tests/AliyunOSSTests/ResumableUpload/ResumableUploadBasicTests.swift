@@ -71,14 +71,14 @@ struct ResumableUploadBasicTests {
         try await withServerAndClient { _, client in
             var missing = ruRequest("x", scratch)
             missing.uploadingFileURL = scratch.root.appendingPathComponent("missing.bin")
-            #expect(await ruClientError { _ = try await client.resumableUpload(missing) }?.code == .fileCantRead)
+            #expect(await thrownClientError { _ = try await client.resumableUpload(missing) }?.code == .fileCantRead)
             try scratch.write([1, 2, 3])
             var threads = ruRequest("x", scratch)
             threads.threadNum = 0
-            #expect(await ruClientError { _ = try await client.resumableUpload(threads) }?.code == .invalidArgument)
+            #expect(await thrownClientError { _ = try await client.resumableUpload(threads) }?.code == .invalidArgument)
             var part = ruRequest("x", scratch)
             part.partSize = 0
-            #expect(await ruClientError { _ = try await client.resumableUpload(part) }?.code == .invalidArgument)
+            #expect(await thrownClientError { _ = try await client.resumableUpload(part) }?.code == .invalidArgument)
         }
     }
 

@@ -52,7 +52,7 @@ struct ResumableUploadByteProgressTests {
             first.progressGranularity = .confirmedParts
             let handle = first
             first.uploadProgress = { _, _, _ in handle.pause() }
-            let paused = await ruClientError { _ = try await client.resumableUpload(first) }
+            let paused = await thrownClientError { _ = try await client.resumableUpload(first) }
             #expect(paused?.code == .taskPaused)
 
             let log = RUProgressLog()

@@ -25,7 +25,7 @@ struct ResumableUploadCrossClientTests {
             var first = ruRequest("cross.bin", scratch, threads: 2, deleteOnCancel: false)
             let handle = first
             first.uploadProgress = RUProgressLog().handler { count in if count == 4 { handle.cancel() } }
-            #expect(await ruClientError { _ = try await client.resumableUpload(first) }?.code == .taskCancelled)
+            #expect(await thrownClientError { _ = try await client.resumableUpload(first) }?.code == .taskCancelled)
             await server.clearFaults()
             let result = try await client.resumableUpload(ruRequest("cross.bin", scratch))
             #expect(result.resumedBytes > 0)

@@ -42,7 +42,7 @@ struct ResumableUploadIntegrityTests {
         try scratch.write(bytes)
         try await withServerAndClient { server, client in
             await server.addFault(try LocalOSSFaultRule(parsing: "UploadPart:always:corrupt=0:times=3"))
-            let error = await ruClientError {
+            let error = await thrownClientError {
                 _ = try await client.resumableUpload(ruRequest("rot3.bin", scratch, threads: 1))
             }
             #expect(error?.code == .invalidCRC)

@@ -15,7 +15,7 @@ struct ResumableUploadPauseTests {
         let handle = request
         let log = RUProgressLog()
         request.uploadProgress = log.handler { count in if count == afterReports { handle.pause() } }
-        let error = await ruClientError { _ = try await client.resumableUpload(request) }
+        let error = await thrownClientError { _ = try await client.resumableUpload(request) }
         #expect(error?.code == .taskPaused, "\(String(describing: error))")
         #expect(request.isPaused && !request.isCancelled)
         return error
@@ -41,7 +41,7 @@ struct ResumableUploadPauseTests {
             let request = ruRequest("cancel.bin", scratch, threads: Self.threads, deleteOnCancel: true)
             var cancelling = request
             cancelling.uploadProgress = RUProgressLog().handler { count in if count == 3 { request.cancel() } }
-            let cancelled = await ruClientError { _ = try await client.resumableUpload(cancelling) }
+            let cancelled = await thrownClientError { _ = try await client.resumableUpload(cancelling) }
             #expect(cancelled?.code == .taskCancelled)
             #expect(cancelled?.resumeToken == nil)
             #expect(try await ruUploads(client, "cancel.bin").isEmpty)
@@ -120,13 +120,13 @@ struct ResumableUploadPauseTests {
             otherCRC.crcFlag = false
             for (request, field) in [(otherKey, "object"), (otherFile, "local file"), (otherPartSize, "part size"),
                                      (otherCRC, "CRC mode")] {
-                let error = await ruClientError { _ = try await client.resumableUpload(request, resumingFrom: token) }
+                let error = await thrownClientError { _ = try await client.resumableUpload(request, resumingFrom: token) }
                 #expect(error?.code == .invalidArgument)
                 #expect(error?.message.contains(field) == true, "\(String(describing: error))")
             }
             let download = OSSResumableDownloadRequest(
                 bucketName: "bkt", objectKey: "mine.bin", downloadToFileURL: scratch.root.appendingPathComponent("d.bin"))
-            let error = await ruClientError { _ = try await client.resumableDownload(download, resumingFrom: token) }
+            let error = await thrownClientError { _ = try await client.resumableDownload(download, resumingFrom: token) }
             #expect(error?.code == .invalidArgument)
             // Nothing was sent, nothing was aborted, the record is as the pause left it.
             #expect(await server.stats()[.uploadPart].requests == 0)

@@ -17,7 +17,7 @@ struct ResumableUploadResumeTests {
         // Copies share the cancellation state: a copy taken before the handler is set cancels the run.
         let handle = request
         request.uploadProgress = RUProgressLog().handler { count in if count == afterParts { handle.cancel() } }
-        let error = await ruClientError { _ = try await client.resumableUpload(request) }
+        let error = await thrownClientError { _ = try await client.resumableUpload(request) }
         #expect(error?.code == .taskCancelled)
     }
 
@@ -86,7 +86,7 @@ struct ResumableUploadResumeTests {
                 try await Task.sleep(for: .milliseconds(10))
             }
             task.cancel()
-            let error = await ruClientError { _ = try await task.value }
+            let error = await thrownClientError { _ = try await task.value }
             #expect(error?.code == .taskCancelled)
             // The in-flight parts were cancelled, not awaited: the server (still inside its delay) has not
             // finished either of them when the call has already returned.
@@ -105,7 +105,7 @@ struct ResumableUploadResumeTests {
         try await withServerAndClient { server, client in
             let request = ruRequest("early.bin", scratch)
             request.cancel()
-            #expect(await ruClientError { _ = try await client.resumableUpload(request) }?.code == .taskCancelled)
+            #expect(await thrownClientError { _ = try await client.resumableUpload(request) }?.code == .taskCancelled)
             #expect(await server.stats()[.initiateMultipartUpload].requests == 0)
             #expect(await server.stats()[.uploadPart].requests == 0)
         }
@@ -125,7 +125,7 @@ struct ResumableUploadResumeTests {
             // Same size, one byte changed.
             bytes[500_000] ^= 0x5A
             try scratch.write(bytes)
-            let error = await ruClientError { _ = try await client.resumableUpload(ruRequest("modified.bin", scratch)) }
+            let error = await thrownClientError { _ = try await client.resumableUpload(ruRequest("modified.bin", scratch)) }
             #expect(error?.code == .cannotResumeUpload)
             #expect(scratch.records().isEmpty)
             #expect(try await ruUploads(client, "modified.bin").isEmpty)
@@ -200,7 +200,7 @@ struct ResumableUploadResumeTests {
             for _ in 0..<400 where await server.stats()[.uploadPart].requests < 1 {
                 try await Task.sleep(for: .milliseconds(10))
             }
-            let error = await ruClientError { _ = try await client.resumableUpload(ruRequest("lock.bin", scratch)) }
+            let error = await thrownClientError { _ = try await client.resumableUpload(ruRequest("lock.bin", scratch)) }
             #expect(error?.code == .cannotResumeUpload)
             await server.clearFaults()
             _ = try await first.value

@@ -100,17 +100,3 @@ func ruUploads(_ client: OSSClient, _ key: String) async throws -> [String] {
 func ruPartBytes(_ server: LocalOSSServer) async -> Int64 {
     await server.stats()[.uploadPart].requestBodyBytes
 }
-
-/// The OSSClientError thrown by `body`, recording an issue when it throws something else or nothing.
-func ruClientError(_ body: () async throws -> Void) async -> OSSClientError? {
-    do {
-        try await body()
-        Issue.record("expected an OSSClientError, got success")
-        return nil
-    } catch let error as OSSClientError {
-        return error
-    } catch {
-        Issue.record("expected an OSSClientError, got \(error)")
-        return nil
-    }
-}

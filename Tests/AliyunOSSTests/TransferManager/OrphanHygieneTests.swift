@@ -91,7 +91,7 @@ struct OrphanHygieneTests {
             let handle = download
             let counter = TMCounter()
             download.downloadProgress = { _, _, _ in if counter.next() == 2 { handle.cancel() } }
-            let error = await tmClientError { _ = try await client.resumableDownload(download) }
+            let error = await thrownClientError { _ = try await client.resumableDownload(download) }
             #expect(error?.code == .taskCancelled)
             let liveRecords = scratch.records()
             #expect(liveRecords.count == 2)

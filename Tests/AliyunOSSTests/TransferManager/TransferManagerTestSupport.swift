@@ -105,19 +105,6 @@ final class TMEventLog: Sendable {
     }
 }
 
-/// The thrown error as an OSSClientError, recording an issue otherwise.
-func tmClientError(_ body: () async throws -> Void) async -> OSSClientError? {
-    do {
-        try await body()
-        Issue.record("expected an OSSClientError, got success")
-        return nil
-    } catch let error as OSSClientError {
-        return error
-    } catch {
-        Issue.record("expected an OSSClientError, got \(error)")
-        return nil
-    }
-}
 
 /// Uploads `source` resumably with records kept on cancel, and cancels the run once `cancelAfter` parts are
 /// confirmed. Returns after the run threw `taskCancelled`.
@@ -132,7 +119,7 @@ func tmUploadAndCancel(
     request.uploadProgress = { _, _, _ in
         if counter.next() == cancelAfter { handle.cancel() }
     }
-    let error = await tmClientError { _ = try await client.resumableUpload(request) }
+    let error = await thrownClientError { _ = try await client.resumableUpload(request) }
     #expect(error?.code == .taskCancelled)
 }
 

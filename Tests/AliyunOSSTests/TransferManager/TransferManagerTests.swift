@@ -95,7 +95,7 @@ struct TransferManagerTests {
             #expect(scratch.records().isEmpty)
             #expect(try await manager.transfers().isEmpty)
             #expect(await manager.transfer(transfer.id) == nil)
-            let error = await tmClientError { try await manager.terminate(transfer.id) }
+            let error = await thrownClientError { try await manager.terminate(transfer.id) }
             #expect(error?.code == .invalidArgument)
             for _ in 0..<500 where log.events.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
             drain.cancel()
@@ -117,7 +117,7 @@ struct TransferManagerTests {
                 let handle = request
                 let counter = TMCounter()
                 request.downloadProgress = { _, _, _ in if counter.next() == 3 { handle.cancel() } }
-                #expect(await tmClientError { _ = try await client.resumableDownload(request) }?.code == .taskCancelled)
+                #expect(await thrownClientError { _ = try await client.resumableDownload(request) }?.code == .taskCancelled)
             }
             let manager = OSSTransferManager(client: client, recordDirectoryPath: scratch.recordDirectory)
             let listed = try await manager.transfers()
@@ -157,8 +157,8 @@ struct TransferManagerTests {
             #expect(listed.map(\.id) == [name])
             #expect(listed.first?.state == .noEntry)
             #expect(listed.first?.problem != nil)
-            #expect(await tmClientError { _ = try await manager.resume(name) }?.code == .cannotResumeUpload)
-            #expect(await tmClientError { _ = try await manager.resume("missing.upload.record") }?.code == .invalidArgument)
+            #expect(await thrownClientError { _ = try await manager.resume(name) }?.code == .cannotResumeUpload)
+            #expect(await thrownClientError { _ = try await manager.resume("missing.upload.record") }?.code == .invalidArgument)
             try await manager.terminate(name)
             #expect(scratch.records().isEmpty)
         }
@@ -190,7 +190,7 @@ struct TransferManagerTests {
             await manager.pause(a.id)
             // The request's own pause: the upload id and the record are kept although the request's
             // deleteUploadIdOnCancelling is the default (true).
-            let paused = await tmClientError { _ = try await run.value }
+            let paused = await thrownClientError { _ = try await run.value }
             #expect(paused?.code == .taskPaused)
             #expect(paused?.resumeToken?.uploadId == a.uploadId)
             #expect(await manager.transfer(a.id)?.state == .suspended)
@@ -230,7 +230,7 @@ extension TransferManagerTests {
                 try await Task.sleep(for: .milliseconds(10))
             }
             try await manager.terminate(transfer.id)
-            #expect(await tmClientError { _ = try await run.value }?.code == .taskPaused)
+            #expect(await thrownClientError { _ = try await run.value }?.code == .taskPaused)
             #expect(try await tmUploadIds(client).isEmpty)
             #expect(scratch.records().isEmpty)
             #expect(try await manager.transfers().isEmpty)
@@ -254,7 +254,7 @@ extension TransferManagerTests {
                 recordDirectoryPath: scratch.recordDirectory)
             let handle = first
             first.uploadProgress = { _, _, _ in handle.pause() }
-            #expect(await tmClientError { _ = try await client.resumableUpload(first) }?.code == .taskPaused)
+            #expect(await thrownClientError { _ = try await client.resumableUpload(first) }?.code == .taskPaused)
 
             let manager = OSSTransferManager(
                 client: client, recordDirectoryPath: scratch.recordDirectory, threadNum: 1, progressGranularity: .bytes)
