@@ -25,6 +25,8 @@ final class OSSResumableUploadEngine {
     let crcMode: OSSCRCMode
     let store: OSSRecordStore?
     let recordName: String
+    /// records: where the file and the record are, relative to the request's base directory (portable records).
+    let location: OSSUploadLocation
     /// The record of the resume token the call was given, checked against the request.
     let resumeRecord: OSSUploadRecord?
     var logger: Logger { client.configuration.logger }
@@ -54,26 +56,25 @@ final class OSSResumableUploadEngine {
         }
         self.client = client
         self.request = request
-        filePath = OSSRecordStore.absolutePath(request.uploadingFileURL.path)
         partSize = max(request.partSize, OSSResumableUploadRequest.minimumPartSize)
         threadNum = request.threadNum
         crcMode = (request.crcFlag ?? client.configuration.crcCheckEnabled) ? .enabled : .disabled
-        recordName = OSSRecordStore.uploadRecordName(
-            filePath: filePath, bucket: request.bucketName, key: request.objectKey, requestedPartSize: partSize,
-            crcMode: crcMode)
-        if let directory = request.recordDirectoryPath, !directory.isEmpty {
-            store = OSSRecordStore(directoryPath: directory)
-        } else {
-            store = nil
-        }
+        // records: file path, record store and record name come from OSSUploadLocation (base directory aware).
+        let location = try OSSUploadLocation(request: request, requestedPartSize: partSize, crcMode: crcMode)
+        self.location = location
+        filePath = location.filePath
+        recordName = location.recordName
+        store = location.store
         if request.progressGranularity == .bytes, let handler = request.uploadProgress {
             byteProgress = OSSTransferByteProgress(handler: handler)
         } else {
             byteProgress = nil
         }
-        resumeRecord = try token?.uploadRecord(
-            bucket: request.bucketName, key: request.objectKey, filePath: filePath, requestedPartSize: partSize,
-            crcMode: crcMode)
+        // records: the token is checked and resolved against the base directory by the location.
+        resumeRecord = try token.map { [partSize, crcMode] in
+            try location.resumeRecord(
+                from: $0, bucket: request.bucketName, key: request.objectKey, requestedPartSize: partSize, crcMode: crcMode)
+        }
         machine = OSSUploadStateMachine(
             configuration: .init(
                 bucket: request.bucketName, key: request.objectKey, filePath: filePath, requestedPartSize: partSize,
@@ -126,7 +127,7 @@ final class OSSResumableUploadEngine {
         case .failed(.paused):
             throw OSSClientError.paused(
                 "the resumable upload was paused; the upload id and the record were kept",
-                token: machine.record.map(OSSResumeToken.init(upload:)))
+                token: machine.record.map(location.token(for:)))  // records: relative paths with a base directory
         case .failed(.error(let error)):
             throw error.uploadClientError
         case .failed(.operationFailed), nil:

@@ -70,8 +70,19 @@ public struct OSSResumableUploadRequest: Sendable {
     public var uploadProgress: OSSProgressHandler?
     /// When ``uploadProgress`` is called: per confirmed part (default) or as bytes are sent.
     public var progressGranularity: OSSTransferProgressGranularity = .confirmedParts
-    /// Where checkpoint records are kept; `nil` means nothing is persisted.
+    /// Where checkpoint records are kept; `nil` means nothing is persisted. With ``baseDirectoryURL``, a relative
+    /// path (e.g. `"Library/Transfers"`) is taken from the base directory.
     public var recordDirectoryPath: String?
+    /// The directory the transfer's local paths are recorded relative to, so that the record and the resume token
+    /// survive that directory moving — on iOS, the app's container, whose path changes across app updates and
+    /// restores (pass `URL.homeDirectory` / `NSHomeDirectory()` of the current launch).
+    ///
+    /// With it, ``uploadingFileURL`` must lie inside it; the record's name and contents hold the file's path
+    /// relative to it (with bucket, key, part size and CRC mode naming the record, and size, modification time
+    /// and sampled content — not the inode — identifying the file), so after a move the same request built from
+    /// the new container finds the record and resumes: the parts the server confirmed are not sent again.
+    /// `nil` (the default) records absolute paths. See ``OSSBaseDirectory``.
+    public var baseDirectoryURL: URL?
     /// On ``cancel()``: `true` (default, as in the iOS SDK) aborts the multipart upload and deletes the record;
     /// `false` keeps both so the next call resumes. ``pause()`` ignores it and always keeps both. Without ``recordDirectoryPath`` it also decides whether a
     /// failed upload is aborted.
@@ -105,6 +116,7 @@ public struct OSSResumableUploadRequest: Sendable {
         partSize: Int64 = OSSResumableUploadRequest.defaultPartSize,
         threadNum: Int = OSSResumableUploadRequest.defaultThreadNum,
         recordDirectoryPath: String? = nil,
+        baseDirectoryURL: URL? = nil,
         deleteUploadIdOnCancelling: Bool = true,
         crcFlag: Bool? = nil,
         sendContentMD5: Bool = false,
@@ -120,6 +132,7 @@ public struct OSSResumableUploadRequest: Sendable {
         self.partSize = partSize
         self.threadNum = threadNum
         self.recordDirectoryPath = recordDirectoryPath
+        self.baseDirectoryURL = baseDirectoryURL
         self.deleteUploadIdOnCancelling = deleteUploadIdOnCancelling
         self.crcFlag = crcFlag
         self.sendContentMD5 = sendContentMD5

@@ -65,6 +65,13 @@ public struct OSSResumableDownloadRequest: Sendable {
     /// Where checkpoint records are kept; `nil` means the download is not resumable across calls (a cancel or
     /// a failure removes the temporary file).
     public var recordDirectoryPath: String?
+    /// The directory the transfer's local paths are recorded relative to, so that the record and the resume token
+    /// survive that directory moving — on iOS, the app's container, whose path changes across app updates and
+    /// restores. With it, ``downloadToFileURL`` must lie inside it, the record (and a relative
+    /// ``recordDirectoryPath``) is found from the new container after a move, and the temporary file, which lies
+    /// beside the destination, travels with it: the parts already written are not fetched again. `nil` (the
+    /// default) records absolute paths. See ``OSSBaseDirectory``.
+    public var baseDirectoryURL: URL?
     /// The part of the object to download; `nil` is the whole object. `.from(a)` and `.closed(a, b)` are
     /// supported (an end past the object is truncated); `.suffix` is not.
     public var range: OSSObjectRange?
@@ -83,6 +90,7 @@ public struct OSSResumableDownloadRequest: Sendable {
         partSize: Int64 = OSSResumableDownloadRequest.defaultPartSize,
         threadNum: Int = OSSResumableDownloadRequest.defaultThreadNum,
         recordDirectoryPath: String? = nil,
+        baseDirectoryURL: URL? = nil,
         range: OSSObjectRange? = nil,
         crcFlag: Bool? = nil,
         objectChangedPolicy: OSSDownloadObjectChangedPolicy = .fail,
@@ -94,6 +102,7 @@ public struct OSSResumableDownloadRequest: Sendable {
         self.partSize = partSize
         self.threadNum = threadNum
         self.recordDirectoryPath = recordDirectoryPath
+        self.baseDirectoryURL = baseDirectoryURL
         self.range = range
         self.crcFlag = crcFlag
         self.objectChangedPolicy = objectChangedPolicy
