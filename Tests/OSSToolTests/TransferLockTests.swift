@@ -1,0 +1,128 @@
+import AliyunOSS
+import Foundation
+import OSSLocalServer
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Two real `oss cp` processes on one checkpoint: the transfer's lock has one owner, a second process fails at once
+/// with `TransferInUse` (exit status 6) instead of waiting or sharing the upload, and a lock left by a killed
+/// process is taken over.
+@Suite("oss cp: one transfer, one lock owner across processes")
+struct TransferLockTests {
+    static let partSize = 102_400
+    static let size = 30 * partSize + 321
+
+    /// A running child whose output is drained as it comes.
+    struct Child {
+        let process: Process
+        let stdout: Task<Data, Never>
+        let stderr: Task<Data, Never>
+
+        init(_ tool: ToolRunner, _ arguments: [String]) throws {
+            let (process, out, err) = try tool.start(arguments)
+            self.process = process
+            stdout = Task { await readToEnd(out) }
+            stderr = Task { await readToEnd(err) }
+        }
+
+        func finish() async -> ToolRunner.Outcome {
+            let (o, e) = (await stdout.value, await stderr.value)
+            await waitForExit(process)
+            return .init(
+                status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+                stderr: String(decoding: e, as: UTF8.self))
+        }
+    }
+
+    /// Waits until the server has seen `count` UploadPart requests (the first process then holds the lock).
+    func waitForParts(_ server: LocalOSSServer, _ count: Int64, while child: Child) async throws {
+        var waited = 0
+        while await server.stats()[.uploadPart].requests < count && waited < 2400 && child.process.isRunning {
+            try await Task.sleep(for: .milliseconds(25))
+            waited += 1
+        }
+    }
+
+    func lockFiles(_ directory: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasSuffix(".lock") }
+    }
+
+    @Test("a second `oss cp` of the same checkpoint fails at once with TransferInUse; the first finishes the object")
+    func secondProcessFailsAtOnce() async throws {
+        let work = try makeWorkDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let checkpoints = work.appendingPathComponent("cp")
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["lock"])) { server in
+            let tool = ToolRunner(server: server, home: work)
+            let file = work.appendingPathComponent("f.bin")
+            let crc = try writeFile(file, count: Self.size, seed: 61)
+            // Slow parts keep the first process busy for a long time (1 part in flight, 1 s each, 31 parts).
+            await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 1000)))
+            let args = ["cp", file.path, "oss://lock/f.bin", "--part-size", "\(Self.partSize)", "--threads", "1",
+                "--checkpoint-dir", checkpoints.path]
+            let first = try Child(tool, args)
+            try await waitForParts(server, 1, while: first)
+            #expect(first.process.isRunning)
+
+            let started = ContinuousClock.now
+            let second = try await tool.run(args)
+            let elapsed = ContinuousClock.now - started
+            print("second oss cp exited with \(second.status) after \(elapsed) (first still running: \(first.process.isRunning))")
+            #expect(second.status == 6, "\(second.stderr)")
+            #expect(second.stderr.contains("TransferInUse"), "\(second.stderr)")
+            #expect(second.stderr.contains("in use by another process"), "\(second.stderr)")
+            #expect(second.stderr.contains(OSSTestPath.resolved(checkpoints.path)), "the error names the record: \(second.stderr)")
+            // It did not wait for the first to finish (that takes 30 s more while the fault is on) and started
+            // nothing of its own.
+            #expect(first.process.isRunning, "the second process failed while the first was still running")
+            #expect(await server.stats()[.initiateMultipartUpload].requests == 1)
+
+            await server.clearFaults()
+            let outcome = await first.finish()
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            #expect(outcome.stdout.contains("crc64 \(crc)"), "\(outcome.stdout)")
+            try await withOSSClient(
+                endpoint: server.endpoint.absoluteString, credentialProvider: server.credentials.provider
+            ) { client in
+                let head = try await client.headObject(OSSHeadObjectRequest(bucketName: "lock", objectKey: "f.bin"))
+                #expect(head.contentLength == Int64(Self.size))
+                #expect(head.crc64 == crc)
+            }
+            #expect(lockFiles(checkpoints).isEmpty, "released by its one owner")
+        }
+    }
+
+    @Test("a lock left by a SIGKILLed `oss cp` is taken over: the same command resumes and finishes")
+    func lockOfAKilledProcessIsTakenOver() async throws {
+        let work = try makeWorkDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let checkpoints = work.appendingPathComponent("cp")
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["lock"])) { server in
+            let tool = ToolRunner(server: server, home: work)
+            let file = work.appendingPathComponent("f.bin")
+            let crc = try writeFile(file, count: Self.size, seed: 62)
+            await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 100)))
+            let args = ["cp", file.path, "oss://lock/f.bin", "--part-size", "\(Self.partSize)", "--threads", "2",
+                "--checkpoint-dir", checkpoints.path]
+            let first = try Child(tool, args)
+            try await waitForParts(server, 6, while: first)
+            kill(first.process.processIdentifier, SIGKILL)
+            _ = await first.finish()
+            #expect(first.process.terminationReason == .uncaughtSignal, "killed mid-transfer, not finished")
+            #expect(lockFiles(checkpoints).count == 1, "the killed holder's lock file is left behind")
+
+            await server.clearFaults()
+            let again = try await tool.run(args)
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(again.stdout.contains("resumed"), "\(again.stdout)")
+            #expect(again.stdout.contains("crc64 \(crc)"), "\(again.stdout)")
+            #expect(await server.stats()[.initiateMultipartUpload].requests == 1, "the killed process's upload was resumed")
+            #expect(lockFiles(checkpoints).isEmpty)
+        }
+    }
+}
