@@ -48,25 +48,48 @@ struct TransferLockTests {
         }
     }
 
+    /// A work directory with a file of `size` bytes from `seed`, a server with bucket `lock` whose UploadParts are
+    /// delayed by `delay`, and the `oss cp` arguments that upload the file with a checkpoint directory.
+    struct Setup {
+        let server: LocalOSSServer
+        let tool: ToolRunner
+        let checkpoints: URL
+        let crc: UInt64
+        let arguments: [String]
+    }
+
+    /// Also starts the first `oss cp` and waits until the server has seen `parts` of its UploadParts (it then holds
+    /// the transfer's lock) before running `body`.
+    func withFirstProcess(
+        seed: UInt64, delay: Int, threads: Int, parts: Int64, _ body: (Setup, Child) async throws -> Void
+    ) async throws {
+        let work = try makeWorkDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["lock"])) { server in
+            let file = work.appendingPathComponent("f.bin")
+            let checkpoints = work.appendingPathComponent("cp")
+            let crc = try writeFile(file, count: Self.size, seed: seed)
+            await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: delay)))
+            let arguments = ["cp", file.path, "oss://lock/f.bin", "--part-size", "\(Self.partSize)", "--threads",
+                "\(threads)", "--checkpoint-dir", checkpoints.path]
+            let setup = Setup(
+                server: server, tool: ToolRunner(server: server, home: work), checkpoints: checkpoints, crc: crc,
+                arguments: arguments)
+            let first = try Child(setup.tool, arguments)
+            try await waitForParts(server, parts, while: first)
+            try await body(setup, first)
+        }
+    }
+
     func lockFiles(_ directory: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasSuffix(".lock") }
     }
 
     @Test("a second `oss cp` of the same checkpoint fails at once with TransferInUse; the first finishes the object")
     func secondProcessFailsAtOnce() async throws {
-        let work = try makeWorkDirectory()
-        defer { try? FileManager.default.removeItem(at: work) }
-        let checkpoints = work.appendingPathComponent("cp")
-        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["lock"])) { server in
-            let tool = ToolRunner(server: server, home: work)
-            let file = work.appendingPathComponent("f.bin")
-            let crc = try writeFile(file, count: Self.size, seed: 61)
-            // Slow parts keep the first process busy for a long time (1 part in flight, 1 s each, 31 parts).
-            await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 1000)))
-            let args = ["cp", file.path, "oss://lock/f.bin", "--part-size", "\(Self.partSize)", "--threads", "1",
-                "--checkpoint-dir", checkpoints.path]
-            let first = try Child(tool, args)
-            try await waitForParts(server, 1, while: first)
+        // Slow parts keep the first process busy for a long time (1 part in flight, 1 s each, 31 parts).
+        try await withFirstProcess(seed: 61, delay: 1000, threads: 1, parts: 1) { setup, first in
+            let (server, tool, checkpoints, crc, args) = (setup.server, setup.tool, setup.checkpoints, setup.crc, setup.arguments)
             #expect(first.process.isRunning)
 
             let started = ContinuousClock.now
@@ -99,18 +122,8 @@ struct TransferLockTests {
 
     @Test("a lock left by a SIGKILLed `oss cp` is taken over: the same command resumes and finishes")
     func lockOfAKilledProcessIsTakenOver() async throws {
-        let work = try makeWorkDirectory()
-        defer { try? FileManager.default.removeItem(at: work) }
-        let checkpoints = work.appendingPathComponent("cp")
-        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["lock"])) { server in
-            let tool = ToolRunner(server: server, home: work)
-            let file = work.appendingPathComponent("f.bin")
-            let crc = try writeFile(file, count: Self.size, seed: 62)
-            await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 100)))
-            let args = ["cp", file.path, "oss://lock/f.bin", "--part-size", "\(Self.partSize)", "--threads", "2",
-                "--checkpoint-dir", checkpoints.path]
-            let first = try Child(tool, args)
-            try await waitForParts(server, 6, while: first)
+        try await withFirstProcess(seed: 62, delay: 100, threads: 2, parts: 6) { setup, first in
+            let (server, tool, checkpoints, crc, args) = (setup.server, setup.tool, setup.checkpoints, setup.crc, setup.arguments)
             kill(first.process.processIdentifier, SIGKILL)
             _ = await first.finish()
             #expect(first.process.terminationReason == .uncaughtSignal, "killed mid-transfer, not finished")

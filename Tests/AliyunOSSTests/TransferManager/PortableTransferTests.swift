@@ -64,6 +64,19 @@ struct PortableTransferTests {
         return try #require(error?.resumeToken)
     }
 
+    /// Runs `body` with a fresh container holding `Documents/video.bin` (pseudo-random bytes from `seed`, also
+    /// handed to `body`), a local server and a client.
+    func withContainer(
+        seed: UInt64, _ body: (inout PortableContainer, [UInt8], LocalOSSServer, OSSClient) async throws -> Void
+    ) async throws {
+        let scratch = try TMScratch()
+        defer { scratch.cleanup() }
+        var container = try PortableContainer(scratch)
+        let bytes = patternBytes(Self.size, seed: seed)
+        try Data(bytes).write(to: container.source)
+        try await withTMServer { server, client in try await body(&container, bytes, server, client) }
+    }
+
     /// The object's bytes and its CRC-64 as the server reports it.
     func object(_ client: OSSClient, _ key: String) async throws -> (bytes: [UInt8], crc64: UInt64?) {
         let head = try await client.headObject(OSSHeadObjectRequest(bucketName: "bkt", objectKey: key))
@@ -73,12 +86,7 @@ struct PortableTransferTests {
 
     @Test("upload: record and token hold relative paths; after the move the same request resumes, no confirmed part re-sent")
     func uploadResumesAfterTheContainerMoved() async throws {
-        let scratch = try TMScratch()
-        defer { scratch.cleanup() }
-        var container = try PortableContainer(scratch)
-        let bytes = patternBytes(Self.size, seed: 901)
-        try Data(bytes).write(to: container.source)
-        try await withTMServer { server, client in
+        try await withContainer(seed: 901) { container, bytes, server, client in
             let token = try await pausedUpload(client, container.upload("portable/up.bin"))
             #expect(token.isRelativeToBaseDirectory)
             #expect(token.filePath == "Documents/video.bin")
@@ -87,7 +95,7 @@ struct PortableTransferTests {
             #expect(names.count == 1)
             let recordText = try String(contentsOf: container.recordDirectory.appendingPathComponent(try #require(names.first)), encoding: .utf8)
             #expect(recordText.contains("\"filePath\":\"Documents/video.bin\""))
-            #expect(!recordText.contains(scratch.root.path), "no absolute path in the record")
+            #expect(!recordText.contains(container.scratch.root.path), "no absolute path in the record")
 
             try container.move()
             await server.resetStats()
@@ -109,11 +117,7 @@ struct PortableTransferTests {
 
     @Test("download: the temporary file travels with the container; after the move only the missing parts are fetched")
     func downloadResumesAfterTheContainerMoved() async throws {
-        let scratch = try TMScratch()
-        defer { scratch.cleanup() }
-        var container = try PortableContainer(scratch)
-        let bytes = patternBytes(Self.size, seed: 902)
-        try await withTMServer { server, client in
+        try await withContainer(seed: 902) { container, bytes, server, client in
             _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "portable/down.bin", data: Data(bytes)))
             var first = container.download("portable/down.bin")
             let handle = first
@@ -141,15 +145,10 @@ struct PortableTransferTests {
 
     @Test("resume token: decoded after the move, it resumes the upload with a request from the new container")
     func tokenResumesAfterTheContainerMoved() async throws {
-        let scratch = try TMScratch()
-        defer { scratch.cleanup() }
-        var container = try PortableContainer(scratch)
-        let bytes = patternBytes(Self.size, seed: 903)
-        try Data(bytes).write(to: container.source)
-        try await withTMServer { server, client in
+        try await withContainer(seed: 903) { container, bytes, server, client in
             let token = try await pausedUpload(client, container.upload("portable/token.bin", records: false))
             let stored = try JSONEncoder().encode(token)
-            #expect(!String(decoding: stored, as: UTF8.self).contains(scratch.root.path))
+            #expect(!String(decoding: stored, as: UTF8.self).contains(container.scratch.root.path))
 
             try container.move()
             let decoded = try JSONDecoder().decode(OSSResumeToken.self, from: stored)
@@ -172,12 +171,7 @@ struct PortableTransferTests {
 
     @Test("transfer manager: after relaunch in the moved container it lists the transfer there and resumes it")
     func managerResolvesAgainstTheNewContainer() async throws {
-        let scratch = try TMScratch()
-        defer { scratch.cleanup() }
-        var container = try PortableContainer(scratch)
-        let bytes = patternBytes(Self.size, seed: 904)
-        try Data(bytes).write(to: container.source)
-        try await withTMServer { server, client in
+        try await withContainer(seed: 904) { container, bytes, server, client in
             let token = try await pausedUpload(client, container.upload("portable/manager.bin"))
             try container.move()
 
