@@ -91,6 +91,12 @@ public struct OSSRecordStore: Sendable {
     /// `recordNeedsBaseDirectory` if it holds relative paths and this store has no base directory; `fileCantRead`
     /// if it cannot be read.
     public func load<Record: OSSTransferRecord>(_ type: Record.Type, name: String) throws(OSSResumableError) -> Record? {
+        try loadStored(type, name: name)?.resolved(against: baseDirectory)
+    }
+
+    /// Loads the record called `name` as it is stored: its local paths relative to its base directory when it
+    /// was written with one. For what does not need the paths (the upload ids a directory knows of).
+    public func loadStored<Record: OSSTransferRecord>(_ type: Record.Type, name: String) throws(OSSResumableError) -> Record? {
         let path = recordPath(name: name)
         let fd: Int32
         switch POSIXFile.openForReading(path) {
@@ -110,7 +116,7 @@ public struct OSSRecordStore: Sendable {
         guard size <= Int64(OSSRecordCodec.maximumRecordSize) else { throw .recordCorrupt("record is \(size) bytes") }
         switch POSIXFile.read(fd: fd, offset: 0, count: Int(size)) {
         case .failure(let code): throw .fileCantRead(path: path, errno: code.value)
-        case .success(let bytes): return try OSSRecordCodec.decode(type, from: bytes).resolved(against: baseDirectory)
+        case .success(let bytes): return try OSSRecordCodec.decode(type, from: bytes)
         }
     }
 
