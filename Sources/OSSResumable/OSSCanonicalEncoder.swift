@@ -29,70 +29,81 @@ public enum OSSCanonicalEncoder {
     }
 }
 
-/// One value under construction. A class, so that containers handed out by the encoder fill it in later.
+/// One value under construction. A class, so that containers handed out by the encoder fill it in later; the
+/// children live in plain arrays and dictionaries of the node (never copied out of an enum), so building a record
+/// of n parts is O(n).
 private final class CanonicalNode {
-    enum Value {
+    enum Kind {
         case empty
-        case scalar([UInt8])
-        case object([String: CanonicalNode])
-        case array([CanonicalNode])
+        case scalar
+        case object
+        case array
     }
 
-    var value: Value = .empty
+    var kind: Kind = .empty
+    var scalar: [UInt8] = []
+    var members: [String: CanonicalNode] = [:]
+    var elements: [CanonicalNode] = []
+
+    func setScalar(_ bytes: [UInt8]) {
+        kind = .scalar
+        scalar = bytes
+    }
 
     func member(_ key: String) -> CanonicalNode {
-        var members: [String: CanonicalNode]
-        if case .object(let existing) = value { members = existing } else { members = [:] }
+        makeObject()
         let node = CanonicalNode()
         members[key] = node
-        value = .object(members)
         return node
     }
 
     func makeObject() {
-        if case .object = value { return }
-        value = .object([:])
+        if kind != .object {
+            kind = .object
+            members = [:]
+        }
     }
 
     func makeArray() {
-        if case .array = value { return }
-        value = .array([])
+        if kind != .array {
+            kind = .array
+            elements = []
+        }
     }
 
     func appendElement() -> CanonicalNode {
-        var elements: [CanonicalNode]
-        if case .array(let existing) = value { elements = existing } else { elements = [] }
+        makeArray()
         let node = CanonicalNode()
         elements.append(node)
-        value = .array(elements)
         return node
     }
 
     var count: Int {
-        switch value {
-        case .array(let elements): elements.count
-        case .object(let members): members.count
+        switch kind {
+        case .array: elements.count
+        case .object: members.count
         default: 0
         }
     }
 
     func write(to out: inout [UInt8]) {
-        switch value {
+        switch kind {
         case .empty:
             out += Array("{}".utf8)
-        case .scalar(let bytes):
-            out += bytes
-        case .object(let members):
+        case .scalar:
+            out += scalar
+        case .object:
             out.append(UInt8(ascii: "{"))
-            let keys = members.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            let keys = members.keys.map { (key: $0, bytes: Array($0.utf8)) }
+                .sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
             for (index, key) in keys.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                Self.writeString(key, to: &out)
+                out += Self.string(key.key)
                 out.append(UInt8(ascii: ":"))
-                members[key]?.write(to: &out)
+                members[key.key]?.write(to: &out)
             }
             out.append(UInt8(ascii: "}"))
-        case .array(let elements):
+        case .array:
             out.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
@@ -169,7 +180,7 @@ private struct CanonicalKeyedContainer<Key: CodingKey>: KeyedEncodingContainerPr
     let codingPath: [any CodingKey]
 
     mutating func encodeNil(forKey key: Key) throws {
-        node.member(key.stringValue).value = .scalar(Array("null".utf8))
+        node.member(key.stringValue).setScalar(Array("null".utf8))
     }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
@@ -205,7 +216,7 @@ private struct CanonicalUnkeyedContainer: UnkeyedEncodingContainer {
     var count: Int { node.count }
 
     mutating func encodeNil() throws {
-        node.appendElement().value = .scalar(Array("null".utf8))
+        node.appendElement().setScalar(Array("null".utf8))
     }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
@@ -237,9 +248,9 @@ private struct CanonicalSingleValueContainer: SingleValueEncodingContainer {
     let node: CanonicalNode
     let codingPath: [any CodingKey]
 
-    mutating func encodeNil() throws { node.value = .scalar(Array("null".utf8)) }
-    mutating func encode(_ value: Bool) throws { node.value = .scalar(Array((value ? "true" : "false").utf8)) }
-    mutating func encode(_ value: String) throws { node.value = .scalar(CanonicalNode.string(value)) }
+    mutating func encodeNil() throws { node.setScalar(Array("null".utf8)) }
+    mutating func encode(_ value: Bool) throws { node.setScalar(Array((value ? "true" : "false").utf8)) }
+    mutating func encode(_ value: String) throws { node.setScalar(CanonicalNode.string(value)) }
     mutating func encode(_ value: Double) throws { try encodeFloat(value.isFinite, value.description) }
     mutating func encode(_ value: Float) throws { try encodeFloat(value.isFinite, value.description) }
     mutating func encode(_ value: Int) throws { encodeInteger(value) }
@@ -268,7 +279,7 @@ private struct CanonicalSingleValueContainer: SingleValueEncodingContainer {
     }
 
     private func encodeInteger<T: BinaryInteger>(_ value: T) {
-        node.value = .scalar(Array(String(value).utf8))
+        node.setScalar(Array(String(value).utf8))
     }
 
     private func encodeFloat(_ isFinite: Bool, _ text: String) throws {
@@ -276,6 +287,6 @@ private struct CanonicalSingleValueContainer: SingleValueEncodingContainer {
             throw EncodingError.invalidValue(
                 text, EncodingError.Context(codingPath: codingPath, debugDescription: "\(text) has no canonical form"))
         }
-        node.value = .scalar(Array(text.utf8))
+        node.setScalar(Array(text.utf8))
     }
 }
