@@ -39,29 +39,35 @@ struct TransferLockTests {
         }
     }
 
-    /// Waits until the server has seen `count` UploadPart requests (the first process then holds the lock).
-    func waitForParts(_ server: LocalOSSServer, _ count: Int64, while child: Child) async throws {
+    /// Waits until the server has seen `count` requests of `operation` (the first process then holds the lock).
+    func waitForParts(
+        _ server: LocalOSSServer, _ operation: LocalOSSOperation, _ count: Int64, while child: Child
+    ) async throws {
         var waited = 0
-        while await server.stats()[.uploadPart].requests < count && waited < 2400 && child.process.isRunning {
+        while await server.stats()[operation].requests < count && waited < 2400 && child.process.isRunning {
             try await Task.sleep(for: .milliseconds(25))
             waited += 1
         }
     }
 
-    /// A work directory with a file of `size` bytes from `seed`, a server with bucket `lock` whose UploadParts are
-    /// delayed by `delay`, and the `oss cp` arguments that upload the file with a checkpoint directory.
+    /// A work directory with a file of `size` bytes from `seed` (`f.bin`, also the object `oss://lock/f.bin` for a
+    /// download), a server with bucket `lock` whose part requests (UploadPart, or GetObject for a download) are
+    /// delayed by `delay`, and the `oss cp` arguments of the transfer with a checkpoint directory.
     struct Setup {
         let server: LocalOSSServer
         let tool: ToolRunner
         let checkpoints: URL
         let crc: UInt64
         let arguments: [String]
+        /// The download's destination (downloads only).
+        let target: URL
     }
 
-    /// Also starts the first `oss cp` and waits until the server has seen `parts` of its UploadParts (it then holds
-    /// the transfer's lock) before running `body`.
+    /// Also starts the first `oss cp` and waits until the server has seen `parts` of its part requests (it then
+    /// holds the transfer's lock) before running `body`.
     func withFirstProcess(
-        seed: UInt64, delay: Int, threads: Int, parts: Int64, _ body: (Setup, Child) async throws -> Void
+        seed: UInt64, delay: Int, threads: Int, parts: Int64, download: Bool = false,
+        _ body: (Setup, Child) async throws -> Void
     ) async throws {
         let work = try makeWorkDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
@@ -69,14 +75,25 @@ struct TransferLockTests {
             let file = work.appendingPathComponent("f.bin")
             let checkpoints = work.appendingPathComponent("cp")
             let crc = try writeFile(file, count: Self.size, seed: seed)
-            await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: delay)))
-            let arguments = ["cp", file.path, "oss://lock/f.bin", "--part-size", "\(Self.partSize)", "--threads",
-                "\(threads)", "--checkpoint-dir", checkpoints.path]
+            let target = work.appendingPathComponent("out.bin")
+            let operation: LocalOSSOperation = download ? .getObject : .uploadPart
+            if download {
+                try await withOSSClient(
+                    endpoint: server.endpoint.absoluteString, credentialProvider: server.credentials.provider
+                ) { client in
+                    _ = try await client.putObject(
+                        OSSPutObjectRequest(bucketName: "lock", objectKey: "f.bin", data: try Data(contentsOf: file)))
+                }
+            }
+            await server.addFault(LocalOSSFaultRule(operation: operation, action: .delay(milliseconds: delay)))
+            let (from, to) = download ? ("oss://lock/f.bin", target.path) : (file.path, "oss://lock/f.bin")
+            let arguments = ["cp", from, to, "--part-size", "\(Self.partSize)", "--threads", "\(threads)",
+                "--checkpoint-dir", checkpoints.path]
             let setup = Setup(
                 server: server, tool: ToolRunner(server: server, home: work), checkpoints: checkpoints, crc: crc,
-                arguments: arguments)
+                arguments: arguments, target: target)
             let first = try Child(setup.tool, arguments)
-            try await waitForParts(server, parts, while: first)
+            try await waitForParts(server, operation, parts, while: first)
             try await body(setup, first)
         }
     }
@@ -117,6 +134,22 @@ struct TransferLockTests {
                 #expect(head.crc64 == crc)
             }
             #expect(lockFiles(checkpoints).isEmpty, "released by its one owner")
+        }
+    }
+
+    @Test("a second `oss cp` download of the same checkpoint fails at once; the first writes the right file")
+    func secondDownloadFailsAtOnce() async throws {
+        try await withFirstProcess(seed: 63, delay: 1000, threads: 1, parts: 1, download: true) { setup, first in
+            let second = try await setup.tool.run(setup.arguments)
+            #expect(second.status == 6, "\(second.stderr)")
+            #expect(second.stderr.contains("TransferInUse"), "\(second.stderr)")
+            #expect(first.process.isRunning, "the second process failed while the first was still running")
+            #expect(await setup.server.stats()[.headObject].requests <= 2, "the second did a HEAD at most")
+            await setup.server.clearFaults()
+            let outcome = await first.finish()
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            #expect(try crcOfFile(setup.target) == setup.crc, "byte-identical")
+            #expect(lockFiles(setup.checkpoints).isEmpty)
         }
     }
 

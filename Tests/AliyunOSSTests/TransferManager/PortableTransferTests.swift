@@ -161,6 +161,16 @@ struct PortableTransferTests {
             try container.move()
             let decoded = try JSONDecoder().decode(OSSResumeToken.self, from: stored)
             #expect(decoded == token)
+            // The checksum is over a canonical encoding: however the app's encoder orders keys or escapes the
+            // slashes of the relative path, or a tool rewrites the JSON, the token still verifies.
+            for formatting: JSONEncoder.OutputFormatting in [[.prettyPrinted], [.sortedKeys, .withoutEscapingSlashes]] {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = formatting
+                #expect(try JSONDecoder().decode(OSSResumeToken.self, from: encoder.encode(token)) == token)
+            }
+            let rewritten = try JSONSerialization.data(
+                withJSONObject: JSONSerialization.jsonObject(with: stored), options: [.prettyPrinted])
+            #expect(try JSONDecoder().decode(OSSResumeToken.self, from: rewritten) == token)
             // A request without a base directory names the file by its absolute path: not this token's transfer.
             var absolute = container.upload("portable/token.bin", records: false)
             absolute.baseDirectoryURL = nil
