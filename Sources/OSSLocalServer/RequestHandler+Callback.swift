@@ -4,9 +4,6 @@ import NIOHTTP1
 import Foundation
 
 extension RequestHandler {
-    /// How long the callback server has to answer.
-    static let callbackTimeout: Duration = .seconds(5)
-
     /// Calls the upload callback of a stored object and builds the reply, as OSS does: the callback server's JSON
     /// answer (status 200) with the upload's headers, or 203 `CallbackFailed` (the object stays stored) when every
     /// callback URL failed, timed out, answered non-2xx or answered something that is not JSON.
@@ -21,7 +18,7 @@ extension RequestHandler {
             let host = callback.hostHeader ?? (target.host.contains(":") ? "[\(target.host)]" : target.host)
             do {
                 let reply = try await CallbackClient.post(
-                    target, hostHeader: host, contentType: callback.bodyType, body: body, timeout: Self.callbackTimeout)
+                    target, hostHeader: host, contentType: callback.bodyType, body: body, timeout: configuration.callbackTimeout)
                 guard (200...299).contains(reply.status) else {
                     failure = "Error status : \(reply.status)."
                     continue
