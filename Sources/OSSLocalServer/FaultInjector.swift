@@ -42,6 +42,12 @@ actor ServerState {
 
     func snapshot() -> LocalOSSServerStats { stats }
 
+    /// Counts a response paced by `x-oss-traffic-limit` and the time it waited.
+    func recordTrafficLimited(waited: Duration) {
+        stats.trafficLimitedResponses += 1
+        stats.trafficLimitWaitMilliseconds += waited.components.seconds * 1000 + waited.components.attoseconds / 1_000_000_000_000_000
+    }
+
     func reset() { stats = LocalOSSServerStats() }
 
     /// Counts a request of `operation` and evaluates the fault rules for it.

@@ -20,10 +20,27 @@ public struct LocalOSSServerStats: Sendable, Codable, Hashable {
         }
     }
 
+    private enum CodingKeys: String, CodingKey {
+        case operations, faultsInjected, trafficLimitedResponses, trafficLimitWaitMilliseconds
+    }
+
+    /// Decodes a snapshot; counters a server did not send are zero.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        operations = try container.decode([String: Counters].self, forKey: .operations)
+        faultsInjected = try container.decode(Int64.self, forKey: .faultsInjected)
+        trafficLimitedResponses = try container.decodeIfPresent(Int64.self, forKey: .trafficLimitedResponses) ?? 0
+        trafficLimitWaitMilliseconds = try container.decodeIfPresent(Int64.self, forKey: .trafficLimitWaitMilliseconds) ?? 0
+    }
+
     /// Counters keyed by operation name (``LocalOSSOperation/rawValue``); operations never seen are absent.
     public var operations: [String: Counters]
     /// How many times a fault rule fired.
     public var faultsInjected: Int64
+    /// Responses whose body was paced by `x-oss-traffic-limit`.
+    public var trafficLimitedResponses: Int64 = 0
+    /// The total time those responses waited to stay within their limit, in milliseconds.
+    public var trafficLimitWaitMilliseconds: Int64 = 0
 
     /// Creates a snapshot (empty by default).
     public init(operations: [String: Counters] = [:], faultsInjected: Int64 = 0) {

@@ -156,17 +156,20 @@ final class RequestHandler: Sendable {
             await state.finish(operation, requestBytes: reader.bytesRead, responseBytes: planned)
         }
         var dropped = false
+        var shaper = operation == .getObject ? (try? TrafficShaper.limit(of: context)).flatMap(TrafficShaper.init) : nil
         do {
             try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: response.status, headers: response.headers)))
             if !isHead {
                 dropped = try await writeBody(
-                    response.body, file: fileHandle, limit: responseDrop, corruptAt: responseCorrupt, outbound: outbound)
+                    response.body, file: fileHandle, limit: responseDrop, corruptAt: responseCorrupt, shaper: &shaper,
+                    outbound: outbound)
             }
             if !dropped { try await outbound.write(.end(nil)) }
         } catch {
             dropped = true
         }
         if let fileHandle { try? await fileHandle.close() }
+        if let shaper { await state.recordTrafficLimited(waited: shaper.waited) }
         return keepAlive && !dropped
     }
 
@@ -174,7 +177,7 @@ final class RequestHandler: Sendable {
     /// Returns whether the body was cut short, in which case the caller closes the connection.
     private func writeBody(
         _ body: ServerResponse.Body, file: ReadFileHandle?, limit: Int64?, corruptAt: Int64?,
-        outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+        shaper: inout TrafficShaper?, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
     ) async throws -> Bool {
         switch body {
         case .empty:
@@ -192,7 +195,9 @@ final class RequestHandler: Sendable {
             if length == 0 { return limit != nil }
             guard let file else { throw OSSServerError.internalError("the data file is not open") }
             var sent: Int64 = 0
-            for try await var chunk in file.readChunks(in: offset..<(offset + length), chunkLength: .mebibytes(1)) {
+            let chunkLength: ByteCount = shaper == nil ? .mebibytes(1) : .bytes(Int64(TrafficShaper.chunkLength))
+            for try await var chunk in file.readChunks(in: offset..<(offset + length), chunkLength: chunkLength) {
+                try await shaper?.pace(toTotal: sent + Int64(chunk.readableBytes))
                 flipBit(in: &chunk, startingAt: sent, target: corruptAt)
                 if let limit, sent + Int64(chunk.readableBytes) >= limit {
                     let slice = chunk.readSlice(length: Int(limit - sent)) ?? ByteBuffer()

@@ -21,3 +21,10 @@ extension OSSResumableUploadEngine {
         callbackHeaders = record.callbackHeaders
     }
 }
+
+extension OSSResumableUploadEngine {
+    /// parity-b: the headers sent with every UploadPart (the request's, plus its traffic limit).
+    var partHeaders: [String: String] {
+        (try? OSSTrafficLimit.merged(request.partHeaders, limit: request.trafficLimit)) ?? request.partHeaders
+    }
+}

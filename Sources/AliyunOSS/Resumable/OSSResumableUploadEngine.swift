@@ -46,6 +46,7 @@ final class OSSResumableUploadEngine {
         guard request.uploadingFileURL.isFileURL, !request.uploadingFileURL.path.isEmpty else {
             throw OSSClientError(.invalidArgument, "uploadingFileURL must be a file URL")
         }
+        _ = try OSSTrafficLimit.headers(request.trafficLimit)  // parity-b: a precise error for a bad limit
         guard request.partSize > 0 else {
             throw OSSClientError(.invalidArgument, "partSize must be positive, not \(request.partSize)")
         }

@@ -102,6 +102,10 @@ public struct OSSResumableUploadRequest: Sendable {
     /// kept in the checkpoint record, so a resumed or transfer-manager upload still sends it. A failed callback
     /// throws ``OSSServerError`` `CallbackFailed` (the object exists).
     public var callback: OSSCallback?
+    /// Headers sent with every UploadPart (e.g. `x-oss-request-payer`). Not part of the record.
+    public var partHeaders: [String: String] = [:]
+    /// `x-oss-traffic-limit` for every UploadPart, in bits per second (``OSSTrafficLimit/range``).
+    public var trafficLimit: Int?
 
     let cancellation: OSSTransferCancellation
 
