@@ -186,6 +186,23 @@ def response_overrides():
     equal(r.headers.get("Content-Type"), "text/csv", "presigned response-content-type")
 
 
+def traffic_limit():
+    data = bytes(range(256)) * 800
+    bucket.put_object("t/limited.bin", data)
+    before = requests.get(EP + "/-/stats", timeout=10).json().get("trafficLimitedResponses", 0)
+    limit = str(10 * 8 * 1024 * 1024)
+    r = bucket.get_object("t/limited.bin", headers={"x-oss-traffic-limit": limit})
+    equal(r.read(), data, "paced GET body")
+    url = bucket.sign_url("GET", "t/limited.bin", 60, params={"x-oss-traffic-limit": limit})
+    r = requests.get(url, timeout=30)
+    equal(r.status_code, 200, "presigned traffic-limited GET: %s" % r.text)
+    equal(r.content, data, "presigned paced body")
+    after = requests.get(EP + "/-/stats", timeout=10).json().get("trafficLimitedResponses", 0)
+    equal(after - before, 2, "paced responses counted by the server")
+    expect_error(lambda: bucket.get_object("t/limited.bin", headers={"x-oss-traffic-limit": "100"}), 400,
+                 "InvalidArgument", "traffic limit below range")
+
+
 def teardown():
     for o in oss2.ObjectIterator(bucket):
         bucket.delete_object(o.key)
@@ -198,4 +215,5 @@ def teardown():
 run_cases([("setup", setup), ("callback_json", callback_json), ("callback_form_multipart", callback_form_multipart),
            ("callback_failed_203", callback_failed_203), ("callback_refused", callback_refused),
            ("list_objects_v1", list_objects_v1), ("list_uploads", list_uploads), ("bucket_info", bucket_info),
-           ("response_overrides", response_overrides), ("teardown", teardown)])
+           ("response_overrides", response_overrides), ("traffic_limit", traffic_limit),
+           ("teardown", teardown)])
