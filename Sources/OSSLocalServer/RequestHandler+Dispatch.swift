@@ -7,6 +7,7 @@ extension RequestHandler {
         -> ServerResponse
     {
         _ = try TrafficShaper.limit(of: context)  // a malformed x-oss-traffic-limit is refused on any operation
+        try refuseImageProcessing(operation, context: context)
         switch operation {
         case .listBuckets: return try await listBuckets(context)
         case .putBucket: return try await putBucket(context, reader: reader)

@@ -52,6 +52,26 @@ import FoundationNetworking
         }
     }
 
+    @Test(arguments: [OSSSignatureVersion.v1, .v4])
+    func processParameterIsSignedAndAuthenticated(version: OSSSignatureVersion) async throws {
+        try await withParityServer(configureClient: { $0.signatureVersion = version }) { _, client in
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "img.jpg", data: Data([1])))
+            let process = "image/resize,w_100"
+            let url = try await client.presignConstrainURL(
+                bucket: "bkt", key: "img.jpg", expiration: 300, parameters: ["x-oss-process": process])
+            // Authenticated (not 403), then refused honestly: the local server does not process images.
+            let (_, response) = try await URLSession.shared.data(from: try #require(URL(string: url)))
+            #expect((response as? HTTPURLResponse)?.statusCode == 501)
+            let tampered = url.replacingOccurrences(of: "w_100", with: "w_200")
+            let (_, refused) = try await URLSession.shared.data(from: try #require(URL(string: tampered)))
+            #expect((refused as? HTTPURLResponse)?.statusCode == 403)
+            var get = OSSGetObjectRequest(bucketName: "bkt", objectKey: "img.jpg")
+            get.parameters = ["x-oss-process": process]
+            let error = await serverError { [get] in _ = try await client.getObject(get) }
+            #expect(error?.statusCode == 501)
+        }
+    }
+
     @Test func trafficLimitOnGetObjectIsPacedAndCounted() async throws {
         try await withParityServer { server, client in
             let data = Data(patternBytes(300_000))
