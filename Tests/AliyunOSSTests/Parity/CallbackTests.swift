@@ -215,4 +215,65 @@ import Testing
             }
         }
     }
+
+    @Test func transferManagerResumeSendsTheRecordedCallback() async throws {
+        try await withRecordingHTTPServer { receiver in
+            try await withParityServer { server, client in
+                let directory = try temporaryURL()
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(at: directory) }
+                let file = directory.appendingPathComponent("clip.mov")
+                try Data(patternBytes(250_000)).write(to: file)
+                let records = directory.appendingPathComponent("records").path
+                await server.addFault(
+                    LocalOSSFaultRule(
+                        operation: .completeMultipartUpload, action: .status(403, code: "AccessDenied"), times: 1))
+                var request = OSSResumableUploadRequest(
+                    bucketName: "bkt", objectKey: "tm.mov", uploadingFileURL: file, partSize: 102_400,
+                    recordDirectoryPath: records)
+                request.callback = OSSCallback(
+                    url: receiver.callbackURL, body: "object=${object}&size=${size}&mime=${mimeType}")
+                _ = await serverError { [request] in _ = try await client.resumableUpload(request) }
+                #expect(receiver.requests.isEmpty)
+                let manager = OSSTransferManager(client: client, recordDirectoryPath: records)
+                let outcomes = try await manager.resumeAll()
+                #expect(outcomes.count == 1)
+                guard case .success(.uploaded(let result))? = outcomes.values.first else {
+                    Issue.record("the resumed upload did not finish: \(outcomes)")
+                    return
+                }
+                #expect(result.callbackBody == Data(#"{"Status":"OK"}"#.utf8))
+                let call = try #require(receiver.requests.first)
+                #expect(formFields(call.body) == ["object": "tm.mov", "size": "250000", "mime": "video/quicktime"])
+            }
+        }
+    }
+
+    @Test func hostileCallbackParametersArePreciseErrors() async throws {
+        func encoded(_ json: String) -> String { Data(json.utf8).base64EncodedString() }
+        let cases: [(callback: String, vars: String?)] = [
+            (encoded(#"{"callbackUrl":42,"callbackBody":"a"}"#), nil),
+            (encoded(#"{"callbackUrl":"http://127.0.0.1/cb","callbackBody":"a","callbackBodyType":"text/xml"}"#), nil),
+            (encoded(#"{"callbackUrl":"http://127.0.0.1/1;http://127.0.0.1/2;http://127.0.0.1/3;http://127.0.0.1/4;http://127.0.0.1/5;http://127.0.0.1/6","callbackBody":"a"}"#), nil),
+            (encoded(#"{"callbackUrl":"http://127.0.0.1:99999/cb","callbackBody":"a"}"#), nil),
+            (encoded(#"{"callbackUrl":"ftp://127.0.0.1/cb","callbackBody":"a"}"#), nil),
+            (encoded(#"{"callbackUrl":"http://[::1/cb","callbackBody":"a"}"#), nil),
+            (encoded(#"["not","an","object"]"#), nil),
+            (encoded(#"{"callbackUrl":"http://127.0.0.1/cb","callbackBody":"a"}"#), encoded(#"{"x:Upper":"v"}"#)),
+            (encoded(#"{"callbackUrl":"http://127.0.0.1/cb","callbackBody":"a"}"#), encoded(#"{"novar":"v"}"#)),
+        ]
+        try await withParityServer { _, client in
+            for (index, item) in cases.enumerated() {
+                var request = OSSPutObjectRequest(bucketName: "bkt", objectKey: "hostile-\(index)", data: Data("x".utf8))
+                request.headers["x-oss-callback"] = item.callback
+                if let vars = item.vars { request.headers["x-oss-callback-var"] = vars }
+                let error = await serverError { [request] in _ = try await client.putObject(request) }
+                #expect(error?.statusCode == 400, "case \(index): \(String(describing: error))")
+                let missing = await serverError {
+                    _ = try await client.headObject(OSSHeadObjectRequest(bucketName: "bkt", objectKey: "hostile-\(index)"))
+                }
+                #expect(missing?.statusCode == 404, "case \(index) stored the object")
+            }
+        }
+    }
 }
