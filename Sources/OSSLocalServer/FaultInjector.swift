@@ -42,10 +42,12 @@ actor ServerState {
 
     func snapshot() -> LocalOSSServerStats { stats }
 
-    /// Counts a response paced by `x-oss-traffic-limit` and the time it waited.
-    func recordTrafficLimited(waited: Duration) {
+    /// Counts a response paced by `x-oss-traffic-limit`: its bytes, the time the limit required and the time taken.
+    func recordTrafficLimited(_ shaper: TrafficShaper) {
         stats.trafficLimitedResponses += 1
-        stats.trafficLimitWaitMilliseconds += waited.components.seconds * 1000 + waited.components.attoseconds / 1_000_000_000_000_000
+        stats.trafficLimitedBytes += shaper.bytes
+        stats.trafficLimitRequiredMicroseconds += shaper.requiredNanoseconds / 1000
+        stats.trafficLimitElapsedMicroseconds += shaper.elapsedNanoseconds / 1000
     }
 
     func reset() { stats = LocalOSSServerStats() }

@@ -21,7 +21,8 @@ public struct LocalOSSServerStats: Sendable, Codable, Hashable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case operations, faultsInjected, trafficLimitedResponses, trafficLimitWaitMilliseconds
+        case operations, faultsInjected, trafficLimitedResponses, trafficLimitedBytes, trafficLimitRequiredMicroseconds
+        case trafficLimitElapsedMicroseconds
     }
 
     /// Decodes a snapshot; counters a server did not send are zero.
@@ -30,7 +31,11 @@ public struct LocalOSSServerStats: Sendable, Codable, Hashable {
         operations = try container.decode([String: Counters].self, forKey: .operations)
         faultsInjected = try container.decode(Int64.self, forKey: .faultsInjected)
         trafficLimitedResponses = try container.decodeIfPresent(Int64.self, forKey: .trafficLimitedResponses) ?? 0
-        trafficLimitWaitMilliseconds = try container.decodeIfPresent(Int64.self, forKey: .trafficLimitWaitMilliseconds) ?? 0
+        trafficLimitedBytes = try container.decodeIfPresent(Int64.self, forKey: .trafficLimitedBytes) ?? 0
+        trafficLimitRequiredMicroseconds =
+            try container.decodeIfPresent(Int64.self, forKey: .trafficLimitRequiredMicroseconds) ?? 0
+        trafficLimitElapsedMicroseconds =
+            try container.decodeIfPresent(Int64.self, forKey: .trafficLimitElapsedMicroseconds) ?? 0
     }
 
     /// Counters keyed by operation name (``LocalOSSOperation/rawValue``); operations never seen are absent.
@@ -39,8 +44,12 @@ public struct LocalOSSServerStats: Sendable, Codable, Hashable {
     public var faultsInjected: Int64
     /// Responses whose body was paced by `x-oss-traffic-limit`.
     public var trafficLimitedResponses: Int64 = 0
-    /// The total time those responses waited to stay within their limit, in milliseconds.
-    public var trafficLimitWaitMilliseconds: Int64 = 0
+    /// The body bytes those responses sent.
+    public var trafficLimitedBytes: Int64 = 0
+    /// The time their limits required (bytes × 8 / limit), summed, in microseconds.
+    public var trafficLimitRequiredMicroseconds: Int64 = 0
+    /// The time their bodies actually took, summed, in microseconds: at least the required time when paced.
+    public var trafficLimitElapsedMicroseconds: Int64 = 0
 
     /// Creates a snapshot (empty by default).
     public init(operations: [String: Counters] = [:], faultsInjected: Int64 = 0) {

@@ -168,8 +168,12 @@ final class RequestHandler: Sendable {
         } catch {
             dropped = true
         }
-        if let fileHandle { try? await fileHandle.close() }
-        if let shaper { await state.recordTrafficLimited(waited: shaper.waited) }
+        if let fileHandle {
+            // Closed from a task of its own: in a cancelled task (server shutdown) close() would throw without closing,
+            // and an unclosed handle is a fatal error.
+            await Task { try? await fileHandle.close() }.value
+        }
+        if let shaper { await state.recordTrafficLimited(shaper) }
         return keepAlive && !dropped
     }
 

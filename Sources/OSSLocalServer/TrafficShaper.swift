@@ -21,9 +21,11 @@ struct TrafficShaper: Sendable {
     }
 
     let bitsPerSecond: Int
-    private let start = ContinuousClock.now
-    /// The time spent waiting so far.
-    private(set) var waited: Duration = .zero
+    let start = ContinuousClock.now
+    /// The bytes paced so far.
+    private(set) var bytes: Int64 = 0
+    /// How long sending ``bytes`` must take at the limit, in nanoseconds.
+    private(set) var requiredNanoseconds: Int64 = 0
 
     init(bitsPerSecond: Int) {
         self.bitsPerSecond = bitsPerSecond
@@ -32,10 +34,16 @@ struct TrafficShaper: Sendable {
     /// Waits until sending a total of `bytes` is within the limit.
     mutating func pace(toTotal bytes: Int64) async throws {
         let seconds = Double(bytes) * 8 / Double(bitsPerSecond)
-        let due = start.advanced(by: .nanoseconds(Int64(seconds * 1_000_000_000)))
-        let now = ContinuousClock.now
-        guard due > now else { return }
+        self.bytes = bytes
+        requiredNanoseconds = Int64(seconds * 1_000_000_000)
+        let due = start.advanced(by: .nanoseconds(requiredNanoseconds))
+        guard due > ContinuousClock.now else { return }
         try await Task.sleep(until: due, clock: .continuous)
-        waited += due - now
+    }
+
+    /// The time since the body started, in nanoseconds (at least ``requiredNanoseconds`` once paced).
+    var elapsedNanoseconds: Int64 {
+        let elapsed = ContinuousClock.now - start
+        return elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
     }
 }

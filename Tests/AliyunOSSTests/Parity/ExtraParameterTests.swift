@@ -44,7 +44,7 @@ import FoundationNetworking
             #expect(http.value(forHTTPHeaderField: "Content-Type") == "image/png")
             let stats = await server.stats()
             #expect(stats.trafficLimitedResponses == 1)
-            #expect(stats.trafficLimitWaitMilliseconds > 0)
+            expectPaced(stats, bytes: Int64(data.count))
             // The signature covers the parameters: changing the limit breaks it.
             let tampered = url.replacingOccurrences(of: String(Self.limit), with: String(Self.limit - 1))
             let (_, refused) = try await URLSession.shared.data(from: try #require(URL(string: tampered)))
@@ -82,7 +82,7 @@ import FoundationNetworking
             #expect(try await client.getObject(get).content == data)
             var stats = await server.stats()
             #expect(stats.trafficLimitedResponses == 1)
-            #expect(stats.trafficLimitWaitMilliseconds > 0)
+            expectPaced(stats, bytes: Int64(data.count))
             // Without a limit nothing is paced.
             _ = try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "t.bin"))
             stats = await server.stats()
@@ -136,6 +136,18 @@ import FoundationNetworking
             let stats = await server.stats()
             #expect(stats.trafficLimitedResponses == stats[.getObject].requests)
             #expect(stats.trafficLimitedResponses == 5)
+            expectPaced(stats, bytes: Int64(bytes.count))
         }
+    }
+
+    /// The server paced `bytes` under the limit: the body took at least the time the limit requires (the server
+    /// measures both; no clock is read here).
+    func expectPaced(_ stats: LocalOSSServerStats, bytes: Int64) {
+        #expect(stats.trafficLimitedBytes == bytes)
+        // Each response's requirement is rounded down to a microsecond.
+        let exact = bytes * 8 * 1_000_000 / Int64(Self.limit)
+        #expect(abs(stats.trafficLimitRequiredMicroseconds - exact) <= stats.trafficLimitedResponses)
+        #expect(stats.trafficLimitRequiredMicroseconds > 0)
+        #expect(stats.trafficLimitElapsedMicroseconds >= stats.trafficLimitRequiredMicroseconds)
     }
 }
