@@ -173,7 +173,6 @@ final class RequestHandler: Sendable {
             // and an unclosed handle is a fatal error.
             await Task { try? await fileHandle.close() }.value
         }
-        if let shaper { await state.recordTrafficLimited(shaper) }
         return keepAlive && !dropped
     }
 
@@ -202,6 +201,9 @@ final class RequestHandler: Sendable {
             let chunkLength: ByteCount = shaper == nil ? .mebibytes(1) : .bytes(Int64(TrafficShaper.chunkLength))
             for try await var chunk in file.readChunks(in: offset..<(offset + length), chunkLength: chunkLength) {
                 try await shaper?.pace(toTotal: sent + Int64(chunk.readableBytes))
+                if let shaper, sent + Int64(chunk.readableBytes) == length {
+                    await state.recordTrafficLimited(shaper)  // before the last bytes, so a client that has them sees it
+                }
                 flipBit(in: &chunk, startingAt: sent, target: corruptAt)
                 if let limit, sent + Int64(chunk.readableBytes) >= limit {
                     let slice = chunk.readSlice(length: Int(limit - sent)) ?? ByteBuffer()
