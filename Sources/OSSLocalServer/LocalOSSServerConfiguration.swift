@@ -35,6 +35,9 @@ public struct LocalOSSServerConfiguration: Sendable {
     /// Host-name suffixes that mean virtual-host addressing (`<bucket>.<suffix>`), besides `localhost`.
     /// A `Host` of `<bucket>.<IPv4 literal>` is also treated as virtual-host.
     public var virtualHostDomains: [String]
+    /// How long an upload callback's server has to answer before the upload is answered with 203 `CallbackFailed`
+    /// (OSS: 5 seconds).
+    public var callbackTimeout: Duration = .seconds(5)
 
     /// Creates a configuration; every parameter has a development default.
     public init(

@@ -40,6 +40,10 @@ public struct OSSUploadRecord: Sendable, Hashable, Codable {
     public var uploadId: String
     /// Confirmed parts, sorted by number.
     public var parts: [ConfirmedPart]
+    /// The upload callback headers (`x-oss-callback`, `x-oss-callback-var`: Base64 JSON) to send with Complete,
+    /// so a resumed or transfer-manager upload still sends the callback. Optional and absent from records without
+    /// a callback, so older records and their checksums are unchanged. Never credentials.
+    public var callbackHeaders: [String: String]?
 
     public init(
         bucket: String,
@@ -102,5 +106,12 @@ extension OSSUploadRecord {
         var record = self
         record.filePath = try OSSBaseDirectory.resolve(filePath, against: base)
         return record
+    }
+
+    /// This record with `callbackHeaders` set (nil or empty removes them).
+    public func withCallbackHeaders(_ headers: [String: String]?) -> OSSUploadRecord {
+        var copy = self
+        copy.callbackHeaders = (headers?.isEmpty ?? true) ? nil : headers
+        return copy
     }
 }

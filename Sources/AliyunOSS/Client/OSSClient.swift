@@ -84,7 +84,10 @@ public final class OSSClient: Sendable {
         self.credentialProvider = credentialProvider
         self.transport = transport
         self.clock = clock
-        builder = OSSRequestBuilder(endpoint: parsed, addressing: configuration.addressing, userAgent: configuration.userAgent)
+        builder = OSSRequestBuilder(
+            endpoint: parsed, addressing: configuration.addressing,
+            userAgent: OSSUserAgent.value(appending: configuration.userAgent),
+            cnameExcludeList: configuration.cnameExcludeList)
         signing = OSSSigningMiddleware(
             credentialProvider: credentialProvider, signatureVersion: configuration.signatureVersion,
             region: configuration.region, clock: clock, logger: configuration.logger)

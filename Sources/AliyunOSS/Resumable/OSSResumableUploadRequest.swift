@@ -48,7 +48,9 @@ import Foundation
 public struct OSSResumableUploadRequest: Sendable {
     /// The default part size: 1 MiB.
     public static let defaultPartSize: Int64 = 1024 * 1024
-    /// The smallest part size OSS accepts (but for the last part): 100 KB (102,400 bytes). Smaller values are raised.
+    /// The smallest part size OSS accepts (but for the last part): 100 KB (102,400 bytes). A smaller ``partSize`` is
+    /// raised to this value (documented behaviour, as in the iOS SDK, so that old code keeps working); the record's
+    /// identity uses the raised value.
     public static let minimumPartSize: Int64 = 102_400
     /// The default number of parts in flight: 5.
     public static let defaultThreadNum = 5
@@ -59,8 +61,8 @@ public struct OSSResumableUploadRequest: Sendable {
     public var objectKey: String
     /// The local file to upload.
     public var uploadingFileURL: URL
-    /// The size of each part (the last may be shorter). At least 100 KB; doubled automatically while the file
-    /// would need more than 10,000 parts. Part of the record's identity.
+    /// The size of each part (the last may be shorter). Values below 100 KB (``minimumPartSize``) are raised to
+    /// 100 KB; doubled automatically while the file would need more than 10,000 parts. Part of the record's identity.
     public var partSize: Int64
     /// How many parts are sent at once (1...64).
     public var threadNum: Int
@@ -96,7 +98,8 @@ public struct OSSResumableUploadRequest: Sendable {
     /// On, each part is read twice (MD5 + CRC-64 first, then sent). `Content-MD5` is always sent when CRC
     /// checking is off, so a part is never sent unchecked. Not part of the record's identity.
     public var sendContentMD5: Bool
-    /// `Content-Type` of the object (`application/octet-stream` when nil).
+    /// `Content-Type` of the object; when nil it is guessed from the local file's extension, then the object key's
+    /// (``OSSMimeType``), else `application/octet-stream`.
     public var contentType: String?
     /// Object metadata and headers sent when the upload is initiated: `x-oss-meta-*` entries become user
     /// metadata; other names (`Cache-Control`, `x-oss-storage-class`, ...) are sent as headers.
@@ -106,6 +109,14 @@ public struct OSSResumableUploadRequest: Sendable {
     public var callbackParam: [String: String]?
     /// Callback variables (`x:name` → value), sent on Complete as `x-oss-callback-var` (Base64 JSON).
     public var callbackVar: [String: String]?
+    /// A typed upload callback, sent on Complete (takes precedence over ``callbackParam`` / ``callbackVar``). It is
+    /// kept in the checkpoint record, so a resumed or transfer-manager upload still sends it. A failed callback
+    /// throws ``OSSServerError`` `CallbackFailed` (the object exists).
+    public var callback: OSSCallback?
+    /// Headers sent with every UploadPart (e.g. `x-oss-request-payer`). Not part of the record.
+    public var partHeaders: [String: String] = [:]
+    /// `x-oss-traffic-limit` for every UploadPart, in bits per second (``OSSTrafficLimit/range``).
+    public var trafficLimit: Int?
 
     let cancellation: OSSTransferCancellation
 

@@ -45,6 +45,7 @@ final class OSSResumableDownloadEngine {
     var cause: (any Error)?
 
     init(client: OSSClient, request: OSSResumableDownloadRequest, token: OSSResumeToken? = nil) throws {
+        _ = try OSSTrafficLimit.headers(request.trafficLimit)  // parity-b: a precise error for a bad limit
         guard !request.bucketName.isEmpty, !request.objectKey.isEmpty else {
             throw OSSClientError(.invalidArgument, "resumableDownload needs a bucket name and an object key")
         }

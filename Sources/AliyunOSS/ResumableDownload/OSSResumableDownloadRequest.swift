@@ -80,6 +80,10 @@ public struct OSSResumableDownloadRequest: Sendable {
     public var crcFlag: Bool?
     /// What to do when the object changes mid-download or between runs. Default ``OSSDownloadObjectChangedPolicy/fail``.
     public var objectChangedPolicy: OSSDownloadObjectChangedPolicy
+    /// Headers sent with every ranged GET (e.g. `x-oss-request-payer`). Not part of the record.
+    public var headers: [String: String] = [:]
+    /// `x-oss-traffic-limit` for every ranged GET, in bits per second (``OSSTrafficLimit/range``).
+    public var trafficLimit: Int?
 
     let cancellation: OSSTransferCancellation
 

@@ -14,8 +14,8 @@ import OSSResumable
 ///
 /// The manager rebuilds each request from its record (bucket, key, local file, part size, CRC mode, range) and
 /// stops it with the request's `pause()`, so ``pause(_:)`` (and cancelling the task awaiting ``resume(_:)``)
-/// keeps the upload id, the temporary file and the record for a later ``resume(_:)``. Options that are not in records (content type, metadata, callbacks) were
-/// already applied when the upload was initiated, except the upload callback, which a resumed upload does not send.
+/// keeps the upload id, the temporary file and the record for a later ``resume(_:)``. Options that are not in records (content type, metadata) were
+/// already applied when the upload was initiated; the upload callback is kept in the record and sent on Complete.
 public actor OSSTransferManager {
     /// The client transfers run with.
     public nonisolated let client: OSSClient
