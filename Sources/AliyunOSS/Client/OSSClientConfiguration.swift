@@ -55,6 +55,9 @@ public struct OSSClientConfiguration: Sendable {
     public var crcCheckEnabled: Bool
     /// The `User-Agent` header.
     public var userAgent: String
+    /// The HTTP stack of a client created from an endpoint: `.automatic` is URLSession on Apple platforms and
+    /// AsyncHTTPClient on Linux. Ignored when the client is given a transport.
+    public var transport: OSSTransportKind = .automatic
     /// Where the client logs. Secrets, tokens and signatures are never logged; the string to sign only at `.trace`.
     public var logger: Logger
 
