@@ -60,6 +60,9 @@ public struct OSSClientConfiguration: Sendable {
     /// (virtual-hosted) besides the OSS domains; any other host name is taken as a custom domain (CNAME). The iOS
     /// SDK's `cnameExcludeList`.
     public var cnameExcludeList: [String] = []
+    /// The HTTP stack of a client created from an endpoint: `.automatic` is URLSession on Apple platforms and
+    /// AsyncHTTPClient on Linux. Ignored when the client is given a transport.
+    public var transport: OSSTransportKind = .automatic
     /// Where the client logs. Secrets, tokens and signatures are never logged; the string to sign only at `.trace`.
     public var logger: Logger
 
