@@ -35,6 +35,8 @@ public struct LocalOSSServerConfiguration: Sendable {
     /// Host-name suffixes that mean virtual-host addressing (`<bucket>.<suffix>`), besides `localhost`.
     /// A `Host` of `<bucket>.<IPv4 literal>` is also treated as virtual-host.
     public var virtualHostDomains: [String]
+    /// How long a RestoreObject of an Archive object takes before the object can be read. Default 1 s.
+    public var restoreDelay: TimeInterval = 1
 
     /// Creates a configuration; every parameter has a development default.
     public init(

@@ -183,8 +183,12 @@ extension RequestHandler {
         }
         let quiet = (root.string("Quiet") ?? "false").lowercased() == "true"
         let encode = context.encodingTypeURL
+        let objects = root.children("Object")
+        guard !objects.isEmpty, objects.count <= 1000 else {
+            throw OSSServerError.malformedXML("a Delete request names 1 to 1000 objects, not \(objects.count)")
+        }
         var deleted: [String] = []
-        for object in root.children("Object") {
+        for object in objects {
             guard var key = object.string("Key") else { continue }
             if encode, let decoded = OSSPercentEncoding.decode(key) { key = decoded }
             try await store.deleteObject(bucket, key)

@@ -24,7 +24,7 @@ extension RequestHandler {
         let record = UploadRecord(
             uploadId: RequestID.uploadId(), key: key, initiated: Int64(context.now.timeIntervalSince1970),
             contentType: context.header("content-type") ?? "application/octet-stream",
-            userMetadata: context.userMetadata, headers: storedHeaders(context))
+            userMetadata: context.userMetadata, headers: storedHeaders(context), extra: try requestedExtra(context))
         let created = try await store.initiateUpload(bucket, record: record)
         let encode = context.encodingTypeURL
         var w = OSSXMLWriter()
@@ -176,7 +176,7 @@ extension RequestHandler {
             key: key, size: size, etag: "\"\(etagHex)-\(chosen.count)\"", crc64: crc,
             lastModified: Int64(context.now.timeIntervalSince1970), contentType: upload.record.contentType,
             contentMD5: nil, userMetadata: upload.record.userMetadata, headers: upload.record.headers,
-            objectType: "Multipart", dataFile: "")
+            objectType: "Multipart", dataFile: "", extra: upload.record.extra)
         let committed = try await store.completeUpload(bucket, uploadId: uploadId, record: record, tempPath: temp)
         var headers = HTTPHeaders()
         headers.add(name: "ETag", value: committed.etag)
