@@ -105,6 +105,7 @@ extension RequestHandler {
         w.element("LastModified", isoDate(committed.lastModified))
         w.close("CopyObjectResult")
         var response = ServerResponse.xml(w.output)
+        response.headers.add(name: "ETag", value: committed.etag)
         response.headers.add(name: "x-oss-hash-crc64ecma", value: String(committed.crc64))
         return response
     }
@@ -138,6 +139,7 @@ extension RequestHandler {
         w.element("ETag", part.etag)
         w.close("CopyPartResult")
         var response = ServerResponse.xml(w.output)
+        response.headers.add(name: "ETag", value: part.etag)
         response.headers.add(name: "x-oss-hash-crc64ecma", value: String(part.crc64))
         return response
     }

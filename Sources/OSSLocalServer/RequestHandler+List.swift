@@ -189,8 +189,8 @@ extension RequestHandler {
         }
         var deleted: [String] = []
         for object in objects {
-            guard var key = object.string("Key") else { continue }
-            if encode, let decoded = OSSPercentEncoding.decode(key) { key = decoded }
+            // encoding-type=url applies to the reply only: both official Python clients send keys as plain text.
+            guard let key = object.string("Key") else { continue }
             try await store.deleteObject(bucket, key)
             deleted.append(key)
         }

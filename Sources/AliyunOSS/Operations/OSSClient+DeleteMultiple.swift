@@ -8,8 +8,10 @@ import NIOCore
 import OSSXML
 
 extension OSSClient {
-    /// DeleteMultipleObjects (`POST /?delete`): deletes 1 to 1000 objects in one request, keys URL-encoded both
-    /// ways. Quiet mode returns no keys.
+    /// DeleteMultipleObjects (`POST /?delete`): deletes 1 to 1000 objects in one request. Keys go out as XML text
+    /// and come back URL-encoded (`encoding-type=url`). A key XML cannot carry exactly (control characters,
+    /// `\r`) is refused with `.invalidArgument` rather than silently altered; ``deleteObjects(_:inBucket:)``
+    /// deletes such keys one by one.
     public func deleteMultipleObjects(_ request: OSSDeleteMultipleObjectsRequest) async throws
         -> OSSDeleteMultipleObjectsResult
     {
@@ -17,12 +19,18 @@ extension OSSClient {
             throw OSSClientError.invalidArgument(
                 "DeleteMultipleObjects takes 1 to \(OSSDeleteMultipleObjectsRequest.maximumKeys) keys, not \(request.keys.count)")
         }
-        for key in request.keys { try OSSRequestBuilder.validateObjectKey(key) }
+        for key in request.keys {
+            try OSSRequestBuilder.validateObjectKey(key)
+            guard Self.isXMLSafe(key) else {
+                throw OSSClientError.invalidArgument(
+                    "the key \(key.debugDescription.prefix(80)) has characters an XML document cannot carry; delete it with deleteObject")
+            }
+        }
         var writer = OSSXMLWriter()
         writer.element("Delete") { w in
             w.element("Quiet", request.quiet ? "true" : "false")
             for key in request.keys {
-                w.element("Object") { o in o.element("Key", OSSPercentEncoding.encode(key, keepSlash: true)) }
+                w.element("Object") { o in o.element("Key", key) }
             }
         }
         let body = Array(writer.output.utf8)
@@ -42,11 +50,16 @@ extension OSSClient {
         }
     }
 
-    /// Deletes any number of objects, 1000 per DeleteMultipleObjects request, one request at a time. Returns
-    /// how many keys were sent. An empty list sends nothing.
+    /// Deletes any number of objects, 1000 per DeleteMultipleObjects request, one request at a time (keys XML
+    /// cannot carry are deleted with DeleteObject). Returns how many keys were deleted. An empty list sends
+    /// nothing.
     @discardableResult
-    public func deleteObjects(_ keys: [String], inBucket bucketName: String) async throws -> Int {
-        for key in keys { try OSSRequestBuilder.validateObjectKey(key) }
+    public func deleteObjects(_ allKeys: [String], inBucket bucketName: String) async throws -> Int {
+        for key in allKeys { try OSSRequestBuilder.validateObjectKey(key) }
+        let keys = allKeys.filter { Self.isXMLSafe($0) }
+        for key in allKeys where !Self.isXMLSafe(key) {
+            try await deleteObject(OSSDeleteObjectRequest(bucketName: bucketName, objectKey: key))
+        }
         var start = 0
         while start < keys.count {
             try Task.checkCancellation()
@@ -55,6 +68,18 @@ extension OSSClient {
                 OSSDeleteMultipleObjectsRequest(bucketName: bucketName, keys: Array(keys[start..<end]), quiet: true))
             start = end
         }
-        return keys.count
+        return allKeys.count
+    }
+
+    /// Whether XML 1.0 carries `text` unchanged (no control characters but tab and newline; `\r` would be
+    /// normalised to `\n` by the parser).
+    static func isXMLSafe(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { u in
+            switch u.value {
+            case 0x9, 0xA: return true
+            case 0x20...0xD7FF, 0xE000...0xFFFD, 0x10000...0x10FFFF: return true
+            default: return false
+            }
+        }
     }
 }

@@ -25,6 +25,15 @@ struct DeleteAndMetaTests {
             }
             #expect(tooMany == .invalidArgument)
 
+            let control = "ctl/a\u{1}b"
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: control, data: Data([1])))
+            let refused = await clientErrorCode {
+                _ = try await client.deleteMultipleObjects(OSSDeleteMultipleObjectsRequest(bucketName: "bkt", keys: [control]))
+            }
+            #expect(refused == .invalidArgument, "XML would drop the control character and delete another key")
+            #expect(try await client.deleteObjects([control], inBucket: "bkt") == 1)
+            #expect(try await client.doesObjectExist(inBucket: "bkt", objectKey: control) == false)
+
             let many = (0..<1203).map { "many/\($0)" }
             for key in many.prefix(5) + many.suffix(5) {
                 _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: key, data: Data([2])))

@@ -10,6 +10,9 @@ public enum OSSObjectTagging {
             throw OSSClientError.invalidArgument("an object has at most \(maximumTags) tags, not \(tags.count)")
         }
         for (key, value) in tags {
+            guard OSSClient.isXMLSafe(key), OSSClient.isXMLSafe(value) else {
+                throw OSSClientError.invalidArgument("InvalidTag: tags cannot contain control characters")
+            }
             guard !key.isEmpty, key.count <= maximumKeyLength else {
                 throw OSSClientError.invalidArgument("InvalidTag: a tag key must be 1 to \(maximumKeyLength) characters")
             }
