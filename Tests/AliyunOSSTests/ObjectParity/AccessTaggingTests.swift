@@ -78,6 +78,25 @@ struct AccessTaggingTests {
         }
     }
 
+    @Test(arguments: [Int64(300_000), 1000])
+    func resumableUploadsCarryTagsStorageClassAndACL(size: Int64) async throws {
+        try await withServerAndClient { _, client in
+            let file = try makeTemporaryFile(patternBytes(Int(size), seed: 9))
+            defer { try? FileManager.default.removeItem(at: file) }
+            var request = OSSResumableUploadRequest(
+                bucketName: "bkt", objectKey: "resumable-\(size)", uploadingFileURL: file, partSize: 102_400)
+            try request.setTags(["via": "resumable"])
+            request.setStorageClass(.ia)
+            request.setACL(.publicRead)
+            _ = try await client.resumableUpload(request)
+            let key = "resumable-\(size)"
+            #expect(try await client.getObjectTagging(OSSObjectTaggingRequest(bucketName: "bkt", objectKey: key)).tags
+                == ["via": "resumable"])
+            #expect(try await client.headObject(OSSHeadObjectRequest(bucketName: "bkt", objectKey: key)).storageClass == "IA")
+            #expect(try await client.getObjectACL(OSSGetObjectACLRequest(bucketName: "bkt", objectKey: key)).grant == .publicRead)
+        }
+    }
+
     @Test func symlinksResolveToTheirTarget() async throws {
         try await withServerAndClient { _, client in
             let bytes = patternBytes(1234)
