@@ -113,11 +113,7 @@ extension RequestHandler {
     func uploadPartCopy(_ context: RequestContext) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
         let uploadId = try requireUploadId(context)
-        let numberText = context.query["partNumber"] ?? ""
-        guard let partNumber = Int(numberText), partNumber >= 1, partNumber <= 10_000 else {
-            throw OSSServerError.invalidArgument(
-                "Part number must be an integer between 1 and 10000, inclusive.", name: "partNumber", value: numberText)
-        }
+        let partNumber = try requirePartNumber(context)
         _ = try await store.upload(bucket, key: key, uploadId: uploadId)
         let source = try await readableCopySource(context)
         let range = try copyRange(context.header("x-oss-copy-source-range"), size: source.object.size)

@@ -140,7 +140,7 @@ extension RequestHandler {
             w.element("ETag", object.etag)
             w.element("Type", object.objectType)
             w.element("Size", String(object.size))
-            w.element("StorageClass", "Standard")
+            w.element("StorageClass", object.extra?.storageClassName ?? "Standard")
             if withOwner {
                 w.open("Owner")
                 w.element("ID", ownerId)

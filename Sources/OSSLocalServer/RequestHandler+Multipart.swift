@@ -19,6 +19,16 @@ extension RequestHandler {
         return id
     }
 
+    /// `partNumber`: 1 to 10000.
+    func requirePartNumber(_ context: RequestContext) throws(OSSServerError) -> Int {
+        let numberText = context.query["partNumber"] ?? ""
+        guard let partNumber = Int(numberText), partNumber >= 1, partNumber <= 10_000 else {
+            throw .invalidArgument(
+                "Part number must be an integer between 1 and 10000, inclusive.", name: "partNumber", value: numberText)
+        }
+        return partNumber
+    }
+
     func initiateMultipartUpload(_ context: RequestContext) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
         let record = UploadRecord(
@@ -40,11 +50,7 @@ extension RequestHandler {
     func uploadPart(_ context: RequestContext, reader: RequestBodyReader) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
         let uploadId = try requireUploadId(context)
-        let numberText = context.query["partNumber"] ?? ""
-        guard let partNumber = Int(numberText), partNumber >= 1, partNumber <= 10_000 else {
-            throw OSSServerError.invalidArgument(
-                "Part number must be an integer between 1 and 10000, inclusive.", name: "partNumber", value: numberText)
-        }
+        let partNumber = try requirePartNumber(context)
         _ = try await store.upload(bucket, key: key, uploadId: uploadId)
         let temp = store.newTempPath()
         let digest = try await BodySink.receive(reader, to: temp, computeSHA256: declaresPayloadHash(context))
