@@ -6,6 +6,8 @@ extension RequestHandler {
     func dispatch(_ operation: LocalOSSOperation, context: RequestContext, reader: RequestBodyReader) async throws
         -> ServerResponse
     {
+        _ = try TrafficShaper.limit(of: context)  // a malformed x-oss-traffic-limit is refused on any operation
+        try refuseImageProcessing(operation, context: context)
         switch operation {
         case .listBuckets: return try await listBuckets(context)
         case .putBucket: return try await putBucket(context, reader: reader)

@@ -120,6 +120,7 @@ extension RequestHandler {
     func completeMultipartUpload(_ context: RequestContext, reader: RequestBodyReader) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
         let uploadId = try requireUploadId(context)
+        let callback = try CallbackRequest.parse(context)
         let body = try await reader.collect(limit: 4 << 20)
         try verifyContentMD5(context, body: body)
         let upload = try await store.upload(bucket, key: key, uploadId: uploadId)
@@ -187,7 +188,11 @@ extension RequestHandler {
         var headers = HTTPHeaders()
         headers.add(name: "ETag", value: committed.etag)
         headers.add(name: "x-oss-hash-crc64ecma", value: String(committed.crc64))
-        if context.header("x-oss-callback") != nil { return callbackResponse(headers) }
+        if let callback {
+            return try await callbackResponse(
+                callback, headers: headers, context: context, bucket: bucket, key: key, etag: committed.etag,
+                size: committed.size, mimeType: committed.contentType)
+        }
         let encode = context.encodingTypeURL
         var w = OSSXMLWriter()
         w.open("CompleteMultipartUploadResult")
@@ -237,6 +242,10 @@ extension RequestHandler {
         for upload in all {
             let key = upload.key
             guard key.utf8.starts(with: prefix.utf8) else { continue }
+            // A key marker that is a common prefix (the previous page ended on it) skips every key under it.
+            if !delimiter.isEmpty, uploadIdMarker.isEmpty, keyMarker.hasSuffix(delimiter), key.utf8.starts(with: keyMarker.utf8) {
+                continue
+            }
             if !keyMarker.isEmpty {
                 if uploadIdMarker.isEmpty {
                     if !keyMarker.utf8.lexicographicallyPrecedes(key.utf8) { continue }
@@ -246,7 +255,7 @@ extension RequestHandler {
                 }
             }
             var commonPrefix: String?
-            if !delimiter.isEmpty, let range = key.dropFirst(prefix.count).range(of: delimiter) {
+            if !delimiter.isEmpty, let range = key.utf8.dropFirst(prefix.utf8.count).firstRange(of: delimiter.utf8) {
                 commonPrefix = String(key[..<range.upperBound])
             }
             if let commonPrefix, prefixes.last == commonPrefix { continue }

@@ -57,17 +57,11 @@ extension RequestHandler {
         return headers
     }
 
-    /// The JSON reply sent instead of calling a callback URL (the local server never calls out).
-    func callbackResponse(_ headers: HTTPHeaders) -> ServerResponse {
-        var response = ServerResponse.json("{\"Status\":\"OK\"}")
-        for (name, value) in headers where name.lowercased() != "content-type" { response.headers.add(name: name, value: value) }
-        return response
-    }
-
     func putObject(_ context: RequestContext, reader: RequestBodyReader) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
         _ = try await store.bucket(bucket)
         let extra = try requestedExtra(context)
+        let callback = try CallbackRequest.parse(context)
         if context.header("x-oss-forbid-overwrite")?.lowercased() == "true", await store.objectExists(bucket, key) {
             throw OSSServerError(409, "FileAlreadyExists", "The object you specified already exists and can not be overwritten.")
         }
@@ -88,7 +82,11 @@ extension RequestHandler {
         headers.add(name: "ETag", value: committed.etag)
         headers.add(name: "x-oss-hash-crc64ecma", value: String(committed.crc64))
         headers.add(name: "Content-MD5", value: digest.md5Base64)
-        if context.header("x-oss-callback") != nil { return callbackResponse(headers) }
+        if let callback {
+            return try await callbackResponse(
+                callback, headers: headers, context: context, bucket: bucket, key: key, etag: committed.etag,
+                size: committed.size, mimeType: committed.contentType)
+        }
         return ServerResponse(status: .ok, headers: headers)
     }
 

@@ -156,17 +156,23 @@ final class RequestHandler: Sendable {
             await state.finish(operation, requestBytes: reader.bytesRead, responseBytes: planned)
         }
         var dropped = false
+        var shaper = operation == .getObject ? (try? TrafficShaper.limit(of: context)).flatMap(TrafficShaper.init) : nil
         do {
             try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: response.status, headers: response.headers)))
             if !isHead {
                 dropped = try await writeBody(
-                    response.body, file: fileHandle, limit: responseDrop, corruptAt: responseCorrupt, outbound: outbound)
+                    response.body, file: fileHandle, limit: responseDrop, corruptAt: responseCorrupt, shaper: &shaper,
+                    outbound: outbound)
             }
             if !dropped { try await outbound.write(.end(nil)) }
         } catch {
             dropped = true
         }
-        if let fileHandle { try? await fileHandle.close() }
+        if let fileHandle {
+            // Closed from a task of its own: in a cancelled task (server shutdown) close() would throw without closing,
+            // and an unclosed handle is a fatal error.
+            await Task { try? await fileHandle.close() }.value
+        }
         return keepAlive && !dropped
     }
 
@@ -174,7 +180,7 @@ final class RequestHandler: Sendable {
     /// Returns whether the body was cut short, in which case the caller closes the connection.
     private func writeBody(
         _ body: ServerResponse.Body, file: ReadFileHandle?, limit: Int64?, corruptAt: Int64?,
-        outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+        shaper: inout TrafficShaper?, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
     ) async throws -> Bool {
         switch body {
         case .empty:
@@ -192,7 +198,12 @@ final class RequestHandler: Sendable {
             if length == 0 { return limit != nil }
             guard let file else { throw OSSServerError.internalError("the data file is not open") }
             var sent: Int64 = 0
-            for try await var chunk in file.readChunks(in: offset..<(offset + length), chunkLength: .mebibytes(1)) {
+            let chunkLength: ByteCount = shaper == nil ? .mebibytes(1) : .bytes(Int64(TrafficShaper.chunkLength))
+            for try await var chunk in file.readChunks(in: offset..<(offset + length), chunkLength: chunkLength) {
+                try await shaper?.pace(toTotal: sent + Int64(chunk.readableBytes))
+                if let shaper, sent + Int64(chunk.readableBytes) == length {
+                    await state.recordTrafficLimited(shaper)  // before the last bytes, so a client that has them sees it
+                }
                 flipBit(in: &chunk, startingAt: sent, target: corruptAt)
                 if let limit, sent + Int64(chunk.readableBytes) >= limit {
                     let slice = chunk.readSlice(length: Int(limit - sent)) ?? ByteBuffer()

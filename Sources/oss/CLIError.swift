@@ -13,6 +13,8 @@ enum ExitStatus: Int32 {
     case integrityError = 4
     /// A checkpoint could not be resumed (the local file changed); run the command again to start over.
     case cannotResume = 5
+    /// The transfer is in use: another process is running the same `cp` on the same checkpoint.
+    case transferInUse = 6
     /// Interrupted (Ctrl-C); a `cp` keeps its checkpoint, so running it again resumes.
     case interrupted = 130
 }
@@ -42,6 +44,7 @@ struct CLIFailure: Error, CustomStringConvertible {
             case .networkError, .networkingFailWithResponseCode0: status = .networkError
             case .invalidCRC: status = .integrityError
             case .cannotResumeUpload: status = .cannotResume
+            case .transferInUse: status = .transferInUse
             case .taskCancelled, .taskPaused: status = .interrupted
             default: status = .clientError
             }
