@@ -35,6 +35,8 @@ public struct LocalOSSServerConfiguration: Sendable {
     /// Host-name suffixes that mean virtual-host addressing (`<bucket>.<suffix>`), besides `localhost`.
     /// A `Host` of `<bucket>.<IPv4 literal>` is also treated as virtual-host.
     public var virtualHostDomains: [String]
+    /// How long a RestoreObject of an Archive object takes before the object can be read. Default 1 s.
+    public var restoreDelay: TimeInterval = 1
     /// How long an upload callback's server has to answer before the upload is answered with 203 `CallbackFailed`
     /// (OSS: 5 seconds).
     public var callbackTimeout: Duration = .seconds(5)

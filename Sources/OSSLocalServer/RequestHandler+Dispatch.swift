@@ -27,6 +27,19 @@ extension RequestHandler {
         case .completeMultipartUpload: return try await completeMultipartUpload(context, reader: reader)
         case .abortMultipartUpload: return try await abortMultipartUpload(context)
         case .listMultipartUploads: return try await listMultipartUploads(context)
+        case .copyObject: return try await copyObject(context)
+        case .uploadPartCopy: return try await uploadPartCopy(context)
+        case .appendObject: return try await appendObject(context, reader: reader)
+        case .putObjectACL: return try await putObjectACL(context)
+        case .getObjectACL: return try await getObjectACL(context)
+        case .putBucketACL: return try await putBucketACL(context, reader: reader)
+        case .getBucketACL: return try await getBucketACL(context)
+        case .putObjectTagging: return try await putObjectTagging(context, reader: reader)
+        case .getObjectTagging: return try await getObjectTagging(context)
+        case .deleteObjectTagging: return try await deleteObjectTagging(context)
+        case .putSymlink: return try await putSymlink(context)
+        case .getSymlink: return try await getSymlink(context)
+        case .restoreObject: return try await restoreObject(context, reader: reader)
         }
     }
 }

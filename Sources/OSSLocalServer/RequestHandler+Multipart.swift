@@ -19,12 +19,22 @@ extension RequestHandler {
         return id
     }
 
+    /// `partNumber`: 1 to 10000.
+    func requirePartNumber(_ context: RequestContext) throws(OSSServerError) -> Int {
+        let numberText = context.query["partNumber"] ?? ""
+        guard let partNumber = Int(numberText), partNumber >= 1, partNumber <= 10_000 else {
+            throw .invalidArgument(
+                "Part number must be an integer between 1 and 10000, inclusive.", name: "partNumber", value: numberText)
+        }
+        return partNumber
+    }
+
     func initiateMultipartUpload(_ context: RequestContext) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
         let record = UploadRecord(
             uploadId: RequestID.uploadId(), key: key, initiated: Int64(context.now.timeIntervalSince1970),
             contentType: context.header("content-type") ?? "application/octet-stream",
-            userMetadata: context.userMetadata, headers: storedHeaders(context))
+            userMetadata: context.userMetadata, headers: storedHeaders(context), extra: try requestedExtra(context))
         let created = try await store.initiateUpload(bucket, record: record)
         let encode = context.encodingTypeURL
         var w = OSSXMLWriter()
@@ -40,11 +50,7 @@ extension RequestHandler {
     func uploadPart(_ context: RequestContext, reader: RequestBodyReader) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
         let uploadId = try requireUploadId(context)
-        let numberText = context.query["partNumber"] ?? ""
-        guard let partNumber = Int(numberText), partNumber >= 1, partNumber <= 10_000 else {
-            throw OSSServerError.invalidArgument(
-                "Part number must be an integer between 1 and 10000, inclusive.", name: "partNumber", value: numberText)
-        }
+        let partNumber = try requirePartNumber(context)
         _ = try await store.upload(bucket, key: key, uploadId: uploadId)
         let temp = store.newTempPath()
         let digest = try await BodySink.receive(reader, to: temp, computeSHA256: declaresPayloadHash(context))
@@ -177,7 +183,7 @@ extension RequestHandler {
             key: key, size: size, etag: "\"\(etagHex)-\(chosen.count)\"", crc64: crc,
             lastModified: Int64(context.now.timeIntervalSince1970), contentType: upload.record.contentType,
             contentMD5: nil, userMetadata: upload.record.userMetadata, headers: upload.record.headers,
-            objectType: "Multipart", dataFile: "")
+            objectType: "Multipart", dataFile: "", extra: upload.record.extra)
         let committed = try await store.completeUpload(bucket, uploadId: uploadId, record: record, tempPath: temp)
         var headers = HTTPHeaders()
         headers.add(name: "ETag", value: committed.etag)

@@ -95,7 +95,7 @@ final class RequestHandler: Sendable {
                     status, code ?? OSSServerError.defaultCode(forStatus: status),
                     "Injected fault (HTTP \(status)) by the local server.")
             }
-            try authenticator.authenticate(context)
+            try await authorize(operation, context: context)
             response = try await dispatch(operation, context: context, reader: reader)
         } catch let error as OSSServerError {
             response = errorResponse(error, context: context)

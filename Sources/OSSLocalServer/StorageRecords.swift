@@ -2,6 +2,8 @@
 struct BucketRecord: Codable, Sendable {
     var name: String
     var creationDate: Int64
+    /// `private`, `public-read` or `public-read-write`; `nil` is private.
+    var acl: String? = nil
 }
 
 /// The persisted metadata of an object (`objects/<sha256(key)>.json`); the key itself lives only here.
@@ -24,6 +26,8 @@ struct ObjectRecord: Codable, Sendable {
     var objectType: String
     /// The data file's name inside the bucket's `objects` directory.
     var dataFile: String
+    /// Object ACL, storage class, tags, symlink target and restore state (ObjectRecord+Parity.swift).
+    var extra: ObjectExtra? = nil
 }
 
 /// The persisted metadata of a multipart upload (`uploads/<uploadId>/upload.json`).
@@ -34,6 +38,8 @@ struct UploadRecord: Codable, Sendable {
     var contentType: String
     var userMetadata: [String: String]
     var headers: [String: String]
+    /// ACL, storage class and tags given at initiation, applied to the completed object.
+    var extra: ObjectExtra? = nil
 }
 
 /// The persisted metadata of one uploaded part (`uploads/<uploadId>/part-<n>.json`).

@@ -90,10 +90,10 @@ struct OSSRequestBuilder: Sendable {
     static func validateObjectKey(_ key: String) throws {
         let count = key.utf8.count
         guard count >= 1, count <= 1023 else {
-            throw OSSClientError.invalidArgument("an object key must be 1 to 1023 bytes long, not \(count)")
+            throw OSSClientError.invalidArgument("InvalidObjectName: an object key must be 1 to 1023 bytes long, not \(count)")
         }
         guard let first = key.utf8.first, first != 0x2F, first != 0x5C else {
-            throw OSSClientError.invalidArgument("an object key must not start with '/' or '\\'")
+            throw OSSClientError.invalidArgument("InvalidObjectName: an object key must not start with '/' or '\\'")
         }
     }
 }
