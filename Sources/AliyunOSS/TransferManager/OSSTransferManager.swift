@@ -162,7 +162,7 @@ public actor OSSTransferManager {
     /// Removes the transfer `id` for good: stops it if it runs, aborts the multipart upload on the server (an
     /// upload already gone is fine) or deletes the download's temporary file, and removes the record.
     ///
-    /// - Throws: ``OSSClientError`` `invalidArgument` when there is no record `id`, `cannotResumeUpload` when
+    /// - Throws: ``OSSClientError`` `invalidArgument` when there is no record `id`, `cannotResumeUpload`/`cannotResumeDownload` when
     ///   another process is running it, `fileCantWrite` when the record cannot be removed; or the
     ///   ``OSSServerError`` of the abort (the record is then kept, so terminating again retries).
     public func terminate(_ id: String) async throws {
@@ -179,7 +179,9 @@ public actor OSSTransferManager {
         do {
             lock = try directory.store.lock(name: id)
         } catch {
-            throw OSSClientError(.cannotResumeUpload, "transfer \(id) is in use by another process", underlying: error)
+            throw OSSClientError(
+                Self.cannotResumeCode(forRecordName: id), "transfer \(id) is in use by another process",
+                underlying: error)
         }
         defer { withExtendedLifetime(lock) {} }
         do {
@@ -214,7 +216,7 @@ public actor OSSTransferManager {
     /// A Codable snapshot of transfer `id` (see ``OSSResumeToken``) that can be stored anywhere and given back to
     /// ``restore(_:)``, on this device after the record directory was cleared, or in another manager.
     ///
-    /// - Throws: ``OSSClientError`` `invalidArgument` when there is no record `id`, `cannotResumeUpload` when the
+    /// - Throws: ``OSSClientError`` `invalidArgument` when there is no record `id`, `cannotResumeUpload`/`cannotResumeDownload` when the
     ///   record cannot be read.
     public func resumeToken(for id: String) throws -> OSSResumeToken {
         guard let entry = directory.entry(name: id) else {
@@ -224,7 +226,9 @@ public actor OSSTransferManager {
         case .upload(let record): return OSSResumeToken(upload: record)
         case .download(let record): return OSSResumeToken(download: record)
         case .unusable(let error):
-            throw OSSClientError(.cannotResumeUpload, "transfer \(id) cannot be resumed: \(error)", underlying: error)
+            throw OSSClientError(
+                Self.cannotResumeCode(forRecordName: id), "transfer \(id) cannot be resumed: \(error)",
+                underlying: error)
         }
     }
 
@@ -233,19 +237,21 @@ public actor OSSTransferManager {
     /// local file are checked when the transfer resumes: a file changed since, or an upload the server no longer
     /// has, is handled as for any record.
     ///
-    /// - Throws: ``OSSClientError`` `cannotResumeUpload` when the transfer is running (here or in another
+    /// - Throws: ``OSSClientError`` `cannotResumeUpload`/`cannotResumeDownload` when the transfer is running (here or in another
     ///   process), `fileCantWrite` when the record cannot be written.
     @discardableResult
     public func restore(_ token: OSSResumeToken) throws -> String {
         let name = token.recordName
         guard running[name] == nil else {
-            throw OSSClientError(.cannotResumeUpload, "transfer \(name) is running")
+            throw OSSClientError(Self.cannotResumeCode(forRecordName: name), "transfer \(name) is running")
         }
         let lock: OSSRecordLock
         do {
             lock = try directory.store.lock(name: name)
         } catch {
-            throw OSSClientError(.cannotResumeUpload, "transfer \(name) is in use by another process", underlying: error)
+            throw OSSClientError(
+                Self.cannotResumeCode(forRecordName: name), "transfer \(name) is in use by another process",
+                underlying: error)
         }
         defer { withExtendedLifetime(lock) {} }
         do {
@@ -326,8 +332,15 @@ public actor OSSTransferManager {
             }
             return Running(pause: { download.pause() }, task: task)
         case .unusable(let error):
-            throw OSSClientError(.cannotResumeUpload, "transfer \(id) cannot be resumed: \(error)", underlying: error)
+            throw OSSClientError(
+                Self.cannotResumeCode(forRecordName: id), "transfer \(id) cannot be resumed: \(error)",
+                underlying: error)
         }
+    }
+
+    /// `cannotResumeDownload` for a download's record, `cannotResumeUpload` otherwise.
+    static func cannotResumeCode(forRecordName name: String) -> OSSClientErrorCode {
+        OSSRecordDirectory.kind(ofRecordName: name) == .download ? .cannotResumeDownload : .cannotResumeUpload
     }
 
     private static func isCancellation(_ error: any Error) -> Bool {

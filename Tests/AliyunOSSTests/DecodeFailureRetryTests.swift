@@ -1,0 +1,38 @@
+import AliyunOSS
+import NIOConcurrencyHelpers
+import Testing
+
+/// What the response-decoding closure throws is not a network error: it is neither mapped to one nor retried.
+@Suite("decode failures")
+struct DecodeFailureRetryTests {
+    struct MalformedAnswer: Error {}
+
+    @Test func aDecodeErrorIsThrownOnceAsExceptionCaught() async throws {
+        try await withServerAndClient { _, client in
+            let calls = NIOLockedValueBox(0)
+            let error = await thrownClientError {
+                _ = try await client.invoke(OSSOperation(name: "ListBuckets", method: "GET")) { _ -> Int in
+                    calls.withLockedValue { $0 += 1 }
+                    throw MalformedAnswer()
+                }
+            }
+            #expect(error?.code == .exceptionCaught)
+            #expect(error?.underlying is MalformedAnswer)
+            #expect(calls.withLockedValue { $0 } == 1, "a decode failure must not be retried")
+        }
+    }
+
+    @Test func aClientErrorFromDecodeKeepsItsCodeAndIsNotRetried() async throws {
+        try await withServerAndClient { _, client in
+            let calls = NIOLockedValueBox(0)
+            let error = await thrownClientError {
+                _ = try await client.invoke(OSSOperation(name: "ListBuckets", method: "GET")) { _ -> Int in
+                    calls.withLockedValue { $0 += 1 }
+                    throw OSSClientError(.invalidCRC, "checked in decode")
+                }
+            }
+            #expect(error?.code == .invalidCRC)
+            #expect(calls.withLockedValue { $0 } == 1)
+        }
+    }
+}
