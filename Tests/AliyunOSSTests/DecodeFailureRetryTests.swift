@@ -7,32 +7,30 @@ import Testing
 struct DecodeFailureRetryTests {
     struct MalformedAnswer: Error {}
 
-    @Test func aDecodeErrorIsThrownOnceAsExceptionCaught() async throws {
+    /// Runs a request whose decode closure throws `thrown`; returns the error and how often decode ran.
+    private func decodeThrowing(_ thrown: any Error) async throws -> (OSSClientError?, Int) {
         try await withServerAndClient { _, client in
             let calls = NIOLockedValueBox(0)
             let error = await thrownClientError {
                 _ = try await client.invoke(OSSOperation(name: "ListBuckets", method: "GET")) { _ -> Int in
                     calls.withLockedValue { $0 += 1 }
-                    throw MalformedAnswer()
+                    throw thrown
                 }
             }
-            #expect(error?.code == .exceptionCaught)
-            #expect(error?.underlying is MalformedAnswer)
-            #expect(calls.withLockedValue { $0 } == 1, "a decode failure must not be retried")
+            return (error, calls.withLockedValue { $0 })
         }
     }
 
+    @Test func aDecodeErrorIsThrownOnceAsExceptionCaught() async throws {
+        let (error, calls) = try await decodeThrowing(MalformedAnswer())
+        #expect(error?.code == .exceptionCaught)
+        #expect(error?.underlying is MalformedAnswer)
+        #expect(calls == 1, "a decode failure must not be retried")
+    }
+
     @Test func aClientErrorFromDecodeKeepsItsCodeAndIsNotRetried() async throws {
-        try await withServerAndClient { _, client in
-            let calls = NIOLockedValueBox(0)
-            let error = await thrownClientError {
-                _ = try await client.invoke(OSSOperation(name: "ListBuckets", method: "GET")) { _ -> Int in
-                    calls.withLockedValue { $0 += 1 }
-                    throw OSSClientError(.invalidCRC, "checked in decode")
-                }
-            }
-            #expect(error?.code == .invalidCRC)
-            #expect(calls.withLockedValue { $0 } == 1)
-        }
+        let (error, calls) = try await decodeThrowing(OSSClientError(.invalidCRC, "checked in decode"))
+        #expect(error?.code == .invalidCRC)
+        #expect(calls == 1)
     }
 }

@@ -184,7 +184,7 @@ final class OSSResumableDownloadEngine {
             case .prepareTempFile(let path, let length):
                 await closeHandle()
                 do {
-                    try OSSDownloadTempFileIO.prepare(path: path, length: length)
+                    try await OSSOffPool.run { try OSSDownloadTempFileIO.prepare(path: path, length: length) }
                 } catch {
                     await fail(error)
                     return
@@ -306,7 +306,7 @@ final class OSSResumableDownloadEngine {
             }
         }
         await closeHandle()
-        try OSSDownloadTempFileIO.commit(from: from, to: to)
+        try await OSSOffPool.run { try OSSDownloadTempFileIO.commit(from: from, to: to) }
     }
 
     func openHandle(path: String) async throws {
