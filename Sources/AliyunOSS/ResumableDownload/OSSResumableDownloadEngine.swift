@@ -183,7 +183,7 @@ final class OSSResumableDownloadEngine {
             case .prepareTempFile(let path, let length):
                 await closeHandle()
                 do {
-                    try OSSDownloadTempFileIO.prepare(path: path, length: length)
+                    try await OSSBlockingIO.run { try OSSDownloadTempFileIO.prepare(path: path, length: length) }
                 } catch {
                     await fail(error)
                     return

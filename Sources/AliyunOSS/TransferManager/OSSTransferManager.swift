@@ -227,7 +227,7 @@ public actor OSSTransferManager {
     /// A Codable snapshot of transfer `id` (see ``OSSResumeToken``) that can be stored anywhere and given back to
     /// ``restore(_:)``, on this device after the record directory was cleared, or in another manager.
     ///
-    /// - Throws: ``OSSClientError`` `invalidArgument` when there is no record `id`, `cannotResumeUpload` when the
+    /// - Throws: ``OSSClientError`` `invalidArgument` when there is no record `id`, `cannotResumeUpload`/`cannotResumeDownload` when the
     ///   record cannot be read.
     public func resumeToken(for id: String) throws -> OSSResumeToken {
         guard let entry = directory.entry(name: id) else {
@@ -237,7 +237,9 @@ public actor OSSTransferManager {
         case .upload(let record): return OSSResumeToken(upload: record, base: baseDirectory)
         case .download(let record): return OSSResumeToken(download: record, base: baseDirectory)
         case .unusable(let error):
-            throw OSSClientError(.cannotResumeUpload, "transfer \(id) cannot be resumed: \(error)", underlying: error)
+            throw OSSClientError(
+                Self.cannotResumeCode(forRecordName: id), "transfer \(id) cannot be resumed: \(error)",
+                underlying: error)
         }
     }
 
@@ -347,7 +349,9 @@ public actor OSSTransferManager {
             }
             return Running(pause: { download.pause() }, task: task)
         case .unusable(let error):
-            throw OSSClientError(.cannotResumeUpload, "transfer \(id) cannot be resumed: \(error)", underlying: error)
+            throw OSSClientError(
+                Self.cannotResumeCode(forRecordName: id), "transfer \(id) cannot be resumed: \(error)",
+                underlying: error)
         }
     }
 
@@ -355,6 +359,11 @@ public actor OSSTransferManager {
     private static func inUse(_ error: OSSResumableError, lockPath: String) -> OSSClientError {
         if case .recordLocked = error { return .transferInUse(lockPath: lockPath, underlying: error) }
         return OSSClientError(.fileCantWrite, "cannot take the lock \(lockPath): \(error)", underlying: error)
+    }
+
+    /// `cannotResumeDownload` for a download's record, `cannotResumeUpload` otherwise.
+    static func cannotResumeCode(forRecordName name: String) -> OSSClientErrorCode {
+        OSSRecordDirectory.kind(ofRecordName: name) == .download ? .cannotResumeDownload : .cannotResumeUpload
     }
 
     private static func isCancellation(_ error: any Error) -> Bool {
