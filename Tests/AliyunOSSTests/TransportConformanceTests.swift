@@ -39,18 +39,20 @@ struct TransportConformanceTests {
     @Test("a whole-request time limit is a network error, not a cancellation", arguments: transports)
     func requestTimeLimitIsANetworkError(transport: OSSTransportKind) async throws {
         try await withServerAndClient(
-            faults: [try LocalOSSFaultRule(parsing: "GetObject:delay=8000")],
-            configure: {
-                $0.transport = transport
-                $0.timeouts.request = .seconds(2)
-                $0.retry.maxRetryCount = 0
-            }
-        ) { _, client in
-            // Put with a generous limit (a loaded machine may take more than the 2 s of the GET's limit).
+            faults: [try LocalOSSFaultRule(parsing: "GetObject:delay=8000")], configure: { $0.transport = transport }
+        ) { server, client in
             _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "slow", data: Data("x".utf8)))
+            // A second client whose requests may take 1 s in all (only its GET is made, so machine load cannot
+            // make another request hit the limit).
+            var configuration = client.configuration
+            configuration.timeouts.request = .seconds(1)
+            configuration.retry.maxRetryCount = 0
+            let limited = try OSSClient(
+                endpoint: server.endpoint, credentialProvider: server.credentials.provider, configuration: configuration)
             let code = await clientErrorCode {
-                _ = try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "slow"))
+                _ = try await limited.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "slow"))
             }
+            try await limited.shutdown()
             #expect(code == .networkError)
         }
     }

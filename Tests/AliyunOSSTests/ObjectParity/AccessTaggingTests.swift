@@ -146,7 +146,13 @@ struct AccessTaggingTests {
                 let again = await serverError {
                     _ = try await client.restoreObject(OSSRestoreObjectRequest(bucketName: "bkt", objectKey: "cold"))
                 }
-                #expect(again?.code == "RestoreAlreadyInProgress")
+                if let again {
+                    #expect(again.code == "RestoreAlreadyInProgress")
+                } else {
+                    // The restore finished between the HEAD and the second request (a loaded machine): a second
+                    // restore of a restored object is accepted, as by OSS.
+                    #expect(try await client.headObject(head).restoreStatus != .ongoing)
+                }
             }
             while status == .ongoing {
                 try await Task.sleep(for: .milliseconds(100))
