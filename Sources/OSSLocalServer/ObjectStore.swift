@@ -137,7 +137,7 @@ actor ObjectStore {
     /// Creates a bucket; returns false if it already existed.
     func createBucket(_ name: String, now: Date) throws -> Bool {
         guard Router.isValidBucketName(name) else {
-            throw OSSServerError(400, "InvalidBucketName", "The specified bucket is not valid.", fields: [("BucketName", name)])
+            throw LocalOSSError(400, "InvalidBucketName", "The specified bucket is not valid.", fields: [("BucketName", name)])
         }
         if buckets[name] != nil { return false }
         let record = BucketRecord(name: name, creationDate: Int64(now.timeIntervalSince1970))
@@ -149,10 +149,10 @@ actor ObjectStore {
         return true
     }
 
-    func deleteBucket(_ name: String) throws(OSSServerError) {
+    func deleteBucket(_ name: String) throws(LocalOSSError) {
         guard let bucket = buckets[name] else { throw .noSuchBucket(name) }
         guard bucket.objects.isEmpty, bucket.uploads.isEmpty else {
-            throw OSSServerError(
+            throw LocalOSSError(
                 409, "BucketNotEmpty", "The bucket you tried to delete is not empty.", fields: [("BucketName", name)])
         }
         buckets[name] = nil
@@ -163,14 +163,14 @@ actor ObjectStore {
         buckets.values.map(\.record).sorted { $0.name < $1.name }
     }
 
-    func bucket(_ name: String) throws(OSSServerError) -> BucketRecord {
+    func bucket(_ name: String) throws(LocalOSSError) -> BucketRecord {
         guard let bucket = buckets[name] else { throw .noSuchBucket(name) }
         return bucket.record
     }
 
     // MARK: - Objects
 
-    func object(_ bucket: String, _ key: String) throws(OSSServerError) -> ObjectRecord {
+    func object(_ bucket: String, _ key: String) throws(LocalOSSError) -> ObjectRecord {
         guard let b = buckets[bucket] else { throw .noSuchBucket(bucket) }
         guard let object = b.objects[ExactKey(key)] else { throw .noSuchKey(key) }
         return object
@@ -184,7 +184,7 @@ actor ObjectStore {
     func commitObject(_ bucket: String, record: ObjectRecord, tempPath: String) throws -> ObjectRecord {
         guard var b = buckets[bucket] else {
             FileIO.remove(tempPath)
-            throw OSSServerError.noSuchBucket(bucket)
+            throw LocalOSSError.noSuchBucket(bucket)
         }
         var record = record
         let digest = Self.keyDigest(record.key)
@@ -201,7 +201,7 @@ actor ObjectStore {
     }
 
     /// Deletes an object; deleting a missing key is not an error.
-    func deleteObject(_ bucket: String, _ key: String) throws(OSSServerError) {
+    func deleteObject(_ bucket: String, _ key: String) throws(LocalOSSError) {
         guard var b = buckets[bucket] else { throw .noSuchBucket(bucket) }
         guard let previous = b.objects.removeValue(forKey: ExactKey(key)) else { return }
         b.sortedKeys = nil
@@ -212,7 +212,7 @@ actor ObjectStore {
     }
 
     /// Keys sorted by UTF-8 bytes.
-    func sortedKeys(_ bucket: String) throws(OSSServerError) -> [String] {
+    func sortedKeys(_ bucket: String) throws(LocalOSSError) -> [String] {
         guard var b = buckets[bucket] else { throw .noSuchBucket(bucket) }
         if let keys = b.sortedKeys { return keys }
         let keys = b.objects.keys.map(\.key).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
@@ -229,7 +229,7 @@ actor ObjectStore {
     // MARK: - Multipart uploads
 
     func initiateUpload(_ bucket: String, record: UploadRecord) throws -> UploadRecord {
-        guard var b = buckets[bucket] else { throw OSSServerError.noSuchBucket(bucket) }
+        guard var b = buckets[bucket] else { throw LocalOSSError.noSuchBucket(bucket) }
         let dir = uploadDirectory(bucket, record.uploadId)
         try FileIO.makeDirectory(dir)
         try FileIO.writeAtomically(try encoder.encode(record), to: dir + "/upload.json", tempDirectory: tempDirectory)
@@ -238,13 +238,13 @@ actor ObjectStore {
         return record
     }
 
-    func upload(_ bucket: String, key: String, uploadId: String) throws(OSSServerError) -> Upload {
+    func upload(_ bucket: String, key: String, uploadId: String) throws(LocalOSSError) -> Upload {
         guard let b = buckets[bucket] else { throw .noSuchBucket(bucket) }
         guard let upload = b.uploads[uploadId], upload.record.key.utf8.elementsEqual(key.utf8) else { throw .noSuchUpload(uploadId) }
         return upload
     }
 
-    func uploads(_ bucket: String) throws(OSSServerError) -> [UploadRecord] {
+    func uploads(_ bucket: String) throws(LocalOSSError) -> [UploadRecord] {
         guard let b = buckets[bucket] else { throw .noSuchBucket(bucket) }
         return b.uploads.values.map(\.record)
     }
@@ -253,7 +253,7 @@ actor ObjectStore {
     func commitPart(_ bucket: String, key: String, uploadId: String, part: PartRecord, tempPath: String) throws {
         guard var b = buckets[bucket], var upload = b.uploads[uploadId], upload.record.key.utf8.elementsEqual(key.utf8) else {
             FileIO.remove(tempPath)
-            throw OSSServerError.noSuchUpload(uploadId)
+            throw LocalOSSError.noSuchUpload(uploadId)
         }
         var part = part
         part.dataFile = "part-\(part.partNumber).\(RequestID.make()).data"
@@ -269,7 +269,7 @@ actor ObjectStore {
     }
 
     /// Removes an upload (after abort or complete) and its files.
-    func removeUpload(_ bucket: String, key: String, uploadId: String) throws(OSSServerError) {
+    func removeUpload(_ bucket: String, key: String, uploadId: String) throws(LocalOSSError) {
         guard var b = buckets[bucket] else { throw .noSuchBucket(bucket) }
         guard let upload = b.uploads[uploadId], upload.record.key.utf8.elementsEqual(key.utf8) else { throw .noSuchUpload(uploadId) }
         b.uploads[uploadId] = nil
@@ -283,7 +283,7 @@ actor ObjectStore {
     {
         guard let b = buckets[bucket], let upload = b.uploads[uploadId], upload.record.key.utf8.elementsEqual(record.key.utf8) else {
             FileIO.remove(tempPath)
-            throw OSSServerError.noSuchUpload(uploadId)
+            throw LocalOSSError.noSuchUpload(uploadId)
         }
         let committed = try commitObject(bucket, record: record, tempPath: tempPath)
         try removeUpload(bucket, key: record.key, uploadId: uploadId)

@@ -11,7 +11,7 @@ extension RequestHandler {
     /// The smallest size of every part but the last (100 KB).
     static let minimumPartSize: Int64 = 102_400
 
-    func requireUploadId(_ context: RequestContext) throws(OSSServerError) -> String {
+    func requireUploadId(_ context: RequestContext) throws(LocalOSSError) -> String {
         guard let id = context.query["uploadId"], !id.isEmpty else {
             throw .invalidArgument("uploadId is required.", name: "uploadId")
         }
@@ -42,7 +42,7 @@ extension RequestHandler {
         let uploadId = try requireUploadId(context)
         let numberText = context.query["partNumber"] ?? ""
         guard let partNumber = Int(numberText), partNumber >= 1, partNumber <= 10_000 else {
-            throw OSSServerError.invalidArgument(
+            throw LocalOSSError.invalidArgument(
                 "Part number must be an integer between 1 and 10000, inclusive.", name: "partNumber", value: numberText)
         }
         _ = try await store.upload(bucket, key: key, uploadId: uploadId)
@@ -71,7 +71,7 @@ extension RequestHandler {
         var marker = 0
         if !markerText.isEmpty {
             guard let m = Int(markerText), m >= 0 else {
-                throw OSSServerError.invalidArgument(
+                throw LocalOSSError.invalidArgument(
                     "part-number-marker must be a non-negative integer.", name: "part-number-marker", value: markerText)
             }
             marker = m
@@ -120,32 +120,32 @@ extension RequestHandler {
         var chosen: [PartRecord] = []
         if context.header("x-oss-complete-all")?.lowercased() == "yes" {
             guard body.readableBytes == 0 else {
-                throw OSSServerError.invalidArgument("With x-oss-complete-all: yes the request body must be empty.")
+                throw LocalOSSError.invalidArgument("With x-oss-complete-all: yes the request body must be empty.")
             }
             chosen = upload.parts.values.sorted { $0.partNumber < $1.partNumber }
         } else {
             let root: OSSXMLNode
             do { root = try OSSXMLParser.parse(body.readableBytesView, root: "CompleteMultipartUpload") } catch {
-                throw OSSServerError.malformedXML("\(error)")
+                throw LocalOSSError.malformedXML("\(error)")
             }
             let listed = root.children("Part")
-            guard !listed.isEmpty else { throw OSSServerError.malformedXML("no Part elements") }
+            guard !listed.isEmpty else { throw LocalOSSError.malformedXML("no Part elements") }
             var previous = 0
             for item in listed {
                 guard let numberText = item.string("PartNumber"), let number = Int(numberText.trimmingWhitespace()),
                     let etag = item.string("ETag")
                 else {
-                    throw OSSServerError.malformedXML("each Part needs PartNumber and ETag")
+                    throw LocalOSSError.malformedXML("each Part needs PartNumber and ETag")
                 }
                 guard number > previous else {
-                    throw OSSServerError(
+                    throw LocalOSSError(
                         400, "InvalidPartOrder",
                         "The list of parts was not in ascending order. The parts list must be specified in order by part number.")
                 }
                 previous = number
                 let wanted = ObjectConditions.unquote(etag.trimmingWhitespace()).uppercased()
                 guard let part = upload.parts[number], part.md5Hex == wanted else {
-                    throw OSSServerError(
+                    throw LocalOSSError(
                         400, "InvalidPart",
                         "One or more of the specified parts could not be found or the specified entity tag might not have matched the part's entity tag.",
                         fields: [("PartNumber", String(number)), ("ETag", etag)])
@@ -154,7 +154,7 @@ extension RequestHandler {
             }
         }
         for part in chosen.dropLast() where part.size < Self.minimumPartSize {
-            throw OSSServerError(
+            throw LocalOSSError(
                 400, "EntityTooSmall", "Your proposed upload is smaller than the minimum allowed size.",
                 fields: [("PartNumber", String(part.partNumber)), ("ProposedSize", String(part.size)),
                          ("MinSizeAllowed", String(Self.minimumPartSize))])

@@ -48,7 +48,7 @@ final class RequestHandler: Sendable {
                     response, context: context, operation: nil, reader: reader, outbound: outbound, responseDrop: nil)
             }
             operation = try Router.operation(for: context)
-        } catch let error as OSSServerError {
+        } catch let error as LocalOSSError {
             let fallback = RequestContext(
                 head: head, method: head.method.rawValue, bucket: nil, key: nil, query: [:], headers: [:],
                 requestId: requestId, now: Date(), hostId: hostId(head))
@@ -91,13 +91,13 @@ final class RequestHandler: Sendable {
             if let (requested, code) = outcome.status {
                 let status = (300...599).contains(requested) ? requested : 500
                 try await reader.drain()
-                throw OSSServerError(
-                    status, code ?? OSSServerError.defaultCode(forStatus: status),
+                throw LocalOSSError(
+                    status, code ?? LocalOSSError.defaultCode(forStatus: status),
                     "Injected fault (HTTP \(status)) by the local server.")
             }
             try authenticator.authenticate(context)
             response = try await dispatch(operation, context: context, reader: reader)
-        } catch let error as OSSServerError {
+        } catch let error as LocalOSSError {
             response = errorResponse(error, context: context)
         } catch is DropConnection {
             await state.finish(operation, requestBytes: reader.bytesRead, responseBytes: 0)
@@ -139,7 +139,7 @@ final class RequestHandler: Sendable {
                 fileHandle = try await FileSystem.shared.openFile(forReadingAt: FilePath(path))
             } catch {
                 response = errorResponse(
-                    OSSServerError(503, "ServiceUnavailable", "The object was replaced while it was being read; retry."),
+                    LocalOSSError(503, "ServiceUnavailable", "The object was replaced while it was being read; retry."),
                     context: context)
             }
         }
@@ -190,7 +190,7 @@ final class RequestHandler: Sendable {
             return false
         case .file(_, let offset, let length):
             if length == 0 { return limit != nil }
-            guard let file else { throw OSSServerError.internalError("the data file is not open") }
+            guard let file else { throw LocalOSSError.internalError("the data file is not open") }
             var sent: Int64 = 0
             for try await var chunk in file.readChunks(in: offset..<(offset + length), chunkLength: .mebibytes(1)) {
                 flipBit(in: &chunk, startingAt: sent, target: corruptAt)
@@ -202,13 +202,13 @@ final class RequestHandler: Sendable {
                 sent += Int64(chunk.readableBytes)
                 try await outbound.write(.body(.byteBuffer(chunk)))
             }
-            if sent < length { throw OSSServerError.internalError("the data file is shorter than recorded") }
+            if sent < length { throw LocalOSSError.internalError("the data file is shorter than recorded") }
             return false
         }
     }
 
     /// An OSS `<Error>` reply; for HEAD the XML goes Base64-encoded into `x-oss-err`.
-    func errorResponse(_ error: OSSServerError, context: RequestContext) -> ServerResponse {
+    func errorResponse(_ error: LocalOSSError, context: RequestContext) -> ServerResponse {
         let xml = error.xml(requestId: context.requestId, hostId: context.hostId)
         var response = ServerResponse.xml(xml, status: HTTPResponseStatus(statusCode: error.status))
         response.headers.add(name: "x-oss-ec", value: error.ec)
