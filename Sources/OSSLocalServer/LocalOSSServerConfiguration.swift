@@ -1,3 +1,4 @@
+import Logging
 import OSSSigning
 
 import Foundation
@@ -35,6 +36,11 @@ public struct LocalOSSServerConfiguration: Sendable {
     /// Host-name suffixes that mean virtual-host addressing (`<bucket>.<suffix>`), besides `localhost`.
     /// A `Host` of `<bucket>.<IPv4 literal>` is also treated as virtual-host.
     public var virtualHostDomains: [String]
+    /// Where the server logs: one line per request (method, path without query, status, body bytes, request id)
+    /// at ``requestLogLevel``. The logger's own `logLevel` decides what is emitted.
+    public var logger: Logger
+    /// The level of the per-request lines. Default `.info`.
+    public var requestLogLevel: Logger.Level
 
     /// Creates a configuration; every parameter has a development default.
     public init(
@@ -49,7 +55,9 @@ public struct LocalOSSServerConfiguration: Sendable {
         faults: [LocalOSSFaultRule] = [],
         adminEnabled: Bool = true,
         maxClockSkew: TimeInterval = 900,
-        virtualHostDomains: [String] = []
+        virtualHostDomains: [String] = [],
+        logger: Logger = Logger(label: "oss-local-server"),
+        requestLogLevel: Logger.Level = .info
     ) {
         self.host = host
         self.port = port
@@ -63,5 +71,7 @@ public struct LocalOSSServerConfiguration: Sendable {
         self.adminEnabled = adminEnabled
         self.maxClockSkew = maxClockSkew
         self.virtualHostDomains = virtualHostDomains
+        self.logger = logger
+        self.requestLogLevel = requestLogLevel
     }
 }

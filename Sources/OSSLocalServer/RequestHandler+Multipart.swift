@@ -159,13 +159,6 @@ extension RequestHandler {
                 fields: [("PartNumber", String(part.partNumber)), ("ProposedSize", String(part.size)),
                          ("MinSizeAllowed", String(Self.minimumPartSize))])
         }
-        let temp = store.newTempPath()
-        do {
-            try await FileIO.concatenate(chosen.map { store.partDataPath(bucket, uploadId, $0) }, into: temp)
-        } catch {
-            FileIO.remove(temp)
-            throw error
-        }
         var md5s: [UInt8] = []
         for part in chosen { md5s += Self.hexBytes(part.md5Hex) }
         let etagHex = Insecure.MD5.hash(data: md5s).map { b in (b < 16 ? "0" : "") + String(b, radix: 16, uppercase: true) }
@@ -177,7 +170,7 @@ extension RequestHandler {
             lastModified: Int64(context.now.timeIntervalSince1970), contentType: upload.record.contentType,
             contentMD5: nil, userMetadata: upload.record.userMetadata, headers: upload.record.headers,
             objectType: "Multipart", dataFile: "")
-        let committed = try await store.completeUpload(bucket, uploadId: uploadId, record: record, tempPath: temp)
+        let committed = try await store.completeUpload(bucket, uploadId: uploadId, record: record, parts: chosen)
         var headers = HTTPHeaders()
         headers.add(name: "ETag", value: committed.etag)
         headers.add(name: "x-oss-hash-crc64ecma", value: String(committed.crc64))

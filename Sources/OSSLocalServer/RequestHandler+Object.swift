@@ -120,14 +120,15 @@ extension RequestHandler {
             return ServerResponse(status: .notModified, headers: headers)
         }
         let standard = context.header("x-oss-range-behavior")?.lowercased() == "standard"
-        let path = store.objectDataPath(bucket, object)
         if let range = try ObjectConditions.range(context.header("range"), size: object.size, standard: standard) {
             headers.add(name: "Content-Range", value: "bytes \(range.lowerBound)-\(range.upperBound)/\(object.size)")
+            let length = range.upperBound - range.lowerBound + 1
             return ServerResponse(
                 status: .partialContent, headers: headers,
-                body: .file(path: path, offset: range.lowerBound, length: range.upperBound - range.lowerBound + 1))
+                body: .segments(store.objectSegments(bucket, object, offset: range.lowerBound, length: length)))
         }
-        return ServerResponse(status: .ok, headers: headers, body: .file(path: path, offset: 0, length: object.size))
+        return ServerResponse(
+            status: .ok, headers: headers, body: .segments(store.objectSegments(bucket, object, offset: 0, length: object.size)))
     }
 
     /// `HEAD /key?objectMeta`: ETag, size and times only.
@@ -145,7 +146,7 @@ extension RequestHandler {
         var response = ServerResponse(status: .ok, headers: headers)
         if context.head.method == .HEAD {
             // A HEAD reply carries no body; Content-Length describes the object, as OSS does.
-            response.body = .file(path: store.objectDataPath(bucket, object), offset: 0, length: object.size)
+            response.body = .segments(store.objectSegments(bucket, object, offset: 0, length: object.size))
         }
         return response
     }
