@@ -3,35 +3,25 @@ import OSSCRC64
 import OSSLocalServer
 import Testing
 
-/// SIGKILLs the real `oss-local-server` at varied points of CompleteMultipartUpload, restarts it on the same data
+/// SIGKILLs the real `oss-local-server` at points spread over the first 40 ms of CompleteMultipartUpload, restarts it on the same data
 /// directory and checks that the key holds the old object or the new one (byte for byte) and that no data file is
 /// left that no record references.
 @Suite struct CompleteKillLoopTests {
-    /// SplitMix64: a seeded generator, so a failing iteration can be replayed.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    static let seed: UInt64 = 0x05_5C0F_FEE1
+    static let iterations = 12
+    /// The kills sweep this window after Complete is sent (deterministic, so a failing iteration can be replayed);
+    /// an odd step spreads them over the window's phases.
+    static let windowMicroseconds: UInt64 = 40_000
 
     @Test func killDuringCompleteLeavesOldOrNewObject() async throws {
         let binary = try #require(ServerProcess.executable(), "oss-local-server was not built next to \(CommandLine.arguments[0])")
         let dir = tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let arguments = ["--host", "127.0.0.1", "--port", "0", "--data-dir", dir.path, "--bucket", "kill"]
-        var random = SeededGenerator(state: Self.seed)
         var server = try await ServerProcess(binary, arguments: arguments)
         var current = randomBytes(200_000)
         #expect(try await server.client.send("PUT", bucket: "kill", key: "k", body: current).status == 200)
         var outcomes: [String: Int] = [:]
-        for iteration in 0..<12 {
+        for iteration in 0..<Self.iterations {
             let client = server.client
             let id = try await MultipartTests.initiate(client, bucket: "kill", key: "k")
             var listed: [(Int, String)] = []
@@ -46,7 +36,8 @@ import Testing
                     next += data
                 }
             }
-            let delay = UInt64.random(in: 0...40_000, using: &random)  // microseconds after sending Complete
+            // Microseconds after sending Complete: iteration i of n kills at (7i mod n)/n of the window.
+            let delay = UInt64((7 * iteration) % Self.iterations) * Self.windowMicroseconds / UInt64(Self.iterations)
             let complete = Task {
                 try? await client.send(
                     "POST", bucket: "kill", key: "k", query: ["uploadId": id], body: MultipartTests.completeBody(listed))
@@ -70,7 +61,7 @@ import Testing
         }
         await server.stop(signal: SIGTERM)
         // Both outcomes are legal; the counts only describe where the kills landed.
-        print("kill loop outcomes (seed \(Self.seed)): \(outcomes)")
+        print("kill loop outcomes: \(outcomes)")
     }
 
     /// Every data file in the bucket is referenced by an object record or a part record.
