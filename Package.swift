@@ -1,6 +1,10 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// AsyncHTTPClient is the default transport on Linux (several times faster there than swift-corelibs-foundation's
+/// URLSession). On Apple platforms the SDK uses URLSession and links no AsyncHTTPClient at all.
+let nonApple: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
+
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
@@ -49,13 +53,14 @@ let package = Package(
             dependencies: [
                 "OSSCRC64", "OSSSigning", "OSSXML", "OSSResumable",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: nonApple)),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: nonApple)),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            resources: [.copy("PrivacyInfo.xcprivacy")],
             swiftSettings: swiftSettings
         ),
 
@@ -156,9 +161,7 @@ let package = Package(
             dependencies: [
                 "AliyunOSS", "OSSLocalServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

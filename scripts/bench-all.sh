@@ -14,6 +14,8 @@
 # 5. resumable download: the same for downloads (Samples/ResumableDownload/benchmark.sh)
 # 6. resume waste: `oss cp` killed with SIGKILL at 50% (server counters), resumed; bytes sent twice vs the
 #    threads x partSize bound (scripts/kill_loop.py, one run each way, tuned settings)
+# 7. transports: oss cp upload/download through URLSession and AsyncHTTPClient beside curl; URLSession RSS at
+#    more sizes (scripts/bench-transport.sh)
 # The SDK's client CPU per GiB is then printed as a ratio to the floor (target: 1.5x or less), and a markdown
 # table of every figure (for README.md) closes the output.
 # PART_SIZE / THREADS (default 8 MiB / 4): the tuned settings of 4-6.
@@ -73,6 +75,10 @@ echo "== 6. resume waste: kill -9 at 50%, then resume (tuned settings) =="
 python3 scripts/kill_loop.py --oss "$BIN/oss" --server "$BIN/oss-local-server" --runs 1 --seed 50 \
     --min-mib "$SIZE_MIB" --max-mib "$SIZE_MIB" --part-size "$PART_SIZE" --threads "$THREADS" --fraction 0.5 \
     | tee "$LOG/waste.txt"
+echo
+
+echo "== 7. transports: URLSession vs AsyncHTTPClient vs curl =="
+SKIP_BUILD=1 ./scripts/bench-transport.sh "$SIZE_MIB" "$MORE_MIB" | tee "$LOG/transport.txt"
 echo
 
 floor_per_gib=$(sed -n 's/.*cpu per GiB \([0-9.]*\) s.*/\1/p' "$LOG/floor.txt")

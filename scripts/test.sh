@@ -2,8 +2,12 @@
 # The project's one test command (see README.md):
 #   1. makes sure .venv holds the official OSS Python clients (oss2, alibabacloud-oss-v2), which judge the
 #      local server and cross-check our signatures;
-#   2. runs every Swift test (Swift Testing) with `swift test`.
-# Extra arguments are passed to `swift test` (e.g. --filter OSSSigningTests).
+#   2. checks the C CRC-64 kernels: natively, on arm64 under qemu, and for Apple targets
+#      (scripts/test-crc-arm64.sh; CRC_ARM64_SKIP=1 skips it locally);
+#   3. runs every Swift test (Swift Testing) with `swift test`;
+#   4. on Linux, where the default transport is AsyncHTTPClient, runs the transport-facing suites again through the
+#      URLSession transport (OSS_TRANSPORT=urlsession): one conformance suite, two transports.
+# Extra arguments are passed to `swift test` (e.g. --filter OSSSigningTests), and then only that one run happens.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,4 +17,12 @@ if ! .venv/bin/python -c "import oss2, alibabacloud_oss_v2" >/dev/null 2>&1; the
     .venv/bin/pip install --quiet --disable-pip-version-check oss2 alibabacloud-oss-v2
 fi
 
+./scripts/test-crc-arm64.sh
+
+if [ "$#" -eq 0 ] && [ "$(uname -s)" = "Linux" ]; then
+    swift test
+    echo "scripts/test.sh: the transport-facing suites again, through the URLSession transport"
+    OSS_TRANSPORT=urlsession exec swift test --skip-build \
+        --filter 'AliyunOSSTests|OSSToolTests|SeededFaultTransferTests|ObjectReplacementTests'
+fi
 exec swift test "$@"

@@ -13,9 +13,14 @@ import OSSLocalServer
 struct PutObject: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "put-object", abstract: "Upload an object.")
 
-    @Option(help: "OSS endpoint, e.g. https://oss-cn-hangzhou.aliyuncs.com (default: an embedded local server).")
-    var endpoint: String?
-    @Option(help: "Region id, e.g. cn-hangzhou (needed for V4).") var region: String = "cn-hangzhou"
+    @Option(name: .customLong("endpoint"), help: "OSS endpoint, e.g. https://oss-cn-hangzhou.aliyuncs.com (default: $OSS_ENDPOINT, else an embedded local server).")
+    var endpointOption: String?
+    /// The endpoint: --endpoint, else $OSS_ENDPOINT (as the oss CLI reads it), else the embedded local server.
+    var endpoint: String? { endpointOption ?? ProcessInfo.processInfo.environment["OSS_ENDPOINT"] }
+    @Option(name: .customLong("region"), help: "Region id, e.g. cn-hangzhou (needed for V4). Default: $OSS_REGION, else cn-hangzhou.")
+    var regionOption: String?
+    /// The region: --region, else $OSS_REGION (as the oss CLI reads it), else cn-hangzhou.
+    var region: String { regionOption ?? ProcessInfo.processInfo.environment["OSS_REGION"] ?? "cn-hangzhou" }
     @Option(help: "Bucket name.") var bucket: String = "demo"
     @Option(help: "Object key.") var key: String = "hello.txt"
     @Option(help: "v1 or v4.") var signatureVersion: String = "v4"

@@ -21,8 +21,13 @@ struct RefreshingCredentials: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "refreshing-credentials", abstract: "Put and get an object with refreshing STS credentials.")
 
-    @Option(help: "OSS endpoint (default: an embedded local server).") var endpoint: String?
-    @Option(help: "Region id (needed for V4).") var region: String = "cn-hangzhou"
+    @Option(name: .customLong("endpoint"), help: "OSS endpoint (default: $OSS_ENDPOINT, else an embedded local server).") var endpointOption: String?
+    /// The endpoint: --endpoint, else $OSS_ENDPOINT (as the oss CLI reads it), else the embedded local server.
+    var endpoint: String? { endpointOption ?? ProcessInfo.processInfo.environment["OSS_ENDPOINT"] }
+    @Option(name: .customLong("region"), help: "Region id (needed for V4). Default: $OSS_REGION, else cn-hangzhou.")
+    var regionOption: String?
+    /// The region: --region, else $OSS_REGION (as the oss CLI reads it), else cn-hangzhou.
+    var region: String { regionOption ?? ProcessInfo.processInfo.environment["OSS_REGION"] ?? "cn-hangzhou" }
     @Option(help: "Bucket name.") var bucket: String = "sts-demo"
     @Option(help: "Object key.") var key: String = "sts/hello.txt"
     @Option(help: "Your STS token service URL (required with --endpoint).") var tokenURL: String?

@@ -25,9 +25,14 @@ struct ResumableDownload: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "resumable-download", abstract: "Download an object into a file, resumably.")
 
-    @Option(help: "OSS endpoint, e.g. https://oss-cn-hangzhou.aliyuncs.com (default: an embedded local server).")
-    var endpoint: String?
-    @Option(help: "Region id (needed for V4 signatures).") var region: String = "cn-hangzhou"
+    @Option(name: .customLong("endpoint"), help: "OSS endpoint, e.g. https://oss-cn-hangzhou.aliyuncs.com (default: $OSS_ENDPOINT, else an embedded local server).")
+    var endpointOption: String?
+    /// The endpoint: --endpoint, else $OSS_ENDPOINT (as the oss CLI reads it), else the embedded local server.
+    var endpoint: String? { endpointOption ?? ProcessInfo.processInfo.environment["OSS_ENDPOINT"] }
+    @Option(name: .customLong("region"), help: "Region id (needed for V4 signatures). Default: $OSS_REGION, else cn-hangzhou.")
+    var regionOption: String?
+    /// The region: --region, else $OSS_REGION (as the oss CLI reads it), else cn-hangzhou.
+    var region: String { regionOption ?? ProcessInfo.processInfo.environment["OSS_REGION"] ?? "cn-hangzhou" }
     @Option(help: "Bucket name (default with the local server: demo-bucket).") var bucket: String?
     @Option(help: "Object key (default with the local server: demo.bin).") var key: String?
     @Option(help: "Destination file.") var file: String

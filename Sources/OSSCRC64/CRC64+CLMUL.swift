@@ -1,6 +1,7 @@
 import COSSCRC64
 
-/// CRC-64/XZ by carry-less-multiplication folding (PCLMULQDQ on x86-64), with the table code as fallback.
+/// CRC-64/XZ by carry-less-multiplication folding (PCLMULQDQ on x86-64, PMULL on arm64), with the table code as
+/// fallback.
 ///
 /// Four 128-bit accumulators fold 64 bytes per step; they are folded into one, and the last 16 bytes of state
 /// are reduced with the table code from register 0. The result equals the table implementation on every input

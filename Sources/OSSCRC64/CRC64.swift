@@ -50,7 +50,7 @@ public struct CRC64: Sendable, Hashable {
     }
 
     /// Continues the CRC `crc` over `buffer`, using the fastest implementation available: carry-less-multiply
-    /// folding where the CPU has it (x86-64 PCLMULQDQ), slicing-by-8 tables otherwise.
+    /// folding where the CPU has it (x86-64 PCLMULQDQ, arm64 PMULL), slicing-by-8 tables otherwise.
     public static func update(_ crc: UInt64, _ buffer: UnsafeRawBufferPointer) -> UInt64 {
         if buffer.count >= CRC64CLMUL.threshold && CRC64CLMUL.isAvailable {
             return CRC64CLMUL.update(crc, buffer)

@@ -42,6 +42,14 @@ actor ServerState {
 
     func snapshot() -> LocalOSSServerStats { stats }
 
+    /// Counts a response paced by `x-oss-traffic-limit`: its bytes, the time the limit required and the time taken.
+    func recordTrafficLimited(_ shaper: TrafficShaper) {
+        stats.trafficLimitedResponses += 1
+        stats.trafficLimitedBytes += shaper.bytes
+        stats.trafficLimitRequiredMicroseconds += shaper.requiredNanoseconds / 1000
+        stats.trafficLimitElapsedMicroseconds += shaper.elapsedNanoseconds / 1000
+    }
+
     func reset() { stats = LocalOSSServerStats() }
 
     /// Counts a request of `operation` and evaluates the fault rules for it.

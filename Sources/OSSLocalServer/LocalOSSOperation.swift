@@ -21,6 +21,19 @@ public enum LocalOSSOperation: String, Sendable, Codable, CaseIterable, Hashable
     case completeMultipartUpload = "CompleteMultipartUpload"
     case abortMultipartUpload = "AbortMultipartUpload"
     case listMultipartUploads = "ListMultipartUploads"
+    case copyObject = "CopyObject"
+    case uploadPartCopy = "UploadPartCopy"
+    case appendObject = "AppendObject"
+    case putObjectACL = "PutObjectACL"
+    case getObjectACL = "GetObjectACL"
+    case putBucketACL = "PutBucketACL"
+    case getBucketACL = "GetBucketACL"
+    case putObjectTagging = "PutObjectTagging"
+    case getObjectTagging = "GetObjectTagging"
+    case deleteObjectTagging = "DeleteObjectTagging"
+    case putSymlink = "PutSymlink"
+    case getSymlink = "GetSymlink"
+    case restoreObject = "RestoreObject"
 
     /// Looks an operation up by its OSS name, case-insensitively (`uploadpart`, `UploadPart`).
     public init?(name: String) {

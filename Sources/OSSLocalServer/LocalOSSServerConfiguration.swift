@@ -41,6 +41,11 @@ public struct LocalOSSServerConfiguration: Sendable {
     public var logger: Logger
     /// The level of the per-request lines. Default `.info`.
     public var requestLogLevel: Logger.Level
+    /// How long a RestoreObject of an Archive object takes before the object can be read. Default 1 s.
+    public var restoreDelay: TimeInterval = 1
+    /// How long an upload callback's server has to answer before the upload is answered with 203 `CallbackFailed`
+    /// (OSS: 5 seconds).
+    public var callbackTimeout: Duration = .seconds(5)
 
     /// Creates a configuration; every parameter has a development default.
     public init(

@@ -20,10 +20,36 @@ public struct LocalOSSServerStats: Sendable, Codable, Hashable {
         }
     }
 
+    private enum CodingKeys: String, CodingKey {
+        case operations, faultsInjected, trafficLimitedResponses, trafficLimitedBytes, trafficLimitRequiredMicroseconds
+        case trafficLimitElapsedMicroseconds
+    }
+
+    /// Decodes a snapshot; counters a server did not send are zero.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        operations = try container.decode([String: Counters].self, forKey: .operations)
+        faultsInjected = try container.decode(Int64.self, forKey: .faultsInjected)
+        trafficLimitedResponses = try container.decodeIfPresent(Int64.self, forKey: .trafficLimitedResponses) ?? 0
+        trafficLimitedBytes = try container.decodeIfPresent(Int64.self, forKey: .trafficLimitedBytes) ?? 0
+        trafficLimitRequiredMicroseconds =
+            try container.decodeIfPresent(Int64.self, forKey: .trafficLimitRequiredMicroseconds) ?? 0
+        trafficLimitElapsedMicroseconds =
+            try container.decodeIfPresent(Int64.self, forKey: .trafficLimitElapsedMicroseconds) ?? 0
+    }
+
     /// Counters keyed by operation name (``LocalOSSOperation/rawValue``); operations never seen are absent.
     public var operations: [String: Counters]
     /// How many times a fault rule fired.
     public var faultsInjected: Int64
+    /// Responses whose body was paced by `x-oss-traffic-limit`.
+    public var trafficLimitedResponses: Int64 = 0
+    /// The body bytes those responses sent.
+    public var trafficLimitedBytes: Int64 = 0
+    /// The time their limits required (bytes × 8 / limit), summed, in microseconds.
+    public var trafficLimitRequiredMicroseconds: Int64 = 0
+    /// The time their bodies actually took, summed, in microseconds: at least the required time when paced.
+    public var trafficLimitElapsedMicroseconds: Int64 = 0
 
     /// Creates a snapshot (empty by default).
     public init(operations: [String: Counters] = [:], faultsInjected: Int64 = 0) {

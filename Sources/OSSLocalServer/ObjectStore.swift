@@ -47,8 +47,8 @@ actor ObjectStore {
 
     let root: String
     let tempDirectory: String
-    private var buckets: [String: Bucket] = [:]
-    private let encoder: JSONEncoder = {
+    var buckets: [String: Bucket] = [:]
+    let encoder: JSONEncoder = {
         let e = JSONEncoder()
         e.outputFormatting = [.sortedKeys]
         return e

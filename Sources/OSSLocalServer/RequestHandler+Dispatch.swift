@@ -6,6 +6,8 @@ extension RequestHandler {
     func dispatch(_ operation: LocalOSSOperation, context: RequestContext, reader: RequestBodyReader) async throws
         -> ServerResponse
     {
+        _ = try TrafficShaper.limit(of: context)  // a malformed x-oss-traffic-limit is refused on any operation
+        try refuseImageProcessing(operation, context: context)
         switch operation {
         case .listBuckets: return try await listBuckets(context)
         case .putBucket: return try await putBucket(context, reader: reader)
@@ -25,6 +27,19 @@ extension RequestHandler {
         case .completeMultipartUpload: return try await completeMultipartUpload(context, reader: reader)
         case .abortMultipartUpload: return try await abortMultipartUpload(context)
         case .listMultipartUploads: return try await listMultipartUploads(context)
+        case .copyObject: return try await copyObject(context)
+        case .uploadPartCopy: return try await uploadPartCopy(context)
+        case .appendObject: return try await appendObject(context, reader: reader)
+        case .putObjectACL: return try await putObjectACL(context)
+        case .getObjectACL: return try await getObjectACL(context)
+        case .putBucketACL: return try await putBucketACL(context, reader: reader)
+        case .getBucketACL: return try await getBucketACL(context)
+        case .putObjectTagging: return try await putObjectTagging(context, reader: reader)
+        case .getObjectTagging: return try await getObjectTagging(context)
+        case .deleteObjectTagging: return try await deleteObjectTagging(context)
+        case .putSymlink: return try await putSymlink(context)
+        case .getSymlink: return try await getSymlink(context)
+        case .restoreObject: return try await restoreObject(context, reader: reader)
         }
     }
 }

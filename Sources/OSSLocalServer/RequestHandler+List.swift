@@ -140,7 +140,7 @@ extension RequestHandler {
             w.element("ETag", object.etag)
             w.element("Type", object.objectType)
             w.element("Size", String(object.size))
-            w.element("StorageClass", "Standard")
+            w.element("StorageClass", object.extra?.storageClassName ?? "Standard")
             if withOwner {
                 w.open("Owner")
                 w.element("ID", ownerId)
@@ -183,10 +183,14 @@ extension RequestHandler {
         }
         let quiet = (root.string("Quiet") ?? "false").lowercased() == "true"
         let encode = context.encodingTypeURL
+        let objects = root.children("Object")
+        guard !objects.isEmpty, objects.count <= 1000 else {
+            throw LocalOSSError.malformedXML("a Delete request names 1 to 1000 objects, not \(objects.count)")
+        }
         var deleted: [String] = []
-        for object in root.children("Object") {
-            guard var key = object.string("Key") else { continue }
-            if encode, let decoded = OSSPercentEncoding.decode(key) { key = decoded }
+        for object in objects {
+            // encoding-type=url applies to the reply only: both official Python clients send keys as plain text.
+            guard let key = object.string("Key") else { continue }
             try await store.deleteObject(bucket, key)
             deleted.append(key)
         }

@@ -19,12 +19,22 @@ extension RequestHandler {
         return id
     }
 
+    /// `partNumber`: 1 to 10000.
+    func requirePartNumber(_ context: RequestContext) throws(LocalOSSError) -> Int {
+        let numberText = context.query["partNumber"] ?? ""
+        guard let partNumber = Int(numberText), partNumber >= 1, partNumber <= 10_000 else {
+            throw .invalidArgument(
+                "Part number must be an integer between 1 and 10000, inclusive.", name: "partNumber", value: numberText)
+        }
+        return partNumber
+    }
+
     func initiateMultipartUpload(_ context: RequestContext) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
         let record = UploadRecord(
             uploadId: RequestID.uploadId(), key: key, initiated: Int64(context.now.timeIntervalSince1970),
             contentType: context.header("content-type") ?? "application/octet-stream",
-            userMetadata: context.userMetadata, headers: storedHeaders(context))
+            userMetadata: context.userMetadata, headers: storedHeaders(context), extra: try requestedExtra(context))
         let created = try await store.initiateUpload(bucket, record: record)
         let encode = context.encodingTypeURL
         var w = OSSXMLWriter()
@@ -40,11 +50,7 @@ extension RequestHandler {
     func uploadPart(_ context: RequestContext, reader: RequestBodyReader) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
         let uploadId = try requireUploadId(context)
-        let numberText = context.query["partNumber"] ?? ""
-        guard let partNumber = Int(numberText), partNumber >= 1, partNumber <= 10_000 else {
-            throw LocalOSSError.invalidArgument(
-                "Part number must be an integer between 1 and 10000, inclusive.", name: "partNumber", value: numberText)
-        }
+        let partNumber = try requirePartNumber(context)
         _ = try await store.upload(bucket, key: key, uploadId: uploadId)
         let temp = store.newTempPath()
         let digest = try await BodySink.receive(reader, to: temp, computeSHA256: declaresPayloadHash(context))
@@ -114,6 +120,7 @@ extension RequestHandler {
     func completeMultipartUpload(_ context: RequestContext, reader: RequestBodyReader) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
         let uploadId = try requireUploadId(context)
+        let callback = try CallbackRequest.parse(context)
         let body = try await reader.collect(limit: 4 << 20)
         try verifyContentMD5(context, body: body)
         let upload = try await store.upload(bucket, key: key, uploadId: uploadId)
@@ -169,12 +176,16 @@ extension RequestHandler {
             key: key, size: size, etag: "\"\(etagHex)-\(chosen.count)\"", crc64: crc,
             lastModified: Int64(context.now.timeIntervalSince1970), contentType: upload.record.contentType,
             contentMD5: nil, userMetadata: upload.record.userMetadata, headers: upload.record.headers,
-            objectType: "Multipart", dataFile: "")
+            objectType: "Multipart", dataFile: "", extra: upload.record.extra)
         let committed = try await store.completeUpload(bucket, uploadId: uploadId, record: record, parts: chosen)
         var headers = HTTPHeaders()
         headers.add(name: "ETag", value: committed.etag)
         headers.add(name: "x-oss-hash-crc64ecma", value: String(committed.crc64))
-        if context.header("x-oss-callback") != nil { return callbackResponse(headers) }
+        if let callback {
+            return try await callbackResponse(
+                callback, headers: headers, context: context, bucket: bucket, key: key, etag: committed.etag,
+                size: committed.size, mimeType: committed.contentType)
+        }
         let encode = context.encodingTypeURL
         var w = OSSXMLWriter()
         w.open("CompleteMultipartUploadResult")
@@ -224,6 +235,10 @@ extension RequestHandler {
         for upload in all {
             let key = upload.key
             guard key.utf8.starts(with: prefix.utf8) else { continue }
+            // A key marker that is a common prefix (the previous page ended on it) skips every key under it.
+            if !delimiter.isEmpty, uploadIdMarker.isEmpty, keyMarker.hasSuffix(delimiter), key.utf8.starts(with: keyMarker.utf8) {
+                continue
+            }
             if !keyMarker.isEmpty {
                 if uploadIdMarker.isEmpty {
                     if !keyMarker.utf8.lexicographicallyPrecedes(key.utf8) { continue }
@@ -233,7 +248,7 @@ extension RequestHandler {
                 }
             }
             var commonPrefix: String?
-            if !delimiter.isEmpty, let range = key.dropFirst(prefix.count).range(of: delimiter) {
+            if !delimiter.isEmpty, let range = key.utf8.dropFirst(prefix.utf8.count).firstRange(of: delimiter.utf8) {
                 commonPrefix = String(key[..<range.upperBound])
             }
             if let commonPrefix, prefixes.last == commonPrefix { continue }

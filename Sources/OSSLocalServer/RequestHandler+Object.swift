@@ -57,16 +57,11 @@ extension RequestHandler {
         return headers
     }
 
-    /// The JSON reply sent instead of calling a callback URL (the local server never calls out).
-    func callbackResponse(_ headers: HTTPHeaders) -> ServerResponse {
-        var response = ServerResponse.json("{\"Status\":\"OK\"}")
-        for (name, value) in headers where name.lowercased() != "content-type" { response.headers.add(name: name, value: value) }
-        return response
-    }
-
     func putObject(_ context: RequestContext, reader: RequestBodyReader) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
         _ = try await store.bucket(bucket)
+        let extra = try requestedExtra(context)
+        let callback = try CallbackRequest.parse(context)
         if context.header("x-oss-forbid-overwrite")?.lowercased() == "true", await store.objectExists(bucket, key) {
             throw LocalOSSError(409, "FileAlreadyExists", "The object you specified already exists and can not be overwritten.")
         }
@@ -80,13 +75,18 @@ extension RequestHandler {
             key: key, size: digest.size, etag: digest.etag, crc64: digest.crc64,
             lastModified: Int64(context.now.timeIntervalSince1970),
             contentType: context.header("content-type") ?? "application/octet-stream", contentMD5: digest.md5Base64,
-            userMetadata: context.userMetadata, headers: storedHeaders(context), objectType: "Normal", dataFile: "")
+            userMetadata: context.userMetadata, headers: storedHeaders(context), objectType: "Normal", dataFile: "",
+            extra: extra)
         let committed = try await store.commitObject(bucket, record: record, tempPath: temp)
         var headers = HTTPHeaders()
         headers.add(name: "ETag", value: committed.etag)
         headers.add(name: "x-oss-hash-crc64ecma", value: String(committed.crc64))
         headers.add(name: "Content-MD5", value: digest.md5Base64)
-        if context.header("x-oss-callback") != nil { return callbackResponse(headers) }
+        if let callback {
+            return try await callbackResponse(
+                callback, headers: headers, context: context, bucket: bucket, key: key, etag: committed.etag,
+                size: committed.size, mimeType: committed.contentType)
+        }
         return ServerResponse(status: .ok, headers: headers)
     }
 
@@ -103,6 +103,7 @@ extension RequestHandler {
         headers.add(name: "x-oss-storage-class", value: "Standard")
         headers.add(name: "Accept-Ranges", value: "bytes")
         if let md5 = object.contentMD5, object.objectType == "Normal" { headers.add(name: "Content-MD5", value: md5) }
+        addExtraHeaders(&headers, object, context: context)
         for (name, value) in object.userMetadata.sorted(by: { $0.key < $1.key }) { headers.add(name: name, value: value) }
         for name in storedObjectHeaders {
             let override = context.query["response-" + name]
@@ -113,7 +114,7 @@ extension RequestHandler {
 
     func getObject(_ context: RequestContext) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
-        let object = try await store.object(bucket, key)
+        let object = try await readableObject(bucket, key, context: context)
         var headers = objectHeaders(object, context: context)
         if try ObjectConditions.evaluate(context, object: object) == .notModified {
             headers.remove(name: "Content-Type")

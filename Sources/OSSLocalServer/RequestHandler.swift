@@ -96,7 +96,7 @@ final class RequestHandler: Sendable {
                     status, code ?? LocalOSSError.defaultCode(forStatus: status),
                     "Injected fault (HTTP \(status)) by the local server.")
             }
-            try authenticator.authenticate(context)
+            try await authorize(operation, context: context)
             response = try await dispatch(operation, context: context, reader: reader)
         } catch let error as LocalOSSError {
             response = errorResponse(error, context: context)
@@ -161,17 +161,22 @@ final class RequestHandler: Sendable {
             await state.finish(operation, requestBytes: reader.bytesRead, responseBytes: planned)
         }
         var dropped = false
+        var shaper = operation == .getObject ? (try? TrafficShaper.limit(of: context)).flatMap(TrafficShaper.init) : nil
         do {
             try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: response.status, headers: response.headers)))
             if !isHead {
                 dropped = try await writeBody(
-                    response.body, files: fileHandles, limit: responseDrop, corruptAt: responseCorrupt, outbound: outbound)
+                    response.body, files: fileHandles, limit: responseDrop, corruptAt: responseCorrupt, shaper: &shaper,
+                    outbound: outbound)
             }
             if !dropped { try await outbound.write(.end(nil)) }
         } catch {
             dropped = true
         }
-        for handle in fileHandles { try? await handle.close() }
+        // Closed from a task of their own: in a cancelled task (server shutdown) close() would throw without closing,
+        // and an unclosed handle is a fatal error.
+        let openHandles = fileHandles
+        if !openHandles.isEmpty { await Task { for handle in openHandles { try? await handle.close() } }.value }
         logRequest(context, status: response.status, bytes: isHead ? 0 : response.bodyLength, dropped: dropped)
         return keepAlive && !dropped
     }
@@ -180,7 +185,7 @@ final class RequestHandler: Sendable {
     /// `limit` bytes. Returns whether the body was cut short, in which case the caller closes the connection.
     private func writeBody(
         _ body: ServerResponse.Body, files: [ReadFileHandle], limit: Int64?, corruptAt: Int64?,
-        outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+        shaper: inout TrafficShaper?, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
     ) async throws -> Bool {
         switch body {
         case .empty:
@@ -199,10 +204,16 @@ final class RequestHandler: Sendable {
             if segments.isEmpty { return limit != nil }
             guard files.count == segments.count else { throw LocalOSSError.internalError("the data file is not open") }
             var sent: Int64 = 0
+            let total = segments.reduce(Int64(0)) { $0 + $1.length }
+            let chunkLength: ByteCount = shaper == nil ? .mebibytes(1) : .bytes(Int64(TrafficShaper.chunkLength))
             for (segment, file) in zip(segments, files) {
                 var segmentSent: Int64 = 0
                 let range = segment.offset..<(segment.offset + segment.length)
-                for try await var chunk in file.readChunks(in: range, chunkLength: .mebibytes(1)) {
+                for try await var chunk in file.readChunks(in: range, chunkLength: chunkLength) {
+                    try await shaper?.pace(toTotal: sent + Int64(chunk.readableBytes))
+                    if let shaper, sent + Int64(chunk.readableBytes) == total {
+                        await state.recordTrafficLimited(shaper)  // before the last bytes, so a client that has them sees it
+                    }
                     flipBit(in: &chunk, startingAt: sent, target: corruptAt)
                     if let limit, sent + Int64(chunk.readableBytes) >= limit {
                         let slice = chunk.readSlice(length: Int(limit - sent)) ?? ByteBuffer()

@@ -89,13 +89,20 @@ enum Router {
                 400, "InvalidObjectName", "The length of the object name must be 1 to \(Router.maximumKeyLength) bytes.",
                 fields: [("ObjectName", String(key.prefix(64)))])
         }
+        if let key = context.key, let first = key.utf8.first, first == 0x2F || first == 0x5C {
+            throw LocalOSSError(
+                400, "InvalidObjectName", "The object name must not start with '/' or '\\'.",
+                fields: [("ObjectName", String(key.prefix(64)))])
+        }
         if context.key == nil {
             switch context.method {
             case "PUT":
+                if q["acl"] != nil { return .putBucketACL }
                 return q.isEmpty ? .putBucket : nil
             case "DELETE":
                 return q.isEmpty ? .deleteBucket : nil
             case "GET", "HEAD":
+                if q["acl"] != nil { return .getBucketACL }
                 if q["uploads"] != nil { return .listMultipartUploads }
                 if q["bucketInfo"] != nil { return .getBucketInfo }
                 if q["location"] != nil { return .getBucketLocation }
@@ -111,25 +118,31 @@ enum Router {
         switch context.method {
         case "PUT":
             if q["uploadId"] != nil || q["partNumber"] != nil {
-                return context.header("x-oss-copy-source") == nil ? .uploadPart : nil
+                return context.header("x-oss-copy-source") == nil ? .uploadPart : .uploadPartCopy
             }
-            if context.header("x-oss-copy-source") != nil { return nil }
-            if q["acl"] != nil || q["tagging"] != nil || q["symlink"] != nil { return nil }
+            if q["acl"] != nil { return .putObjectACL }
+            if q["tagging"] != nil { return .putObjectTagging }
+            if q["symlink"] != nil { return .putSymlink }
+            if context.header("x-oss-copy-source") != nil { return .copyObject }
             return .putObject
         case "GET":
             if q["uploadId"] != nil { return .listParts }
             if q["objectMeta"] != nil { return .getObjectMeta }
-            if q["acl"] != nil || q["tagging"] != nil || q["symlink"] != nil { return nil }
+            if q["acl"] != nil { return .getObjectACL }
+            if q["tagging"] != nil { return .getObjectTagging }
+            if q["symlink"] != nil { return .getSymlink }
             return .getObject
         case "HEAD":
             return q["objectMeta"] != nil ? .getObjectMeta : .headObject
         case "DELETE":
             if q["uploadId"] != nil { return .abortMultipartUpload }
-            if q["tagging"] != nil { return nil }
+            if q["tagging"] != nil { return .deleteObjectTagging }
             return .deleteObject
         case "POST":
             if q["uploads"] != nil { return .initiateMultipartUpload }
             if q["uploadId"] != nil { return .completeMultipartUpload }
+            if q["append"] != nil { return .appendObject }
+            if q["restore"] != nil { return .restoreObject }
             return nil
         default:
             return nil

@@ -2,6 +2,8 @@
 struct BucketRecord: Codable, Sendable {
     var name: String
     var creationDate: Int64
+    /// `private`, `public-read` or `public-read-write`; `nil` is private.
+    var acl: String? = nil
 }
 
 /// The persisted metadata of an object (`objects/<sha256(key)>.json`); the key itself lives only here.
@@ -24,6 +26,8 @@ struct ObjectRecord: Codable, Sendable {
     var objectType: String
     /// The data file's name inside the bucket's `objects` directory (empty for a manifest object).
     var dataFile: String
+    /// Object ACL, storage class, tags, symlink target and restore state (ObjectRecord+Parity.swift).
+    var extra: ObjectExtra? = nil
     /// For a completed multipart object: its parts' data files in order (a manifest), instead of `dataFile`.
     /// Absent in records written before manifests existed, which are single-file objects.
     var segments: [ObjectSegment]? = nil
@@ -53,6 +57,8 @@ struct UploadRecord: Codable, Sendable {
     var contentType: String
     var userMetadata: [String: String]
     var headers: [String: String]
+    /// ACL, storage class and tags given at initiation, applied to the completed object.
+    var extra: ObjectExtra? = nil
 }
 
 /// The persisted metadata of one uploaded part (`uploads/<uploadId>/part-<n>.json`).

@@ -33,9 +33,10 @@ public struct OSSDownloadRecord: Sendable, Hashable, Codable {
     public var requestedRange: OSSRequestedRange?
     public var partSize: Int64
     public var crcMode: OSSCRCMode
-    /// The final destination (absolute path).
+    /// The final destination: an absolute path, or a path relative to the transfer's base directory (see
+    /// ``OSSBaseDirectory``) as stored by a transfer that has one.
     public var destinationPath: String
-    /// The temporary file the parts are written to (absolute path).
+    /// The temporary file the parts are written to (absolute, or relative like ``destinationPath``).
     public var tempFilePath: String
     /// Completed parts, sorted by number.
     public var parts: [CompletedPart]
@@ -103,5 +104,21 @@ extension OSSDownloadRecord: OSSTransferRecord {
             else { throw .recordCorrupt("part \(part.number) lies outside the range") }
             previous = part.number
         }
+    }
+}
+
+extension OSSDownloadRecord {
+    public func relativized(to base: OSSBaseDirectory) -> OSSDownloadRecord {
+        var record = self
+        record.destinationPath = base.portable(destinationPath)
+        record.tempFilePath = base.portable(tempFilePath)
+        return record
+    }
+
+    public func resolved(against base: OSSBaseDirectory?) throws(OSSResumableError) -> OSSDownloadRecord {
+        var record = self
+        record.destinationPath = try OSSBaseDirectory.resolve(destinationPath, against: base)
+        record.tempFilePath = try OSSBaseDirectory.resolve(tempFilePath, against: base)
+        return record
     }
 }

@@ -77,6 +77,14 @@ public struct OSSFileIdentity: Sendable, Hashable, Codable {
         )
     }
 
+    /// This identity without inode and device numbers, which change when a file is restored or copied to a
+    /// new container although its bytes, size and modification time did not.
+    public var withoutFileSystemIdentity: OSSFileIdentity {
+        OSSFileIdentity(
+            size: size, modificationTimeNanoseconds: modificationTimeNanoseconds, inode: nil, device: nil,
+            fingerprint: fingerprint)
+    }
+
     /// Every difference between `recorded` (the identity stored in a record) and `self` (the file now).
     /// Inode and device are compared only when both sides know them. An empty result means "unchanged".
     public func changes(from recorded: OSSFileIdentity) -> [Change] {

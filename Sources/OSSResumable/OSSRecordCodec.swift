@@ -4,50 +4,59 @@ import Foundation
 /// Encodes checkpoint records into a self-checking JSON envelope and decodes them back with precise errors.
 ///
 /// ```json
-/// {"checksum":"<sha256 hex of payload>","kind":"upload","magic":"aliyun-oss-swift/resumable-record",
-///  "payload":"{...record encoded with sorted keys...}","version":1}
+/// {"checksum":"<sha256 hex of the record's canonical encoding>","kind":"upload",
+///  "magic":"aliyun-oss-swift/resumable-record","record":{...},"version":2}
 /// ```
-/// The payload is kept as the exact text that was hashed, so the check needs no re-encoding. Decoding never
-/// traps, whatever the bytes: everything that is not a valid record of the expected kind becomes one of
-/// `recordCorrupt`, `recordWrongMagic`, `recordUnsupportedVersion`, `recordChecksumMismatch` or `recordForeign`.
+/// The checksum is the SHA-256 of the record's ``OSSCanonicalEncoder`` bytes, and the record is written in
+/// exactly those bytes. A reader decodes the record, encodes it canonically again and compares: the check does
+/// not depend on how any `JSONEncoder` orders keys or escapes characters, so a record reformatted by a tool (or
+/// written on another platform) still verifies, and a changed value never does.
+///
+/// Version 1 envelopes (the record as a JSON string in `payload`, the checksum over that string's bytes) are
+/// still read, so records written by earlier releases resume.
+///
+/// Decoding never traps, whatever the bytes: everything that is not a valid record of the expected kind becomes
+/// one of `recordCorrupt`, `recordWrongMagic`, `recordUnsupportedVersion`, `recordChecksumMismatch` or
+/// `recordForeign`.
 public enum OSSRecordCodec {
     /// The magic value of the envelope.
     public static let magic = "aliyun-oss-swift/resumable-record"
-    /// The envelope format this code writes and reads.
-    public static let envelopeVersion = 1
+    /// The envelope format this code writes.
+    public static let envelopeVersion = 2
+    /// The envelope formats this code reads.
+    public static let readableEnvelopeVersions = 1...2
     /// Records larger than this are refused unread (a 100,000-part download record is about 10 MiB).
     public static let maximumRecordSize = 64 * 1024 * 1024
 
-    private struct Envelope: Codable {
+    private struct Header: Decodable {
         var magic: String?
         var version: Int?
         var kind: String?
         var checksum: String?
+        /// Version 1: the record's JSON text.
         var payload: String?
+    }
+
+    private struct Body<Record: Decodable>: Decodable {
+        var record: Record
     }
 
     /// The envelope bytes for `record`.
     public static func encode<Record: OSSTransferRecord>(_ record: Record) throws(OSSResumableError) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        let canonical: [UInt8]
         do {
-            let payloadData = try encoder.encode(record)
-            guard let payload = String(data: payloadData, encoding: .utf8) else {
-                throw OSSResumableError.invalidArgument("record payload is not UTF-8")
-            }
-            let envelope = Envelope(
-                magic: magic,
-                version: envelopeVersion,
-                kind: Record.recordKind.rawValue,
-                checksum: sha256Hex(Array(payload.utf8)),
-                payload: payload
-            )
-            return Array(try encoder.encode(envelope))
-        } catch let error as OSSResumableError {
-            throw error
+            canonical = try OSSCanonicalEncoder.encode(record)
         } catch {
             throw .invalidArgument("record cannot be encoded: \(error)")
         }
+        // Keys in sorted order, as the canonical encoder would write them.
+        var out: [UInt8] = []
+        out.reserveCapacity(canonical.count + 200)
+        out += Array("{\"checksum\":\"\(sha256Hex(canonical))\",\"kind\":\"\(Record.recordKind.rawValue)\",".utf8)
+        out += Array("\"magic\":\"\(magic)\",\"record\":".utf8)
+        out += canonical
+        out += Array(",\"version\":\(envelopeVersion)}".utf8)
+        return out
     }
 
     /// Decodes and checks a record of type `Record` from `bytes`.
@@ -57,34 +66,49 @@ public enum OSSRecordCodec {
         guard !bytes.isEmpty else { throw .recordCorrupt("empty record") }
         guard bytes.count <= maximumRecordSize else { throw .recordCorrupt("record is \(bytes.count) bytes") }
         let decoder = JSONDecoder()
-        let envelope: Envelope
+        let data = Data(bytes)
+        let header: Header
         do {
-            envelope = try decoder.decode(Envelope.self, from: Data(bytes))
+            header = try decoder.decode(Header.self, from: data)
         } catch {
             throw .recordCorrupt("not a JSON record (truncated or garbage)")
         }
-        guard envelope.magic == magic else { throw .recordWrongMagic }
-        guard let version = envelope.version else { throw .recordCorrupt("missing envelope version") }
-        guard version == envelopeVersion else { throw .recordUnsupportedVersion(version) }
-        guard let payload = envelope.payload, let checksum = envelope.checksum else {
-            throw .recordCorrupt("missing payload or checksum")
-        }
-        let payloadBytes = Array(payload.utf8)
-        guard sha256Hex(payloadBytes) == checksum.lowercased() else { throw .recordChecksumMismatch }
-        guard envelope.kind == Record.recordKind.rawValue else {
-            throw .recordForeign("a \(envelope.kind ?? "unknown") record where a \(Record.recordKind.rawValue) record was expected")
-        }
+        guard header.magic == magic else { throw .recordWrongMagic }
+        guard let version = header.version else { throw .recordCorrupt("missing envelope version") }
+        guard readableEnvelopeVersions.contains(version) else { throw .recordUnsupportedVersion(version) }
+        guard let checksum = header.checksum else { throw .recordCorrupt("missing checksum") }
         let record: Record
-        do {
-            record = try decoder.decode(Record.self, from: Data(payloadBytes))
-        } catch {
-            throw .recordCorrupt("payload does not decode as a \(Record.recordKind.rawValue) record")
+        if version == 1 {
+            guard let payload = header.payload else { throw .recordCorrupt("missing payload") }
+            let payloadBytes = Array(payload.utf8)
+            guard sha256Hex(payloadBytes) == checksum.lowercased() else { throw .recordChecksumMismatch }
+            try checkKind(header.kind, Record.self)
+            do {
+                record = try decoder.decode(Record.self, from: Data(payloadBytes))
+            } catch {
+                throw .recordCorrupt("payload does not decode as a \(Record.recordKind.rawValue) record")
+            }
+        } else {
+            try checkKind(header.kind, Record.self)
+            do {
+                record = try decoder.decode(Body<Record>.self, from: data).record
+            } catch {
+                throw .recordCorrupt("the record does not decode as a \(Record.recordKind.rawValue) record")
+            }
+            guard let canonical = try? OSSCanonicalEncoder.encode(record), sha256Hex(canonical) == checksum.lowercased()
+            else { throw .recordChecksumMismatch }
         }
         guard record.kind == Record.recordKind else {
             throw .recordForeign("payload kind \(record.kind.rawValue) does not match the envelope")
         }
         try record.validate()
         return record
+    }
+
+    private static func checkKind<Record: OSSTransferRecord>(_ kind: String?, _ type: Record.Type) throws(OSSResumableError) {
+        guard kind == Record.recordKind.rawValue else {
+            throw .recordForeign("a \(kind ?? "unknown") record where a \(Record.recordKind.rawValue) record was expected")
+        }
     }
 
     /// Lower-case hex SHA-256.

@@ -5,22 +5,38 @@ import Foundation
 ///
 /// A record's file name is the SHA-256 (hex) of what identifies the transfer, so the same transfer always finds
 /// its record and different transfers never share one:
-/// - uploads: (absolute file path, bucket, key, requested part size, CRC mode);
-/// - downloads: (bucket, key, requested range, absolute destination path).
+/// - uploads: (local file path, bucket, key, requested part size, CRC mode);
+/// - downloads: (bucket, key, requested range, destination path).
 ///
-/// Writes are atomic: a temporary file in the same directory is written and fsynced, renamed over the record,
-/// and the directory is fsynced. A reader therefore sees the old record or the new one, never a mix; the
-/// envelope checksum catches anything else (a torn write on a file system without these guarantees, an edit).
+/// The local path is absolute, or relative to the transfer's base directory (``OSSBaseDirectory``) when it has
+/// one: such a record, and its name, stay the same when the directory holding the file and the records moves.
+/// A store made with a base directory stores the paths of its records in that relative form and resolves them
+/// against the base directory on load (``OSSTransferRecord/relativized(to:)``,
+/// ``OSSTransferRecord/resolved(against:)``), so its users only ever see absolute paths.
+///
+/// Writes are atomic and durable (``OSSDurableFile/write(_:to:temporaryPath:)``): a temporary file in the same
+/// directory is written and synced (`F_FULLFSYNC` on Darwin), renamed over the record, and the directory is
+/// synced. A reader therefore sees the old record or the new one, never a mix; the envelope checksum catches
+/// anything else (a torn write on a file system without these guarantees, an edit).
 public struct OSSRecordStore: Sendable {
     /// The directory holding the records (absolute, standardised).
     public let directoryPath: String
+    /// The directory the records' local paths are stored relative to, if any.
+    public let baseDirectory: OSSBaseDirectory?
 
-    /// A store over `directoryPath` (created on first write).
-    public init(directoryPath: String) {
-        self.directoryPath = OSSRecordStore.absolutePath(directoryPath)
+    /// A store over `directoryPath` (created on first write). With `baseDirectory`, a relative `directoryPath`
+    /// is taken from it, and records store their local paths relative to it.
+    public init(directoryPath: String, baseDirectory: OSSBaseDirectory? = nil) {
+        if let baseDirectory, OSSBaseDirectory.isRelative(directoryPath) {
+            self.directoryPath = OSSRecordStore.absolutePath(baseDirectory.resolve(directoryPath))
+        } else {
+            self.directoryPath = OSSRecordStore.absolutePath(directoryPath)
+        }
+        self.baseDirectory = baseDirectory
     }
 
-    /// The file name of the record of an upload.
+    /// The file name of the record of an upload. `filePath` is the stored form: relative to the transfer's base
+    /// directory, or absolute (then standardised with symbolic links resolved).
     public static func uploadRecordName(
         filePath: String,
         bucket: String,
@@ -28,24 +44,29 @@ public struct OSSRecordStore: Sendable {
         requestedPartSize: Int64,
         crcMode: OSSCRCMode
     ) -> String {
-        digestName(["upload", absolutePath(filePath), bucket, key, String(requestedPartSize), crcMode.rawValue])
+        digestName(["upload", storedForm(filePath), bucket, key, String(requestedPartSize), crcMode.rawValue])
             + ".upload.record"
     }
 
-    /// The file name of the record of a download.
+    /// The file name of the record of a download. `destinationPath` is the stored form, as for uploads.
     public static func downloadRecordName(
         bucket: String,
         key: String,
         requestedRange: OSSRequestedRange?,
         destinationPath: String
     ) -> String {
-        digestName(["download", bucket, key, requestedRange?.description ?? "whole", absolutePath(destinationPath)])
+        digestName(["download", bucket, key, requestedRange?.description ?? "whole", storedForm(destinationPath)])
             + ".download.record"
     }
 
     /// An absolute, standardised path with symbolic links resolved where they exist.
     public static func absolutePath(_ path: String) -> String {
         URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
+    /// A relative stored path as it is; an absolute one made canonical.
+    private static func storedForm(_ path: String) -> String {
+        OSSBaseDirectory.isRelative(path) ? path : absolutePath(path)
     }
 
     private static func digestName(_ fields: [String]) -> String {
@@ -65,9 +86,17 @@ public struct OSSRecordStore: Sendable {
     /// The full path of the lock file of the record called `name`.
     public func lockPath(name: String) -> String { recordPath(name: name) + ".lock" }
 
-    /// Loads the record called `name`: `nil` if there is none; a record error (`recordCorrupt`,
-    /// `recordChecksumMismatch`...) if it is unusable; `fileCantRead` if it cannot be read.
+    /// Loads the record called `name`, its paths resolved against the base directory: `nil` if there is none;
+    /// a record error (`recordCorrupt`, `recordChecksumMismatch`...) if it is unusable;
+    /// `recordNeedsBaseDirectory` if it holds relative paths and this store has no base directory; `fileCantRead`
+    /// if it cannot be read.
     public func load<Record: OSSTransferRecord>(_ type: Record.Type, name: String) throws(OSSResumableError) -> Record? {
+        try loadStored(type, name: name)?.resolved(against: baseDirectory)
+    }
+
+    /// Loads the record called `name` as it is stored: its local paths relative to its base directory when it
+    /// was written with one. For what does not need the paths (the upload ids a directory knows of).
+    public func loadStored<Record: OSSTransferRecord>(_ type: Record.Type, name: String) throws(OSSResumableError) -> Record? {
         let path = recordPath(name: name)
         let fd: Int32
         switch POSIXFile.openForReading(path) {
@@ -101,30 +130,15 @@ public struct OSSRecordStore: Sendable {
         }
     }
 
-    /// Writes `record` as `name` atomically (temp file + fsync + rename + directory fsync).
+    /// Writes `record` as `name` atomically and durably (temporary file, sync, rename, directory sync), its local
+    /// paths inside the base directory made relative.
     public func save<Record: OSSTransferRecord>(_ record: Record, name: String) throws(OSSResumableError) {
-        let bytes = try OSSRecordCodec.encode(record)
+        let bytes = try OSSRecordCodec.encode(baseDirectory.map(record.relativized(to:)) ?? record)
         if let code = POSIXFile.makeDirectories(directoryPath) {
             throw .fileCantWrite(path: directoryPath, errno: code)
         }
-        let finalPath = recordPath(name: name)
         let tempPath = directoryPath + "/." + name + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        let fd: Int32
-        switch POSIXFile.createExclusive(tempPath) {
-        case .success(let opened): fd = opened
-        case .failure(let code): throw .fileCantWrite(path: tempPath, errno: code.value)
-        }
-        var failure = POSIXFile.writeAll(fd: fd, bytes)
-        if failure == nil { failure = POSIXFile.sync(fd: fd) }
-        POSIXFile.close(fd)
-        if failure == nil { failure = POSIXFile.rename(tempPath, finalPath) }
-        if let code = failure {
-            _ = POSIXFile.remove(tempPath)
-            throw .fileCantWrite(path: finalPath, errno: code)
-        }
-        if let code = POSIXFile.syncDirectory(directoryPath) {
-            throw .fileCantWrite(path: directoryPath, errno: code)
-        }
+        try OSSDurableFile.write(bytes, to: recordPath(name: name), temporaryPath: tempPath)
     }
 
     /// Removes the record called `name` (a missing record is fine), and any temporary file a save of it left
@@ -133,7 +147,7 @@ public struct OSSRecordStore: Sendable {
         let path = recordPath(name: name)
         if let code = POSIXFile.remove(path) { throw .fileCantWrite(path: path, errno: code) }
         removeTemporaryFiles(name: name)
-        if let code = POSIXFile.syncDirectory(directoryPath), code != POSIXFile.noSuchFile {
+        if let code = OSSDurableFile.syncDirectory(directoryPath), code != POSIXFile.noSuchFile {
             throw .fileCantWrite(path: directoryPath, errno: code)
         }
     }

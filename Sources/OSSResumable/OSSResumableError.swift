@@ -1,7 +1,7 @@
 /// Why a resumable transfer could not start, resume or finish, as decided by the pure resumable layer.
 ///
 /// The SDK maps these to `OSSClientErrorCode` (for example ``fileChanged(_:)`` becomes `cannotResumeUpload`,
-/// ``crcMismatch(expected:actual:)`` becomes `invalidCRC`, ``recordLocked(path:)`` becomes `cannotResumeUpload`).
+/// ``crcMismatch(expected:actual:)`` becomes `invalidCRC`, ``recordLocked(path:)`` becomes `transferInUse`).
 /// Record decoding failures (``recordCorrupt(_:)``, ``recordWrongMagic``, ``recordUnsupportedVersion(_:)``,
 /// ``recordChecksumMismatch``, ``recordForeign(_:)``) never reach the user of a resumable upload: the engines
 /// log them and start fresh.
@@ -19,8 +19,11 @@ public enum OSSResumableError: Error, Sendable, Hashable, CustomStringConvertibl
     case recordChecksumMismatch
     /// A valid record that belongs to something else: another kind of transfer, or another bucket/key/file/part size.
     case recordForeign(String)
-    /// Another process (or another open handle) holds the record's lock.
+    /// Another process (or another request in this process) holds the record's lock: the transfer is in use.
     case recordLocked(path: String)
+    /// The record holds `path` relative to a base directory (see ``OSSBaseDirectory``), but it was read without
+    /// one: it belongs to a transfer started with a base directory and can only be resumed with one.
+    case recordNeedsBaseDirectory(path: String)
     /// The local file changed since the record was written; the listed changes say how.
     case fileChanged([OSSFileIdentity.Change])
     /// The local file cannot be opened, inspected or read.
@@ -48,7 +51,9 @@ public enum OSSResumableError: Error, Sendable, Hashable, CustomStringConvertibl
         case .recordUnsupportedVersion(let version): "record version \(version) is not supported"
         case .recordChecksumMismatch: "record checksum mismatch (torn or edited record)"
         case .recordForeign(let message): "record belongs to another transfer: \(message)"
-        case .recordLocked(let path): "record \(path) is locked by another process"
+        case .recordLocked(let path): "the transfer is in use: its lock \(path) is held by another process or request"
+        case .recordNeedsBaseDirectory(let path):
+            "the record holds \(path) relative to a base directory, but none was given (set baseDirectoryURL)"
         case .fileChanged(let changes):
             "the local file changed since the record was written: "
                 + changes.map(\.description).joined(separator: ", ")

@@ -28,7 +28,8 @@ public struct OSSUploadRecord: Sendable, Hashable, Codable {
     public var kind: OSSRecordKind
     public var bucket: String
     public var key: String
-    /// The absolute path of the local file.
+    /// The local file: an absolute path, or a path relative to the transfer's base directory (see
+    /// ``OSSBaseDirectory``) as stored by a transfer that has one.
     public var filePath: String
     public var fileIdentity: OSSFileIdentity
     /// The part size the caller asked for (part of the record's name).
@@ -39,6 +40,10 @@ public struct OSSUploadRecord: Sendable, Hashable, Codable {
     public var uploadId: String
     /// Confirmed parts, sorted by number.
     public var parts: [ConfirmedPart]
+    /// The upload callback headers (`x-oss-callback`, `x-oss-callback-var`: Base64 JSON) to send with Complete,
+    /// so a resumed or transfer-manager upload still sends the callback. Optional and absent from records without
+    /// a callback, so older records and their checksums are unchanged. Never credentials.
+    public var callbackHeaders: [String: String]?
 
     public init(
         bucket: String,
@@ -83,5 +88,30 @@ extension OSSUploadRecord: OSSTransferRecord {
             guard part.size >= 0, part.size <= partSize else { throw .recordCorrupt("part \(part.number) has size \(part.size)") }
             previous = part.number
         }
+    }
+}
+
+extension OSSUploadRecord {
+    public func relativized(to base: OSSBaseDirectory) -> OSSUploadRecord {
+        var record = self
+        record.filePath = base.portable(filePath)
+        if OSSBaseDirectory.isRelative(record.filePath) {
+            // A restored or migrated container gives the file a new inode: size, time and content decide.
+            record.fileIdentity = fileIdentity.withoutFileSystemIdentity
+        }
+        return record
+    }
+
+    public func resolved(against base: OSSBaseDirectory?) throws(OSSResumableError) -> OSSUploadRecord {
+        var record = self
+        record.filePath = try OSSBaseDirectory.resolve(filePath, against: base)
+        return record
+    }
+
+    /// This record with `callbackHeaders` set (nil or empty removes them).
+    public func withCallbackHeaders(_ headers: [String: String]?) -> OSSUploadRecord {
+        var copy = self
+        copy.callbackHeaders = (headers?.isEmpty ?? true) ? nil : headers
+        return copy
     }
 }

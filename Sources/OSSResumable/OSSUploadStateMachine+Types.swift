@@ -80,9 +80,7 @@ extension OSSUploadStateMachine {
         case uploadNotFound
         /// UploadPart answered 200. `localCRC64` is the CRC of the bytes sent, `serverCRC64` the response header.
         case partUploaded(uploadId: String, number: Int, etag: String, localCRC64: UInt64?, serverCRC64: UInt64?)
-        /// UploadPart failed for good (after the transport's retries).
-        case partFailed(uploadId: String, number: Int)
-        /// Another step (initiate, list, complete, record write...) failed for good.
+        /// A step (initiate, list, an UploadPart, complete, record write...) failed for good.
         case failed
         /// The file's identity re-read just before completing.
         case fileRechecked(OSSFileIdentity)
@@ -123,8 +121,8 @@ extension OSSUploadStateMachine {
         case deleteRecord
         /// The record was unusable or foreign: log `reason` as a warning and delete it.
         case discardRecord(reason: OSSResumableError)
-        /// Upload these parts (the engine bounds concurrency); answer each with ``Event/partUploaded`` or
-        /// ``Event/partFailed(uploadId:number:)``.
+        /// Upload these parts (the engine bounds concurrency); answer each with ``Event/partUploaded``, or
+        /// ``Event/failed`` when one fails for good.
         case uploadParts(uploadId: String, parts: [OSSPart])
         /// Report progress: `bytesSent` new confirmed bytes, `totalBytesSent` so far, of `totalBytesExpected`.
         case reportProgress(bytesSent: Int64, totalBytesSent: Int64, totalBytesExpected: Int64)

@@ -107,9 +107,6 @@ public struct OSSUploadStateMachine: Sendable {
             // Late answers for an abandoned upload id, or duplicates, change nothing.
             guard phase == .uploading, id == uploadId, outstanding.contains(number) else { return [] }
             return partUploaded(number: number, etag: etag, localCRC: localCRC, serverCRC: serverCRC)
-        case .partFailed(let id, _):
-            guard id == uploadId else { return [] }
-            return failKeepingRecord(.operationFailed)
         case .fileRechecked(let identity):
             guard phase == .recheckingFile else { return invalid("file rechecked while \(phase)") }
             return fileRechecked(identity)

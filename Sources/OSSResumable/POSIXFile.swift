@@ -126,20 +126,6 @@ enum POSIXFile {
         return nil
     }
 
-    static func sync(fd: Int32) -> Int32? {
-        fsync(fd) == 0 ? nil : errno
-    }
-
-    /// fsyncs a directory so that a rename or unlink inside it is durable.
-    static func syncDirectory(_ path: String) -> Int32? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return errno }
-        defer { close(fd) }
-        // Some file systems refuse fsync on directories (EINVAL); the rename itself is then as durable as it gets.
-        if fsync(fd) != 0 && errno != EINVAL { return errno }
-        return nil
-    }
-
     static func rename(_ from: String, _ to: String) -> Int32? {
         #if canImport(Darwin)
         Darwin.rename(from, to) == 0 ? nil : errno

@@ -11,10 +11,48 @@ enum ExitStatus: Int32 {
     case networkError = 3
     /// Data failed its integrity check (CRC64 mismatch).
     case integrityError = 4
-    /// A checkpoint could not be resumed (the local file changed); run the command again to start over.
+    /// A transfer cannot continue from its checkpoint (the local file or the object changed); run the command
+    /// again to start over.
     case cannotResume = 5
+    /// The transfer is in use: another process is running the same `cp` on the same checkpoint.
+    case transferInUse = 6
     /// Interrupted (Ctrl-C); a `cp` keeps its checkpoint, so running it again resumes.
     case interrupted = 130
+
+    /// The one table from an SDK client error code to an exit status (the `oss --help` text documents it).
+    /// A code not listed (a future one) maps to ``clientError``.
+    static let clientErrorTable: [OSSClientErrorCode: ExitStatus] = [
+        .networkError: .networkError,
+        .networkingFailWithResponseCode0: .networkError,
+        .invalidCRC: .integrityError,
+        .cannotResumeUpload: .cannotResume,
+        .cannotResumeDownload: .cannotResume,
+        .objectChanged: .cannotResume,
+        .transferInUse: .transferInUse,
+        .taskCancelled: .interrupted,
+        .taskPaused: .interrupted,
+        .signFailed: .clientError,
+        .fileCantWrite: .clientError,
+        .fileCantRead: .clientError,
+        .invalidArgument: .clientError,
+        .nilUploadid: .clientError,
+        .exceptionCaught: .clientError,
+        .notKnown: .clientError,
+    ]
+
+    /// The exit statuses as `oss --help` documents them.
+    static let helpText = """
+        Exit codes: 0 success, 1 the service returned an error, 2 bad input (credentials, URL, file, argument),
+        3 network failure after retries, 4 integrity check failed (CRC64), 5 a transfer cannot continue from its
+        checkpoint (the local file or the object changed: run it again to start over), 6 the transfer is in use by
+        another process (same checkpoint), 64 bad command line, 130 interrupted (a cp keeps its checkpoint: run it
+        again to resume).
+        """
+
+    /// The exit status for an SDK client error code, from ``clientErrorTable``.
+    init(clientErrorCode code: OSSClientErrorCode) {
+        self = Self.clientErrorTable[code] ?? .clientError
+    }
 }
 
 /// A one-line error for the terminal, with the exit status it maps to.
@@ -37,15 +75,7 @@ struct CLIFailure: Error, CustomStringConvertible {
             let message = server.message.isEmpty ? "" : ": \(server.message)"
             self.init(.serverError, "\(code)\(message) (HTTP \(server.statusCode), request id \(server.requestId.isEmpty ? "-" : server.requestId))")
         case let client as OSSClientError:
-            let status: ExitStatus
-            switch client.code {
-            case .networkError, .networkingFailWithResponseCode0: status = .networkError
-            case .invalidCRC: status = .integrityError
-            case .cannotResumeUpload: status = .cannotResume
-            case .taskCancelled, .taskPaused: status = .interrupted
-            default: status = .clientError
-            }
-            self.init(status, "\(client.code): \(client.message)")
+            self.init(ExitStatus(clientErrorCode: client.code), "\(client.code): \(client.message)")
         default:
             self.init(.clientError, "\(error)")
         }

@@ -6,10 +6,12 @@ import Foundation
 struct Copy: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cp",
-        abstract: "Copy a file to OSS or an object to a file, resumably: oss cp LOCAL oss://bucket/key | oss cp oss://bucket/key LOCAL",
+        abstract: "Copy a file to OSS or an object to a file, resumably, or an object to another on the server: oss cp LOCAL oss://bucket/key | oss cp oss://bucket/key LOCAL | oss cp oss://a/k oss://b/k2",
         discussion: """
             Both directions keep a checkpoint in --checkpoint-dir. Ctrl-C pauses: the upload id (or the partial
             download) and the checkpoint are kept, so running the same command again resumes where it stopped.
+            Between two oss:// addresses the copy happens on the server (CopyObject, or UploadPartCopy in parts
+            of --part-size for large objects); no bytes pass through this machine.
             """)
 
     @Argument(help: "The source: a local file or oss://bucket/key.") var source: String
@@ -26,8 +28,8 @@ struct Copy: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
-        guard OSSURI.isRemote(source) != OSSURI.isRemote(destination) else {
-            throw ValidationError("exactly one of the source and the destination must be oss://bucket/key")
+        guard OSSURI.isRemote(source) || OSSURI.isRemote(destination) else {
+            throw ValidationError("the source or the destination must be oss://bucket/key")
         }
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         if let partSize, partSize < 102_400 { throw ValidationError("--part-size must be at least 102400 bytes") }
@@ -41,6 +43,10 @@ struct Copy: AsyncParsableCommand {
 
     func run() async throws {
         try await runCommand {
+            if OSSURI.isRemote(source) && OSSURI.isRemote(destination) {
+                try await serverSideCopy()
+                return
+            }
             try FileManager.default.createDirectory(atPath: recordDirectory, withIntermediateDirectories: true)
             if OSSURI.isRemote(destination) {
                 try await upload()

@@ -1,8 +1,6 @@
 import AliyunOSS
 import ArgumentParser
-import AsyncHTTPClient
 import NIOCore
-import NIOHTTP1
 import OSSLocalServer
 
 import Foundation
@@ -15,6 +13,8 @@ struct Demo: AsyncParsableCommand {
     @Option(name: .customLong("size-mib"), help: "Size of the demo file in MiB.") var sizeMiB: Int = 64
     @Option(help: "Part size in bytes.") var partSize: Int64 = 4 << 20
     @Option(help: "Parts in flight.") var threads: Int = 4
+    @Option(help: "HTTP stack: urlsession or asynchttpclient (default: $OSS_TRANSPORT, else the platform's).")
+    var transport: String?
 
     func validate() throws {
         guard sizeMiB >= 1 else { throw ValidationError("--size-mib must be at least 1") }
@@ -38,11 +38,14 @@ struct Demo: AsyncParsableCommand {
             step(1, "Starting a local OSS-compatible server in this process (no cloud account needed).")
             try await withLocalOSSServer(LocalOSSServerConfiguration(dataDirectory: work.appendingPathComponent("server"))) { server in
                 say("    listening on \(server.endpoint.absoluteString); data in \(server.dataDirectory.path)")
+                var configuration = OSSClientConfiguration(region: "cn-hangzhou", signatureVersion: .v4)
+                configuration.transport = try transportKind(transport)
+                say("    HTTP stack: \(configuration.transport.resolved.rawValue)")
                 let client = try OSSClient(
                     endpoint: server.endpoint,
                     credentialProvider: OSSStaticCredentialProvider(
                         accessKeyId: server.credentials.accessKeyId, accessKeySecret: server.credentials.accessKeySecret),
-                    configuration: OSSClientConfiguration(region: "cn-hangzhou", signatureVersion: .v4))
+                    configuration: configuration)
                 do {
                     try await demo(client: client, server: server, work: work, records: records, bucket: bucket, key: key)
                     try await client.shutdown()
@@ -125,17 +128,26 @@ struct Demo: AsyncParsableCommand {
         step(9, "A presigned GET URL (valid 10 minutes), fetched once with plain HTTP, no credentials.")
         let url = try await client.presignConstrainURL(bucket: bucket, key: key, method: "GET", expiration: 600)
         say("    \(url)")
-        var request = HTTPClientRequest(url: url)
-        request.method = .GET
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
-        var received: Int64 = 0
-        var crc = CRC64()
-        for try await chunk in response.body {
-            received += Int64(chunk.readableBytes)
-            chunk.withUnsafeReadableBytes { crc.update($0) }
+        // A bare transport of the same kind as the client's: no signing, no retries, just HTTP.
+        let transport = client.configuration.transport.makeTransport(configuration: client.configuration)
+        let (status, received, crc): (Int, Int64, UInt64)
+        do {
+            (status, received, crc) = try await transport.send(OSSHTTPRequest(method: "GET", url: url, headers: [:])) { response in
+                var received: Int64 = 0
+                var crc = CRC64()
+                for try await chunk in response.body {
+                    received += Int64(chunk.readableBytes)
+                    chunk.withUnsafeReadableBytes { crc.update($0) }
+                }
+                return (response.status, received, crc.value)
+            }
+            try await transport.shutdown()
+        } catch {
+            try? await transport.shutdown()
+            throw error
         }
-        guard response.status.code == 200, received == total, crc.value == localCRC else {
-            throw CLIFailure(.integrityError, "presigned GET returned HTTP \(response.status.code), \(received) bytes, CRC-64 \(crc.value)")
+        guard status == 200, received == total, crc == localCRC else {
+            throw CLIFailure(.integrityError, "presigned GET returned HTTP \(status), \(received) bytes, CRC-64 \(crc)")
         }
         say("    HTTP 200, \(formatBytes(received)), CRC-64 matches.")
     }

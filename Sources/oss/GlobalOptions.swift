@@ -18,6 +18,9 @@ struct ConnectionOptions: ParsableArguments {
     @Flag(help: "Use path-style addressing (bucket in the path, not the host).")
     var pathStyle = false
 
+    @Option(help: "HTTP stack: urlsession or asynchttpclient (default: $OSS_TRANSPORT, else URLSession on Apple platforms and AsyncHTTPClient on Linux).")
+    var transport: String?
+
     func makeClient() throws -> OSSClient {
         let environment = ProcessInfo.processInfo.environment
         guard let endpoint = endpoint ?? environment["OSS_ENDPOINT"], !endpoint.isEmpty else {
@@ -38,6 +41,7 @@ struct ConnectionOptions: ParsableArguments {
         }
         var configuration = OSSClientConfiguration(region: region, signatureVersion: version)
         if pathStyle { configuration.addressing = .pathStyle }
+        configuration.transport = try transportKind(transport)
         do {
             return try OSSClient(
                 endpoint: endpoint, credentialProvider: OSSEnvironmentCredentialProvider(), configuration: configuration)
@@ -90,4 +94,16 @@ func formatBytes(_ value: Int64) -> String {
         unit += 1
     }
     return unit == 0 ? "\(value) B" : String(format: "%.1f", v) + " " + units[unit]
+}
+
+/// The transport named by `option`, else by `OSS_TRANSPORT`, else the platform's default.
+func transportKind(_ option: String?) throws -> OSSTransportKind {
+    guard let name = option ?? ProcessInfo.processInfo.environment["OSS_TRANSPORT"], !name.isEmpty else {
+        return .automatic
+    }
+    guard let kind = OSSTransportKind(name: name) else {
+        let known = OSSTransportKind.allCases.filter { $0 != .automatic }.map(\.rawValue).joined(separator: ", ")
+        throw CLIFailure(.clientError, "unknown transport \(name): use one of \(known)")
+    }
+    return kind
 }

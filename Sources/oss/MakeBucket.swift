@@ -16,20 +16,3 @@ struct MakeBucket: AsyncParsableCommand {
         }
     }
 }
-
-struct Remove: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete an object: oss rm oss://bucket/key")
-
-    @Argument(help: "The object, as oss://bucket/key.") var object: String
-    @OptionGroup var connection: ConnectionOptions
-
-    func run() async throws {
-        try await runCommand {
-            let uri = try parseRemote(object, requireKey: true)
-            _ = try await withClient(connection) {
-                try await $0.deleteObject(OSSDeleteObjectRequest(bucketName: uri.bucket, objectKey: uri.key))
-            }
-            say("deleted \(uri)")
-        }
-    }
-}

@@ -11,9 +11,7 @@ struct OSSTool: AsyncParsableCommand {
             Credentials come from OSS_ACCESS_KEY_ID, OSS_ACCESS_KEY_SECRET and OSS_SESSION_TOKEN; the endpoint from
             --endpoint or OSS_ENDPOINT; the region from --region or OSS_REGION.
 
-            Exit codes: 0 success, 1 the service returned an error, 2 bad input (credentials, URL, file, argument),
-            3 network failure after retries, 4 integrity check failed (CRC64), 5 a checkpoint cannot be resumed,
-            64 bad command line, 130 interrupted (a cp keeps its checkpoint: run it again to resume).
+            \(ExitStatus.helpText)
             """,
         subcommands: [
             Demo.self, MakeBucket.self, List.self, Stat.self, Remove.self, Copy.self, Presign.self, Serve.self,

@@ -3,6 +3,11 @@ import Foundation
 import OSSLocalServer
 import Testing
 
+/// The transport the tests run on: `OSS_TRANSPORT=urlsession|asynchttpclient` (scripts/test.sh runs the SDK's suites
+/// once per transport), else the platform's default.
+let transportUnderTest: OSSTransportKind =
+    ProcessInfo.processInfo.environment["OSS_TRANSPORT"].flatMap(OSSTransportKind.init(name:)) ?? .automatic
+
 /// Starts a local server with bucket `b` (plus `extraBuckets`), creates a client for it and runs `body`.
 func withServerAndClient<T: Sendable>(
     version: OSSSignatureVersion = .v1,
@@ -20,6 +25,7 @@ func withServerAndClient<T: Sendable>(
     return try await withLocalOSSServer(serverConfiguration) { server in
         var configuration = OSSClientConfiguration(region: "cn-hangzhou", signatureVersion: version)
         configuration.retry = .init(maxRetryCount: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5))
+        configuration.transport = transportUnderTest
         configure(&configuration)
         let credentials = sts ? stsCredentials : server.credentials
         let client = try OSSClient(

@@ -118,9 +118,10 @@ struct SplitMix64 {
 
 @Suite("CRC-64 carry-less-multiply path")
 struct CRC64AcceleratedTests {
-    #if arch(x86_64)
+    #if arch(x86_64) || (arch(arm64) && canImport(Darwin))
     @Test func hardwarePathIsUsedOnThisMachine() {
-        // Every x86-64 CPU since 2010 has PCLMULQDQ; if this fails, the fast path silently fell back.
+        // Every x86-64 CPU since 2010 has PCLMULQDQ and every Apple arm64 chip has PMULL; if this fails, the fast
+        // path silently fell back. (Some arm64 Linux boards, e.g. the Raspberry Pi 4, lack PMULL.)
         #expect(CRC64.isHardwareAccelerated)
     }
     #endif

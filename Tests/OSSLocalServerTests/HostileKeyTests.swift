@@ -8,7 +8,7 @@ import Testing
 
 @Suite struct HostileKeyTests {
     static let keys: [String] = [
-        "..", "../escape", "../../../../../../tmp/escape", "a/../../b", "/leading-slash", "trailing/",
+        "..", "../escape", "../../../../../../tmp/escape", "a/../../b", "trailing/",
         "nul\u{0}byte", "percent%2F..%2Fencoded", "back\\slash\\..\\..", String(repeating: "é", count: 511) + "a",  // 1023 bytes: OSS's longest key
         "spaces and + plus & amp = eq ? q # hash", "名字/文件.txt", "bucket.json", "tmp",
     ]
@@ -78,6 +78,16 @@ struct ObjectKeyLimitTests {
                 let response = try await HTTPClient.shared.execute(http, timeout: .seconds(30))
                 _ = try await response.body.collect(upTo: 1 << 20)
                 #expect(Int(response.status.code) == expected, "\(key.utf8.count)-byte key")
+            }
+        }
+    }
+
+    @Test func keysStartingWithASlashOrBackslashAreRefused() async throws {
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["bkt"])) { server in
+            let client = TestClient(server)
+            for key in ["/leading-slash", "\\leading-backslash"] {
+                let put = try await client.send("PUT", bucket: "bkt", key: key, body: [1])
+                #expect(put.status == 400 && put.errorCode == "InvalidObjectName", "\(key): \(put.text)")
             }
         }
     }

@@ -112,16 +112,17 @@ struct OSSRecordCodecTests {
     }
 
     @Test func unsupportedVersion() throws {
-        let bytes = try editedEnvelope { $0["version"] = 2 }
-        #expect(throws: OSSResumableError.recordUnsupportedVersion(2)) {
+        let bytes = try editedEnvelope { $0["version"] = 3 }
+        #expect(throws: OSSResumableError.recordUnsupportedVersion(3)) {
             _ = try OSSRecordCodec.decode(OSSUploadRecord.self, from: bytes)
         }
     }
 
     @Test func editedPayloadFailsTheChecksum() throws {
         let bytes = try editedEnvelope { envelope in
-            let payload = envelope["payload"] as? String ?? ""
-            envelope["payload"] = payload.replacingOccurrences(of: "0004B9894A22E5B1888A1E29F8236E2D", with: "0004B9894A22E5B1888A1E29F8236E2E")
+            var record = envelope["record"] as? [String: Any] ?? [:]
+            record["uploadId"] = "0004B9894A22E5B1888A1E29F8236E2E"
+            envelope["record"] = record
         }
         #expect(throws: OSSResumableError.recordChecksumMismatch) {
             _ = try OSSRecordCodec.decode(OSSUploadRecord.self, from: bytes)

@@ -106,6 +106,38 @@ struct OSSRecordStoreTests {
         }
     }
 
+    @Test("one owner: releasing a lock never removes a lock file that is not its own, so no two holders")
+    func releaseNeverRemovesAnotherHoldersFile() throws {
+        try withTemporaryDirectory { dir in
+            let store = OSSRecordStore(directoryPath: dir)
+            let path = store.lockPath(name: "r")
+            var first: OSSRecordLock? = try store.lock(name: "r")
+            #expect(first != nil)
+            // The held file is moved away behind its holder's back (what removing a lock file outside the lock
+            // did before); a second acquirer then creates and locks a new file at the path.
+            try FileManager.default.moveItem(atPath: path, toPath: dir + "/displaced.lock")
+            var second: OSSRecordLock? = try store.lock(name: "r")
+            #expect(second != nil)
+            first = nil
+            #expect(FileManager.default.fileExists(atPath: path), "the first holder's release left the second's file")
+            #expect(throws: OSSResumableError.recordLocked(path: path)) { _ = try store.lock(name: "r") }
+            second = nil
+            #expect(!FileManager.default.fileExists(atPath: path), "released by its holder, the file goes")
+        }
+    }
+
+    @Test("deleting a record leaves its lock with the holder: the transfer stays locked until released")
+    func deletingARecordKeepsItsLock() throws {
+        try withTemporaryDirectory { dir in
+            let store = OSSRecordStore(directoryPath: dir)
+            let lock = try store.lock(name: "r.upload.record")
+            try store.save(OSSRecordCodecTests.sampleUpload(), name: "r.upload.record")
+            try store.delete(name: "r.upload.record")
+            #expect(FileManager.default.fileExists(atPath: lock.path))
+            #expect(throws: OSSResumableError.recordLocked(path: lock.path)) { _ = try store.lock(name: "r.upload.record") }
+        }
+    }
+
     @Test func lockHeldByAnotherProcessIsReportedAndReleasedWhenItDies() async throws {
         let dir = NSTemporaryDirectory() + "oss-resumable-lock-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

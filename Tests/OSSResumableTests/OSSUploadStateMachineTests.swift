@@ -254,7 +254,6 @@ struct OSSUploadStateMachineTests {
         #expect(m.handle(.uploadNotFound) == [.deleteRecord, .initiateUpload])
         _ = m.handle(.initiated(uploadId: "U2"))
         #expect(m.handle(f.uploaded(2, uploadId: "U1")) == [])
-        #expect(m.handle(.partFailed(uploadId: "U1", number: 3)) == [])
         #expect(m.confirmedBytes == 0)
         // Progress already reported stays; the new upload only reports beyond it.
         #expect(m.handle(f.uploaded(1, uploadId: "U2")) == [.writeRecord(OSSUploadRecord(
@@ -299,7 +298,7 @@ struct OSSUploadStateMachineTests {
         _ = m.handle(.start(record: .none, file: f.file))
         _ = m.handle(.initiated(uploadId: "U1"))
         _ = m.handle(f.uploaded(1))
-        #expect(m.handle(.partFailed(uploadId: "U1", number: 2)) == [.fail(.operationFailed)])
+        #expect(m.handle(.failed) == [.fail(.operationFailed)])
         var listing = Machine(configuration: f.config())
         _ = listing.handle(.start(record: .loaded(f.record(parts: [1])), file: f.file))
         #expect(listing.handle(.failed) == [.fail(.operationFailed)])
@@ -310,7 +309,7 @@ struct OSSUploadStateMachineTests {
         var m = Machine(configuration: f.config(persist: false, deleteOnCancel: deleteOnCancel))
         _ = m.handle(.start(record: .none, file: f.file))
         _ = m.handle(.initiated(uploadId: "U1"))
-        let actions = m.handle(.partFailed(uploadId: "U1", number: 2))
+        let actions = m.handle(.failed)
         #expect(actions == (deleteOnCancel ? [.abortUpload(uploadId: "U1"), .fail(.operationFailed)] : [.fail(.operationFailed)]))
     }
 

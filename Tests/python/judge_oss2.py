@@ -13,6 +13,7 @@ import requests
 from oss2.credentials import StaticCredentialsProvider
 
 from common import (check, equal, expect_error, file_md5, md5, parse_args, random_file, run_cases, workdir)
+from objects_oss2 import object_cases
 
 args = parse_args(__doc__)
 EP = args.endpoint
@@ -243,6 +244,7 @@ cases = [("setup", setup)]
 for m in modes:
     cases += [("basic[%s]" % m, basic(m)), ("multipart[%s]" % m, multipart(m)),
               ("resumable[%s]" % m, resumable(m)), ("presigned[%s]" % m, presigned(m))]
+cases += object_cases(make_bucket, modes, EP, BUCKET)
 cases += [("list_parts_paging", list_parts_paging), ("expired_url", expired_url),
           ("wrong_secret", wrong_secret), ("teardown", teardown)]
 run_cases(cases)

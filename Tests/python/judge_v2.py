@@ -14,6 +14,7 @@ import alibabacloud_oss_v2 as oss
 import requests
 
 from common import (Failure, check, equal, file_md5, md5, parse_args, random_file, run_cases, workdir)
+from objects_v2 import object_cases
 
 args = parse_args(__doc__)
 BUCKET = args.bucket
@@ -240,6 +241,7 @@ cases = [("setup", setup)]
 for m in modes:
     cases += [("basic[%s]" % m, basic(m)), ("multipart[%s]" % m, multipart(m)),
               ("resumable[%s]" % m, resumable(m)), ("presigned[%s]" % m, presigned(m))]
+cases += object_cases(make_client, expect_error, BUCKET, args.endpoint, modes)
 cases += [("list_parts_paging", list_parts_paging), ("expired_url", expired_url), ("wrong_secret", wrong_secret),
           ("teardown", teardown)]
 run_cases(cases)

@@ -6,7 +6,10 @@ public struct OSSAddressingStyle: Hashable, Sendable, CustomStringConvertible {
 
     let kind: Kind
 
-    /// Virtual-hosted (`https://bucket.endpoint/key`), except path-style for IP literals and `localhost`. The default.
+    /// Virtual-hosted (`https://bucket.endpoint/key`) for OSS endpoints (the OSS domains and
+    /// ``OSSClientConfiguration/cnameExcludeList``), path-style for IP literals and `localhost`, and CNAME
+    /// (`https://host/key`) for any other host, which is taken as a custom domain bound to the bucket (as the iOS
+    /// SDK does). The default.
     public static let automatic = Self(kind: .automatic)
     /// Always `https://bucket.endpoint/key`.
     public static let virtualHosted = Self(kind: .virtualHosted)

@@ -31,7 +31,8 @@ public final class OSSClient: Sendable {
     let clock: OSSClockSkew
     var logger: Logger { configuration.logger }
 
-    /// Creates a client with its own HTTP client (AsyncHTTPClient on the shared event loop group).
+    /// Creates a client with its own HTTP transport, chosen by `configuration.transport` (URLSession on Apple
+    /// platforms, AsyncHTTPClient on Linux, by default).
     ///
     /// - Parameter endpoint: e.g. `https://oss-cn-hangzhou.aliyuncs.com` or `http://127.0.0.1:9000`
     ///   (`https` is assumed without a scheme).
@@ -41,11 +42,11 @@ public final class OSSClient: Sendable {
         credentialProvider: any OSSCredentialProvider,
         configuration: OSSClientConfiguration = .init()
     ) throws {
-        // Validate before creating the HTTP client: an HTTPClient must be shut down once created.
+        // Validate before creating the transport: an HTTP client must be shut down once created.
         _ = try Self.validate(endpoint: endpoint, configuration: configuration)
         try self.init(
             endpoint: endpoint, credentialProvider: credentialProvider, configuration: configuration,
-            transport: AsyncHTTPClientTransport(configuration: configuration))
+            transport: configuration.transport.makeTransport(configuration: configuration))
     }
 
     /// Creates a client for an endpoint URL.
@@ -84,7 +85,10 @@ public final class OSSClient: Sendable {
         self.credentialProvider = credentialProvider
         self.transport = transport
         self.clock = clock
-        builder = OSSRequestBuilder(endpoint: parsed, addressing: configuration.addressing, userAgent: configuration.userAgent)
+        builder = OSSRequestBuilder(
+            endpoint: parsed, addressing: configuration.addressing,
+            userAgent: OSSUserAgent.value(appending: configuration.userAgent),
+            cnameExcludeList: configuration.cnameExcludeList)
         signing = OSSSigningMiddleware(
             credentialProvider: credentialProvider, signatureVersion: configuration.signatureVersion,
             region: configuration.region, clock: clock, logger: configuration.logger)
@@ -163,12 +167,16 @@ public final class OSSClient: Sendable {
                 "received response",
                 metadata: ["operation": "\(name)", "status": "\(response.status)", "requestId": "\(response.requestId)"])
             try await OSSErrorMiddleware.check(response, method: method)
-            if retryDecodeFailures {
-                return try await decode(response)
-            }
             do {
                 return try await decode(response)
+            } catch let error as OSSClientError where retryDecodeFailures {
+                // A failure reading the body arrives mapped by the transport (a network error: retried).
+                throw error
+            } catch let error as OSSServerError where retryDecodeFailures {
+                throw error
             } catch {
+                // What decode itself throws (a malformed body, a local file) is no network error: the transport
+                // must not map it to one, and the retry policy must not see it.
                 throw OSSNonRetryableFailure(error: OSSRetryMiddleware.publicError(error))
             }
         }

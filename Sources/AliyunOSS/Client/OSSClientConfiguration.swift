@@ -53,8 +53,16 @@ public struct OSSClientConfiguration: Sendable {
     public var addressing: OSSAddressingStyle
     /// Whether CRC-64 checksums are computed and compared with the server's `x-oss-hash-crc64ecma`. Default true.
     public var crcCheckEnabled: Bool
-    /// The `User-Agent` header.
-    public var userAgent: String
+    /// Appended to the SDK's `User-Agent` (`aliyun-oss-swift/0.1 (OS; arch) <userAgent>`), as the iOS SDK's
+    /// `userAgentMark`; `nil` sends the SDK's alone.
+    public var userAgent: String?
+    /// Hosts (and their subdomains) that ``OSSAddressingStyle/automatic`` treats as OSS endpoints
+    /// (virtual-hosted) besides the OSS domains; any other host name is taken as a custom domain (CNAME). The iOS
+    /// SDK's `cnameExcludeList`.
+    public var cnameExcludeList: [String] = []
+    /// The HTTP stack of a client created from an endpoint: `.automatic` is URLSession on Apple platforms and
+    /// AsyncHTTPClient on Linux. Ignored when the client is given a transport.
+    public var transport: OSSTransportKind = .automatic
     /// Where the client logs. Secrets, tokens and signatures are never logged; the string to sign only at `.trace`.
     public var logger: Logger
 
@@ -66,7 +74,7 @@ public struct OSSClientConfiguration: Sendable {
         maxConcurrentRequestCount: Int = 8,
         addressing: OSSAddressingStyle = .automatic,
         crcCheckEnabled: Bool = true,
-        userAgent: String = "aliyun-oss-swift/0.1",
+        userAgent: String? = nil,
         logger: Logger = Logger(label: "com.aliyun.oss", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.region = region

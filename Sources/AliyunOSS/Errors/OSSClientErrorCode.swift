@@ -36,4 +36,11 @@ public struct OSSClientErrorCode: Hashable, Sendable, CustomStringConvertible {
     public static let notKnown = Self(rawValue: "NotKnown")
     /// A local file could not be read.
     public static let fileCantRead = Self(rawValue: "FileCantRead")
+
+    /// Every code this SDK throws, for tables that must cover them all (for example an exit-status map).
+    public static let allKnown: [Self] = [
+        .networkingFailWithResponseCode0, .signFailed, .fileCantWrite, .invalidArgument, .nilUploadid, .taskCancelled,
+        .networkError, .invalidCRC, .cannotResumeUpload, .exceptionCaught, .notKnown, .fileCantRead, .taskPaused,
+        .objectChanged, .cannotResumeDownload, .transferInUse,
+    ]
 }

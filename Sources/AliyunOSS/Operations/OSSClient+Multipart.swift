@@ -14,10 +14,11 @@ extension OSSClient {
         var operation = OSSOperation(
             name: "InitiateMultipartUpload", method: "POST", bucket: request.bucketName, key: request.objectKey,
             query: ["uploads": "", "encoding-type": "url"], headers: request.headers)
-        operation.setHeader("content-type", request.contentType)
-        for (name, value) in request.metadata {
-            operation.setHeader("x-oss-meta-\(name)", value)
+        if operation.headers["content-type"] == nil {
+            operation.setHeader(
+                "content-type", request.contentType ?? OSSMimeType.guess(for: request.objectKey) ?? OSSMimeType.defaultType)
         }
+        OSSUserMetadata.apply(request.metadata, to: &operation)
         return try await execute(operation) { response in
             let xml = try await response.xml(root: "InitiateMultipartUploadResult")
             let encoded = xml.string("EncodingType") == "url"
@@ -108,6 +109,8 @@ extension OSSClient {
             query: ["uploadId": request.uploadId, "encoding-type": "url"], headers: request.headers)
         operation.setHeader("x-oss-callback", request.callback)
         operation.setHeader("x-oss-callback-var", request.callbackVar)
+        let typedCallback = try request.typedCallback?.headers() ?? [:]
+        for (name, value) in typedCallback { operation.setHeader(name, value) }
         if request.completeAll {
             operation.setHeader("x-oss-complete-all", "yes")
         } else {
@@ -119,8 +122,9 @@ extension OSSClient {
             operation.setHeader("content-type", "application/xml")
             operation.setHeader("content-md5", OSSFileDigest.contentMD5(body))
         }
-        let hasCallback = request.callback != nil
+        let hasCallback = operation.headers["x-oss-callback"] != nil
         return try await execute(operation) { response in
+            try await OSSCallback.checkCallbackFailed(response)
             var result = OSSCompleteMultipartUploadResult(
                 eTag: response.eTag, crc64: response.crc64, location: nil, bucketName: nil, objectKey: nil,
                 versionId: response.headers["x-oss-version-id"], requestId: response.requestId,

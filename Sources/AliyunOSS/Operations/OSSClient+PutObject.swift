@@ -14,18 +14,27 @@ extension OSSClient {
         var operation = OSSOperation(
             name: "PutObject", method: "PUT", bucket: request.bucketName, key: request.objectKey,
             headers: request.headers, uploadProgress: request.uploadProgress)
-        operation.setHeader("content-type", request.contentType)
-        for (name, value) in request.metadata {
-            operation.setHeader("x-oss-meta-\(name)", value)
+        if operation.headers["content-type"] == nil {
+            var fileName: String?
+            switch request.source {
+            case .file(let url), .fileRange(let url, _, _): fileName = url.lastPathComponent
+            case .data: fileName = nil
+            }
+            operation.setHeader(
+                "content-type", request.contentType ?? OSSMimeType.guess(fileName, request.objectKey) ?? OSSMimeType.defaultType)
         }
+        OSSUserMetadata.apply(request.metadata, to: &operation)
+        let callback = try request.callback.map { try $0.headers() }
+        for (name, value) in callback ?? [:] { operation.setHeader(name, value) }
         let body = try await Self.uploadBody(for: request.source, sendContentMD5: request.sendContentMD5)
         operation.body = body.body
         operation.setHeader("content-md5", body.contentMD5)
         let observer = OSSUploadObserver(
             expected: body.body.length, progress: request.uploadProgress, computeCRC: configuration.crcCheckEnabled)
         let crcEnabled = configuration.crcCheckEnabled
-        let hasCallback = request.headers.keys.contains { $0.lowercased() == "x-oss-callback" }
+        let hasCallback = operation.headers["x-oss-callback"] != nil
         return try await execute(operation, observer: observer) { response in
+            try await OSSCallback.checkCallbackFailed(response)
             var callbackBody: Data?
             if hasCallback {
                 callbackBody = Data(try await response.body.collect(upTo: OSSServerError.maximumRawBodySize).readableBytesView)

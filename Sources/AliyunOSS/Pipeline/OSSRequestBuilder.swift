@@ -5,6 +5,8 @@ struct OSSRequestBuilder: Sendable {
     let endpoint: OSSEndpoint
     let addressing: OSSAddressingStyle
     let userAgent: String
+    /// Hosts `.automatic` treats as OSS endpoints besides the OSS domains.
+    var cnameExcludeList: [String] = []
 
     func build(_ operation: OSSOperation) throws -> OSSPreparedRequest {
         if let bucket = operation.bucket {
@@ -57,11 +59,17 @@ struct OSSRequestBuilder: Sendable {
         }
     }
 
-    /// The addressing actually used: `.automatic` resolves to path-style for IP literals and `localhost`.
+    /// The addressing actually used: `.automatic` resolves to path-style for IP literals and `localhost`,
+    /// virtual-hosted for the OSS domains and ``cnameExcludeList``, and CNAME for any other host.
     var effectiveStyle: OSSAddressingStyle.Kind {
         switch addressing.kind {
-        case .automatic: endpoint.isIPOrLocalhost ? .pathStyle : .virtualHosted
-        case let kind: kind
+        case .automatic:
+            if endpoint.isIPOrLocalhost { return .pathStyle }
+            if OSSCustomDomain.host(endpoint.host, isUnderAnyOf: OSSCustomDomain.ossDomains + cnameExcludeList) {
+                return .virtualHosted
+            }
+            return .cname
+        case let kind: return kind
         }
     }
 
@@ -82,10 +90,10 @@ struct OSSRequestBuilder: Sendable {
     static func validateObjectKey(_ key: String) throws {
         let count = key.utf8.count
         guard count >= 1, count <= 1023 else {
-            throw OSSClientError.invalidArgument("an object key must be 1 to 1023 bytes long, not \(count)")
+            throw OSSClientError.invalidArgument("InvalidObjectName: an object key must be 1 to 1023 bytes long, not \(count)")
         }
         guard let first = key.utf8.first, first != 0x2F, first != 0x5C else {
-            throw OSSClientError.invalidArgument("an object key must not start with '/' or '\\'")
+            throw OSSClientError.invalidArgument("InvalidObjectName: an object key must not start with '/' or '\\'")
         }
     }
 }

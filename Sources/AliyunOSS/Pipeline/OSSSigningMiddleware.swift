@@ -18,7 +18,9 @@ struct OSSSigningMiddleware: Sendable {
         }
         let credentials: OSSCredentials
         do {
-            if let refreshing = credentialProvider as? OSSRefreshingCredentialProvider {
+            if let refreshing = credentialProvider as? OSSRefreshingCredentialProvider
+                ?? (credentialProvider as? OSSAuthServerCredentialProvider)?.refreshing
+            {
                 let fetched = try await refreshing.credentialsWithEpoch()
                 OSSCredentialRefreshContext.current?.recordSigning(provider: refreshing, epoch: fetched.epoch)
                 credentials = fetched.credentials

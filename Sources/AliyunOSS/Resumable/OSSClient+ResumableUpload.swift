@@ -16,8 +16,8 @@ extension OSSClient {
     /// - Throws: ``OSSClientError``: `taskCancelled` (after ``OSSResumableUploadRequest/cancel()`` or Task
     ///   cancellation); `taskPaused` after ``OSSResumableUploadRequest/pause()``, with a
     ///   ``OSSClientError/resumeToken``; `cannotResumeUpload` when the file changed since the record (the stale
-    ///   upload is aborted and the record removed, so the next call starts clean) or another process holds the
-    ///   record's lock; `invalidCRC`; `fileCantRead`; `invalidArgument`; `networkError` after retries (the record
+    ///   upload is aborted and the record removed, so the next call starts clean); `transferInUse`, at once, when
+    ///   another process or request is running the same transfer (it holds the record's lock); `invalidCRC`; `fileCantRead`; `invalidArgument`; `networkError` after retries (the record
     ///   is kept). Or an ``OSSServerError`` from the server.
     public func resumableUpload(_ request: OSSResumableUploadRequest) async throws -> OSSResumableUploadResult {
         try await request.cancellation.run { [self] in

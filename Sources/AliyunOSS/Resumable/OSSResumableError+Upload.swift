@@ -12,9 +12,7 @@ extension OSSResumableError {
                 "\(description); the stale upload was aborted and its record removed, so the next call starts clean",
                 underlying: self)
         case .recordLocked(let path):
-            OSSClientError(
-                .cannotResumeUpload, "another process is resuming this upload (record lock \(path) is held)",
-                underlying: self)
+            OSSClientError.transferInUse(lockPath: path, underlying: self)
         case .crcMismatch, .partCRCMismatch:
             OSSClientError(.invalidCRC, description, underlying: self)
         case .fileCantRead:

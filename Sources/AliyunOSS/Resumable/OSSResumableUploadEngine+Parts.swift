@@ -29,6 +29,7 @@ extension OSSResumableUploadEngine {
         var queue = parts[...]
         var failures: [any Error] = []
         var followUp: [OSSUploadStateMachine.Action] = []
+        let partHeaders = self.partHeaders  // parity-b
         await withTaskGroup(of: PartResult.self) { group in
             var inFlight = 0
             func startNext() {
@@ -39,7 +40,7 @@ extension OSSResumableUploadEngine {
                         let progress = OSSTransferByteProgress.callback(byteProgress, part: part, expected: expected)
                         return try await Self.send(
                             client: client, bucket: bucket, key: key, uploadId: uploadId, part: part, path: path,
-                            integrity: integrity, progress: progress)
+                            integrity: integrity, progress: progress, headers: partHeaders)
                     } catch {
                         return .failed(number: part.number, error: error)
                     }

@@ -28,12 +28,13 @@ extension OSSResumableUploadEngine {
     /// `Content-MD5`.
     static func send(
         client: OSSClient, bucket: String, key: String, uploadId: String, part: OSSPart, path: String,
-        integrity: PartIntegrity, progress: (@Sendable (Int64) -> Void)? = nil
+        integrity: PartIntegrity, progress: (@Sendable (Int64) -> Void)? = nil, headers: [String: String] = [:]
     ) async throws -> PartResult {
         try Task.checkCancellation()
         var partRequest = OSSUploadPartRequest(
             bucketName: bucket, objectKey: key, uploadId: uploadId, partNumber: part.number,
-            source: .fileRange(URL(fileURLWithPath: path), offset: part.offset, length: part.length))
+            source: .fileRange(URL(fileURLWithPath: path), offset: part.offset, length: part.length),
+            headers: headers)  // parity-b: the request's part headers and traffic limit
         if let progress {
             // The part's own progress never runs backwards across its retries (the observer's high-water mark).
             partRequest.uploadProgress = { _, sent, _ in progress(sent) }

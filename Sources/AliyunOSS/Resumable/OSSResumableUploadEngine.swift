@@ -25,6 +25,8 @@ final class OSSResumableUploadEngine {
     let crcMode: OSSCRCMode
     let store: OSSRecordStore?
     let recordName: String
+    /// records: where the file and the record are, relative to the request's base directory (portable records).
+    let location: OSSUploadLocation
     /// The record of the resume token the call was given, checked against the request.
     let resumeRecord: OSSUploadRecord?
     var logger: Logger { client.configuration.logger }
@@ -36,6 +38,8 @@ final class OSSResumableUploadEngine {
     var completion: OSSCompleteMultipartUploadResult?
     /// The byte-level progress, with ``OSSTransferProgressGranularity/bytes``.
     let byteProgress: OSSTransferByteProgress?
+    /// parity-b: the callback headers sent on Complete and kept in the record (the request's, else the loaded record's).
+    var callbackHeaders: [String: String]?
 
     init(client: OSSClient, request: OSSResumableUploadRequest, token: OSSResumeToken? = nil) throws {
         guard !request.bucketName.isEmpty, !request.objectKey.isEmpty else {
@@ -44,6 +48,7 @@ final class OSSResumableUploadEngine {
         guard request.uploadingFileURL.isFileURL, !request.uploadingFileURL.path.isEmpty else {
             throw OSSClientError(.invalidArgument, "uploadingFileURL must be a file URL")
         }
+        _ = try OSSTrafficLimit.headers(request.trafficLimit)  // parity-b: a precise error for a bad limit
         guard request.partSize > 0 else {
             throw OSSClientError(.invalidArgument, "partSize must be positive, not \(request.partSize)")
         }
@@ -54,26 +59,26 @@ final class OSSResumableUploadEngine {
         }
         self.client = client
         self.request = request
-        filePath = OSSRecordStore.absolutePath(request.uploadingFileURL.path)
         partSize = max(request.partSize, OSSResumableUploadRequest.minimumPartSize)
         threadNum = request.threadNum
         crcMode = (request.crcFlag ?? client.configuration.crcCheckEnabled) ? .enabled : .disabled
-        recordName = OSSRecordStore.uploadRecordName(
-            filePath: filePath, bucket: request.bucketName, key: request.objectKey, requestedPartSize: partSize,
-            crcMode: crcMode)
-        if let directory = request.recordDirectoryPath, !directory.isEmpty {
-            store = OSSRecordStore(directoryPath: directory)
-        } else {
-            store = nil
-        }
+        // records: file path, record store and record name come from OSSUploadLocation (base directory aware).
+        let location = try OSSUploadLocation(request: request, requestedPartSize: partSize, crcMode: crcMode)
+        self.location = location
+        filePath = location.filePath
+        recordName = location.recordName
+        store = location.store
         if request.progressGranularity == .bytes, let handler = request.uploadProgress {
             byteProgress = OSSTransferByteProgress(handler: handler)
         } else {
             byteProgress = nil
         }
-        resumeRecord = try token?.uploadRecord(
-            bucket: request.bucketName, key: request.objectKey, filePath: filePath, requestedPartSize: partSize,
-            crcMode: crcMode)
+        // records: the token is checked and resolved against the base directory by the location.
+        resumeRecord = try token.map { [partSize, crcMode] in
+            try location.resumeRecord(
+                from: $0, bucket: request.bucketName, key: request.objectKey, requestedPartSize: partSize, crcMode: crcMode)
+        }
+        callbackHeaders = try Self.callbackHeaders(for: request)  // parity-b: callback in the record
         machine = OSSUploadStateMachine(
             configuration: .init(
                 bucket: request.bucketName, key: request.objectKey, filePath: filePath, requestedPartSize: partSize,
@@ -109,6 +114,7 @@ final class OSSResumableUploadEngine {
         } else {
             loaded = store?.loadResult(OSSUploadRecord.self, name: recordName) ?? .none
         }
+        adoptRecordedCallback(loaded)  // parity-b: a resumed upload sends the recorded callback
         // A request cancelled before it starts still goes through the machine: it never initiates or lists, and
         // a cancel then means what it means for the loaded record.
         await perform(machine.handle(.start(record: loaded, file: identity)))
@@ -126,7 +132,8 @@ final class OSSResumableUploadEngine {
         case .failed(.paused):
             throw OSSClientError.paused(
                 "the resumable upload was paused; the upload id and the record were kept",
-                token: machine.record.map(OSSResumeToken.init(upload:)))
+                // records: relative paths with a base directory; parity-b: the callback travels with the token.
+                token: machine.record.map { location.token(for: $0.withCallbackHeaders(callbackHeaders)) })
         case .failed(.error(let error)):
             throw error.uploadClientError
         case .failed(.operationFailed), nil:
@@ -173,7 +180,7 @@ final class OSSResumableUploadEngine {
                 return
             case .writeRecord(let record):
                 do {
-                    try await store?.saveOffCooperativePool(record, name: recordName)
+                    try await store?.saveOffCooperativePool(record.withCallbackHeaders(callbackHeaders), name: recordName)
                 } catch {
                     await fail(error.uploadClientError)
                     return
@@ -275,7 +282,10 @@ final class OSSResumableUploadEngine {
         }
         let result = try await client.initiateMultipartUpload(
             OSSInitiateMultipartUploadRequest(
-                bucketName: request.bucketName, objectKey: request.objectKey, contentType: request.contentType,
+                bucketName: request.bucketName, objectKey: request.objectKey,
+                // parity-b: Content-Type guessed from the local file's extension, then the key's.
+                contentType: request.contentType
+                    ?? OSSMimeType.guess(request.uploadingFileURL.lastPathComponent, request.objectKey),
                 metadata: metadata, headers: headers))
         return result.uploadId
     }
@@ -331,8 +341,9 @@ final class OSSResumableUploadEngine {
             OSSCompleteMultipartUploadRequest(
                 bucketName: request.bucketName, objectKey: request.objectKey, uploadId: uploadId,
                 parts: parts.map { OSSPartInfo(partNumber: $0.number, eTag: $0.etag) },
-                callback: try Self.base64JSON(request.callbackParam),
-                callbackVar: try Self.base64JSON(request.callbackVar)))
+                // parity-b: the callback comes from the request or, when resumed, from the record.
+                callback: callbackHeaders?["x-oss-callback"],
+                callbackVar: callbackHeaders?["x-oss-callback-var"]))
     }
 
     /// AbortMultipartUpload in a fresh unstructured task, awaited: requests made from a cancelled task would

@@ -48,7 +48,9 @@ import Foundation
 public struct OSSResumableUploadRequest: Sendable {
     /// The default part size: 1 MiB.
     public static let defaultPartSize: Int64 = 1024 * 1024
-    /// The smallest part size OSS accepts (but for the last part): 100 KB (102,400 bytes). Smaller values are raised.
+    /// The smallest part size OSS accepts (but for the last part): 100 KB (102,400 bytes). A smaller ``partSize`` is
+    /// raised to this value (documented behaviour, as in the iOS SDK, so that old code keeps working); the record's
+    /// identity uses the raised value.
     public static let minimumPartSize: Int64 = 102_400
     /// The default number of parts in flight: 5.
     public static let defaultThreadNum = 5
@@ -59,8 +61,8 @@ public struct OSSResumableUploadRequest: Sendable {
     public var objectKey: String
     /// The local file to upload.
     public var uploadingFileURL: URL
-    /// The size of each part (the last may be shorter). At least 100 KB; doubled automatically while the file
-    /// would need more than 10,000 parts. Part of the record's identity.
+    /// The size of each part (the last may be shorter). Values below 100 KB (``minimumPartSize``) are raised to
+    /// 100 KB; doubled automatically while the file would need more than 10,000 parts. Part of the record's identity.
     public var partSize: Int64
     /// How many parts are sent at once (1...64).
     public var threadNum: Int
@@ -70,8 +72,19 @@ public struct OSSResumableUploadRequest: Sendable {
     public var uploadProgress: OSSProgressHandler?
     /// When ``uploadProgress`` is called: per confirmed part (default) or as bytes are sent.
     public var progressGranularity: OSSTransferProgressGranularity = .confirmedParts
-    /// Where checkpoint records are kept; `nil` means nothing is persisted.
+    /// Where checkpoint records are kept; `nil` means nothing is persisted. With ``baseDirectoryURL``, a relative
+    /// path (e.g. `"Library/Transfers"`) is taken from the base directory.
     public var recordDirectoryPath: String?
+    /// The directory the transfer's local paths are recorded relative to, so that the record and the resume token
+    /// survive that directory moving — on iOS, the app's container, whose path changes across app updates and
+    /// restores (pass `URL.homeDirectory` / `NSHomeDirectory()` of the current launch).
+    ///
+    /// With it, ``uploadingFileURL`` must lie inside it; the record's name and contents hold the file's path
+    /// relative to it (with bucket, key, part size and CRC mode naming the record, and size, modification time
+    /// and sampled content — not the inode — identifying the file), so after a move the same request built from
+    /// the new container finds the record and resumes: the parts the server confirmed are not sent again.
+    /// `nil` (the default) records absolute paths. See ``OSSBaseDirectory``.
+    public var baseDirectoryURL: URL?
     /// On ``cancel()``: `true` (default, as in the iOS SDK) aborts the multipart upload and deletes the record;
     /// `false` keeps both so the next call resumes. ``pause()`` ignores it and always keeps both. Without ``recordDirectoryPath`` it also decides whether a
     /// failed upload is aborted.
@@ -85,7 +98,8 @@ public struct OSSResumableUploadRequest: Sendable {
     /// On, each part is read twice (MD5 + CRC-64 first, then sent). `Content-MD5` is always sent when CRC
     /// checking is off, so a part is never sent unchecked. Not part of the record's identity.
     public var sendContentMD5: Bool
-    /// `Content-Type` of the object (`application/octet-stream` when nil).
+    /// `Content-Type` of the object; when nil it is guessed from the local file's extension, then the object key's
+    /// (``OSSMimeType``), else `application/octet-stream`.
     public var contentType: String?
     /// Object metadata and headers sent when the upload is initiated: `x-oss-meta-*` entries become user
     /// metadata; other names (`Cache-Control`, `x-oss-storage-class`, ...) are sent as headers.
@@ -95,6 +109,14 @@ public struct OSSResumableUploadRequest: Sendable {
     public var callbackParam: [String: String]?
     /// Callback variables (`x:name` → value), sent on Complete as `x-oss-callback-var` (Base64 JSON).
     public var callbackVar: [String: String]?
+    /// A typed upload callback, sent on Complete (takes precedence over ``callbackParam`` / ``callbackVar``). It is
+    /// kept in the checkpoint record, so a resumed or transfer-manager upload still sends it. A failed callback
+    /// throws ``OSSServerError`` `CallbackFailed` (the object exists).
+    public var callback: OSSCallback?
+    /// Headers sent with every UploadPart (e.g. `x-oss-request-payer`). Not part of the record.
+    public var partHeaders: [String: String] = [:]
+    /// `x-oss-traffic-limit` for every UploadPart, in bits per second (``OSSTrafficLimit/range``).
+    public var trafficLimit: Int?
 
     let cancellation: OSSTransferCancellation
 
@@ -105,6 +127,7 @@ public struct OSSResumableUploadRequest: Sendable {
         partSize: Int64 = OSSResumableUploadRequest.defaultPartSize,
         threadNum: Int = OSSResumableUploadRequest.defaultThreadNum,
         recordDirectoryPath: String? = nil,
+        baseDirectoryURL: URL? = nil,
         deleteUploadIdOnCancelling: Bool = true,
         crcFlag: Bool? = nil,
         sendContentMD5: Bool = false,
@@ -120,6 +143,7 @@ public struct OSSResumableUploadRequest: Sendable {
         self.partSize = partSize
         self.threadNum = threadNum
         self.recordDirectoryPath = recordDirectoryPath
+        self.baseDirectoryURL = baseDirectoryURL
         self.deleteUploadIdOnCancelling = deleteUploadIdOnCancelling
         self.crcFlag = crcFlag
         self.sendContentMD5 = sendContentMD5

@@ -24,6 +24,10 @@ final class OSSTransferByteProgress: Sendable {
         var inFlight: [Int: Int64] = [:]
         /// The highest total reported.
         var reported: Int64 = 0
+        /// Reports decided but not yet delivered, oldest first: (step, total, expected).
+        var pending: [(Int64, Int64, Int64)] = []
+        /// Whether a caller is delivering `pending` (outside the lock).
+        var delivering = false
     }
 
     private let state = NIOLockedValueBox(State())
@@ -71,16 +75,33 @@ final class OSSTransferByteProgress: Sendable {
         }
     }
 
-    /// Applies `change` and reports the new total if it passed the last one. The handler runs under the lock, so
-    /// reports arrive one at a time, in increasing order.
+    /// Applies `change` and reports the new total if it passed the last one. Reports are queued under the lock
+    /// and delivered outside it, by one caller at a time (whoever finds nobody delivering drains the queue), so
+    /// the handler never runs under a lock and its reports arrive one at a time, in increasing order.
     private func update(expected: Int64, _ change: (inout State) -> Void) {
-        state.withLockedValue { state in
+        let deliver = state.withLockedValue { state -> Bool in
             change(&state)
             let total = min(state.confirmed + state.inFlight.values.reduce(0, +), expected)
-            guard total > state.reported else { return }
-            let step = total - state.reported
-            state.reported = total
-            handler(step, total, expected)
+            if total > state.reported {
+                state.pending.append((total - state.reported, total, expected))
+                state.reported = total
+            }
+            guard !state.delivering, !state.pending.isEmpty else { return false }
+            state.delivering = true
+            return true
+        }
+        guard deliver else { return }
+        while true {
+            let batch = state.withLockedValue { state -> [(Int64, Int64, Int64)] in
+                let batch = state.pending
+                state.pending = []
+                if batch.isEmpty { state.delivering = false }
+                return batch
+            }
+            if batch.isEmpty { return }
+            for (step, total, expected) in batch {
+                handler(step, total, expected)
+            }
         }
     }
 }

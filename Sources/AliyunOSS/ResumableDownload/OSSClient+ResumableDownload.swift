@@ -18,7 +18,8 @@ extension OSSClient {
     /// - Throws: ``OSSClientError`` (`taskCancelled` after ``OSSResumableDownloadRequest/cancel()`` or Task
     ///   cancellation; `taskPaused` after ``OSSResumableDownloadRequest/pause()``, with a
     ///   ``OSSClientError/resumeToken``; `invalidCRC`; `objectChanged`; `fileCantWrite` when the temporary file or the destination
-    ///   cannot be written; `cannotResumeDownload` when another process is downloading with the same record;
+    ///   cannot be written; `transferInUse`, at once, when another process or request is running the same
+    ///   download (it holds the record's lock);
     ///   `invalidArgument`; `networkError` after retries) or ``OSSServerError`` (e.g. 404 `NoSuchKey`).
     public func resumableDownload(_ request: OSSResumableDownloadRequest) async throws -> OSSResumableDownloadResult {
         try await request.cancellation.run { [self] in

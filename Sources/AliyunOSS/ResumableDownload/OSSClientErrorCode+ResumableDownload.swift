@@ -4,7 +4,8 @@ extension OSSClientErrorCode {
     /// The object was replaced during a resumable download (a ranged GET answered 412 to `If-Match`), or
     /// since the record of an interrupted one was written, and the policy says to fail.
     public static let objectChanged = Self(rawValue: "ObjectChanged")
-    /// A resumable download cannot continue from its record (another process holds the record's lock).
+    /// A resumable download cannot continue from its record. (A record whose transfer is running elsewhere is
+    /// ``transferInUse``.)
     public static let cannotResumeDownload = Self(rawValue: "CannotResumeDownload")
 }
 
@@ -25,8 +26,8 @@ extension OSSResumableError {
             OSSClientError(.fileCantWrite, description, underlying: self)
         case .fileCantRead:
             OSSClientError(.fileCantRead, description, underlying: self)
-        case .recordLocked:
-            OSSClientError(.cannotResumeDownload, description, underlying: self)
+        case .recordLocked(let path):
+            OSSClientError.transferInUse(lockPath: path, underlying: self)
         default:
             OSSClientError(.exceptionCaught, description, underlying: self)
         }

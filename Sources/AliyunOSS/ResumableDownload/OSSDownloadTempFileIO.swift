@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import OSSResumable
 
 /// The few POSIX file operations of a resumable download, each failing with `fileCantWrite` and the errno.
 enum OSSDownloadTempFileIO {
@@ -40,16 +41,20 @@ enum OSSDownloadTempFileIO {
         return errno
     }
 
-    /// Renames `from` over `to` atomically and makes the rename durable (directory fsync).
+    /// Makes the temporary file durable (``OSSDurableFile/sync(path:)``: `F_FULLFSYNC` on Darwin), renames it
+    /// over `to` atomically and syncs the directory (``OSSDurableFile/rename(_:to:)``). Blocking: call it off the
+    /// cooperative pool (``OSSBlockingIO``).
     static func commit(from: String, to: String) throws {
-        guard rename(from, to) == 0 else {
-            throw failure("cannot rename the temporary file over \(to)", errno)
+        if let code = OSSDurableFile.sync(path: from) {
+            throw failure("cannot sync the temporary file \(from)", code)
         }
-        let directory = parentDirectory(of: to)
-        let fd = open(directory, O_RDONLY | O_CLOEXEC)
-        if fd >= 0 {
-            _ = fsync(fd)
-            _ = close(fd)
+        do {
+            try OSSDurableFile.rename(from, to: to)
+        } catch {
+            if case .fileCantWrite(let path, let code) = error {
+                throw failure("cannot rename the temporary file over \(to) (\(path))", code)
+            }
+            throw OSSClientError(.fileCantWrite, "cannot rename the temporary file over \(to): \(error)", underlying: error)
         }
     }
 
@@ -57,13 +62,6 @@ enum OSSDownloadTempFileIO {
     @discardableResult
     static func closeDescriptor(_ fd: Int32) -> Int32? {
         close(fd) == 0 ? nil : errno
-    }
-
-    /// The directory part of an absolute path (`/` for a file at the root).
-    static func parentDirectory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        let parent = String(path[..<slash])
-        return parent.isEmpty ? "/" : parent
     }
 
     static func failure(_ message: String, _ code: Int32) -> OSSClientError {

@@ -29,6 +29,7 @@ extension OSSResumableDownloadEngine {
         let expected = machine.plan?.totalLength ?? 0
         var pending = parts.makeIterator()
         var failures: [any Error] = []
+        let getHeaders = self.getHeaders  // parity-b
         await withTaskGroup(of: PartResult.self) { group in
             func startNext() {
                 guard let part = pending.next() else { return }
@@ -37,7 +38,8 @@ extension OSSResumableDownloadEngine {
                         let progress = OSSTransferByteProgress.callback(byteProgress, part: part, expected: expected)
                         let crc = try await Self.fetch(
                             client: client, bucket: bucket, key: key, etag: etag, part: part,
-                            fileOffset: part.offset - rangeStart, handle: handle, progress: progress)
+                            fileOffset: part.offset - rangeStart, handle: handle, progress: progress,
+                            headers: getHeaders)
                         return .downloaded(number: part.number, crc64: crc)
                     } catch {
                         return .failed(number: part.number, error: error)
@@ -98,11 +100,12 @@ extension OSSResumableDownloadEngine {
     /// part from its start.
     static func fetch(
         client: OSSClient, bucket: String, key: String, etag: String, part: OSSPart, fileOffset: Int64,
-        handle: WriteFileHandle, progress: (@Sendable (Int64) -> Void)? = nil
+        handle: WriteFileHandle, progress: (@Sendable (Int64) -> Void)? = nil, headers: [String: String] = [:]
     ) async throws -> UInt64 {
-        let get = OSSGetObjectRequest(
+        var get = OSSGetObjectRequest(
             bucketName: bucket, objectKey: key, range: .closed(part.offset, part.end - 1), standardRangeBehavior: true,
             ifMatch: etag)
+        get.headers = headers  // parity-b: the request's headers and traffic limit
         let operation = try OSSClient.getOperation(get)
         return try await client.execute(operation) { response in
             guard response.status == 206 else {

@@ -29,6 +29,8 @@ final class OSSResumableDownloadEngine {
     let store: OSSRecordStore?
     let recordName: String
     let tempFilePath: String
+    /// records: where the destination, temporary file and record are, relative to the request's base directory.
+    let location: OSSDownloadLocation
     /// The record of the resume token the call was given, checked against the request.
     let resumeRecord: OSSDownloadRecord?
     /// The byte-level progress, with ``OSSTransferProgressGranularity/bytes``.
@@ -43,6 +45,7 @@ final class OSSResumableDownloadEngine {
     var cause: (any Error)?
 
     init(client: OSSClient, request: OSSResumableDownloadRequest, token: OSSResumeToken? = nil) throws {
+        _ = try OSSTrafficLimit.headers(request.trafficLimit)  // parity-b: a precise error for a bad limit
         guard !request.bucketName.isEmpty, !request.objectKey.isEmpty else {
             throw OSSClientError(.invalidArgument, "resumableDownload needs a bucket name and an object key")
         }
@@ -70,32 +73,28 @@ final class OSSResumableDownloadEngine {
         }
         self.client = client
         self.request = request
-        destinationPath = OSSRecordStore.absolutePath(request.downloadToFileURL.path)
         partSize = max(request.partSize, OSSResumableDownloadRequest.minimumPartSize)
         threadNum = request.threadNum
         crcMode = (request.crcFlag ?? client.configuration.crcCheckEnabled) ? .enabled : .disabled
-        recordName = OSSRecordStore.downloadRecordName(
-            bucket: request.bucketName, key: request.objectKey, requestedRange: requestedRange,
-            destinationPath: destinationPath)
-        if let directory = request.recordDirectoryPath, !directory.isEmpty {
-            let store = OSSRecordStore(directoryPath: directory)
-            self.store = store
-            // Deterministic, so a fresh start after a lost or corrupt record reuses (truncates) the same file;
-            // named from the record's full path, so downloads recorded in different directories never share it.
-            let digest = SHA256.hash(data: Array(store.recordPath(name: recordName).utf8))
-            tempFilePath = destinationPath + ".osstmp-" + digest.prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-        } else {
-            store = nil
-            tempFilePath = destinationPath + ".osstmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        }
+        // records: destination, record store, record name and temporary file come from OSSDownloadLocation (base
+        // directory aware; the temporary file's name is derived there as before).
+        let location = try OSSDownloadLocation(request: request, requestedRange: requestedRange)
+        self.location = location
+        destinationPath = location.destinationPath
+        recordName = location.recordName
+        store = location.store
+        tempFilePath = location.tempFilePath
         if request.progressGranularity == .bytes, let handler = request.downloadProgress {
             byteProgress = OSSTransferByteProgress(handler: handler)
         } else {
             byteProgress = nil
         }
-        resumeRecord = try token?.downloadRecord(
-            bucket: request.bucketName, key: request.objectKey, destinationPath: destinationPath,
-            requestedRange: requestedRange, crcMode: crcMode)
+        // records: the token is checked and resolved against the base directory by the location.
+        resumeRecord = try token.map { [requestedRange, crcMode] in
+            try location.resumeRecord(
+                from: $0, bucket: request.bucketName, key: request.objectKey, requestedRange: requestedRange,
+                crcMode: crcMode)
+        }
         machine = OSSDownloadStateMachine(
             configuration: .init(
                 bucket: request.bucketName, key: request.objectKey, destinationPath: destinationPath,
@@ -154,7 +153,7 @@ final class OSSResumableDownloadEngine {
         case .failed(.paused):
             throw OSSClientError.paused(
                 "the resumable download was paused; the temporary file and the record were kept",
-                token: machine.record.map(OSSResumeToken.init(download:)))
+                token: machine.record.map(location.token(for:)))  // records: relative paths with a base directory
         case .failed(.error(let error)):
             throw error.downloadClientError
         case .failed(.operationFailed), nil:
@@ -184,7 +183,7 @@ final class OSSResumableDownloadEngine {
             case .prepareTempFile(let path, let length):
                 await closeHandle()
                 do {
-                    try OSSDownloadTempFileIO.prepare(path: path, length: length)
+                    try await OSSBlockingIO.run { try OSSDownloadTempFileIO.prepare(path: path, length: length) }
                 } catch {
                     await fail(error)
                     return
@@ -272,7 +271,9 @@ final class OSSResumableDownloadEngine {
         if let handle {
             do {
                 // Not abandoned on cancellation: the parts that did finish are worth recording.
-                try await Self.ignoringCancellation { try await handle.synchronize() }
+                // records: F_FULLFSYNC on Darwin (OSSDurableFile), on NIO's thread pool.
+                let path = tempFilePath
+                try await Self.ignoringCancellation { try await handle.synchronizeDurably(path: path) }
             } catch {
                 throw OSSClientError(.fileCantWrite, "cannot sync the temporary file \(tempFilePath)", underlying: error)
             }
@@ -300,13 +301,15 @@ final class OSSResumableDownloadEngine {
         }
         if let handle {
             do {
-                try await Self.ignoringCancellation { try await handle.synchronize() }
+                // records: F_FULLFSYNC on Darwin (OSSDurableFile), on NIO's thread pool.
+                try await Self.ignoringCancellation { try await handle.synchronizeDurably(path: from) }
             } catch {
                 throw OSSClientError(.fileCantWrite, "cannot sync the temporary file \(from)", underlying: error)
             }
         }
         await closeHandle()
-        try OSSDownloadTempFileIO.commit(from: from, to: to)
+        // records: durable rename (sync, rename, directory sync) off the cooperative pool.
+        try await OSSBlockingIO.run { try OSSDownloadTempFileIO.commit(from: from, to: to) }
     }
 
     func openHandle(path: String) async throws {

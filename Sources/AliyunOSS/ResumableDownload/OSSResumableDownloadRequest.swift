@@ -65,6 +65,13 @@ public struct OSSResumableDownloadRequest: Sendable {
     /// Where checkpoint records are kept; `nil` means the download is not resumable across calls (a cancel or
     /// a failure removes the temporary file).
     public var recordDirectoryPath: String?
+    /// The directory the transfer's local paths are recorded relative to, so that the record and the resume token
+    /// survive that directory moving — on iOS, the app's container, whose path changes across app updates and
+    /// restores. With it, ``downloadToFileURL`` must lie inside it, the record (and a relative
+    /// ``recordDirectoryPath``) is found from the new container after a move, and the temporary file, which lies
+    /// beside the destination, travels with it: the parts already written are not fetched again. `nil` (the
+    /// default) records absolute paths. See ``OSSBaseDirectory``.
+    public var baseDirectoryURL: URL?
     /// The part of the object to download; `nil` is the whole object. `.from(a)` and `.closed(a, b)` are
     /// supported (an end past the object is truncated); `.suffix` is not.
     public var range: OSSObjectRange?
@@ -73,6 +80,10 @@ public struct OSSResumableDownloadRequest: Sendable {
     public var crcFlag: Bool?
     /// What to do when the object changes mid-download or between runs. Default ``OSSDownloadObjectChangedPolicy/fail``.
     public var objectChangedPolicy: OSSDownloadObjectChangedPolicy
+    /// Headers sent with every ranged GET (e.g. `x-oss-request-payer`). Not part of the record.
+    public var headers: [String: String] = [:]
+    /// `x-oss-traffic-limit` for every ranged GET, in bits per second (``OSSTrafficLimit/range``).
+    public var trafficLimit: Int?
 
     let cancellation: OSSTransferCancellation
 
@@ -83,6 +94,7 @@ public struct OSSResumableDownloadRequest: Sendable {
         partSize: Int64 = OSSResumableDownloadRequest.defaultPartSize,
         threadNum: Int = OSSResumableDownloadRequest.defaultThreadNum,
         recordDirectoryPath: String? = nil,
+        baseDirectoryURL: URL? = nil,
         range: OSSObjectRange? = nil,
         crcFlag: Bool? = nil,
         objectChangedPolicy: OSSDownloadObjectChangedPolicy = .fail,
@@ -94,6 +106,7 @@ public struct OSSResumableDownloadRequest: Sendable {
         self.partSize = partSize
         self.threadNum = threadNum
         self.recordDirectoryPath = recordDirectoryPath
+        self.baseDirectoryURL = baseDirectoryURL
         self.range = range
         self.crcFlag = crcFlag
         self.objectChangedPolicy = objectChangedPolicy

@@ -79,8 +79,10 @@ extension OSSClient {
     /// The upload ids of the readable upload records of `bucketName` in the directory.
     static func liveUploadIds(bucketName: String, recordDirectoryPath: String) throws -> Set<String> {
         var live = Set<String>()
-        for entry in try OSSRecordDirectory(path: recordDirectoryPath).entries() {
-            if case .upload(let record) = entry.content, record.bucket == bucketName {
+        let directory = OSSRecordDirectory(path: recordDirectoryPath)
+        for name in try directory.fileNames() where OSSRecordDirectory.kind(ofRecordName: name) == .upload {
+            // As stored: the record of a transfer with a base directory (relative paths) names its upload too.
+            if let record = try? directory.store.loadStored(OSSUploadRecord.self, name: name), record.bucket == bucketName {
                 live.insert(record.uploadId)
             }
         }

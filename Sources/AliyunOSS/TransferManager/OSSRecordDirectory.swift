@@ -25,8 +25,10 @@ struct OSSRecordDirectory: Sendable {
 
     let store: OSSRecordStore
 
-    init(path: String) {
-        store = OSSRecordStore(directoryPath: path)
+    /// With `baseDirectory`, a relative `path` is taken from it, and the records' local paths are resolved
+    /// against it.
+    init(path: String, baseDirectory: OSSBaseDirectory? = nil) {
+        store = OSSRecordStore(directoryPath: path, baseDirectory: baseDirectory)
     }
 
     var path: String { store.directoryPath }
@@ -78,14 +80,14 @@ struct OSSRecordDirectory: Sendable {
         try fileNames().compactMap { entry(name: $0) }
     }
 
-    /// Removes the record `name` and its lock file.
+    /// Removes the record `name`. Its lock file is not touched: only the lock's holder removes it, when it
+    /// releases it (see ``OSSRecordLock``).
     func remove(name: String) throws {
         do {
             try store.delete(name: name)
         } catch {
             throw OSSClientError(.fileCantWrite, "cannot remove the record \(store.recordPath(name: name))", underlying: error)
         }
-        try? FileManager.default.removeItem(atPath: store.lockPath(name: name))
     }
 
     static func modificationDate(_ path: String) -> Date? {

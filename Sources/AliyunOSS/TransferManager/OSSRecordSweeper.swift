@@ -31,6 +31,9 @@ struct OSSRecordSweeper {
             guard let entry = directory.entry(name: name) else { continue }
             var stale = false
             switch entry.content {
+            case .unusable(.recordNeedsBaseDirectory):
+                // A portable record, readable with its base directory: not this sweep's to judge.
+                stale = false
             case .unusable: stale = true
             case .upload: stale = false
             case .download(let record):

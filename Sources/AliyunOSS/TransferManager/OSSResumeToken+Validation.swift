@@ -62,3 +62,19 @@ extension OSSResumeToken {
         return nil
     }
 }
+
+extension OSSResumeToken {
+    /// `record` with its relative paths resolved against `base`.
+    ///
+    /// - Throws: ``OSSClientError`` `invalidArgument` when it holds relative paths and there is no base directory.
+    static func resolving<Record: OSSTransferRecord>(_ record: Record, against base: OSSBaseDirectory?) throws -> Record {
+        do {
+            return try record.resolved(against: base)
+        } catch {
+            throw OSSClientError(
+                .invalidArgument,
+                "the resume token's paths are relative to a base directory; give baseDirectoryURL: \(error)",
+                underlying: error)
+        }
+    }
+}

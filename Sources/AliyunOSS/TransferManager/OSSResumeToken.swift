@@ -11,13 +11,22 @@ import OSSResumable
 /// ``OSSTransferManager/restore(_:)`` (which writes the checkpoint record again) then
 /// ``OSSTransferManager/resume(_:)``. The token never holds credentials, signatures or security tokens.
 ///
+/// A transfer started with a base directory (``OSSResumableUploadRequest/baseDirectoryURL``) gets a token whose
+/// local paths are relative to it, so the token still resumes after the directory moved (an iOS app's container
+/// after an update or a restore): give it back with a request built from the new container.
+///
 /// The inspectable fields (bucket, key, upload id or ETag, parts) are encoded for reading; the embedded record is
-/// authoritative. A SHA-256 checksum of the record is encoded beside it and checked, with the record's values and
-/// the readable copies, when the token is decoded: an edited or truncated token is refused (`DecodingError`)
-/// rather than resumed wrongly. The checksum is not a signature: it catches edits and damage, not forgery.
+/// authoritative. A SHA-256 checksum of the record's canonical encoding (``OSSCanonicalEncoder``: sorted keys,
+/// fixed escaping, so the same on every platform whatever `JSONEncoder` the app uses) is encoded beside it and
+/// checked, with the record's values and the readable copies, when the token is decoded: an edited or truncated
+/// token is refused (`DecodingError.dataCorrupted`, whose description says what is wrong) rather than resumed
+/// wrongly. The checksum is not a signature: it catches edits and damage, not forgery. Tokens of version 1
+/// (checksum over `JSONEncoder` output) are still read.
 public struct OSSResumeToken: Sendable, Hashable, Codable {
     /// The token format this code writes.
-    public static let currentVersion = 1
+    public static let currentVersion = 2
+    /// The token formats this code reads.
+    public static let readableVersions = 1...2
 
     /// A confirmed part: written by the server (upload) or to the temporary file (download).
     public struct Part: Sendable, Hashable, Codable {
@@ -37,10 +46,31 @@ public struct OSSResumeToken: Sendable, Hashable, Codable {
 
     let record: Record
 
-    init(upload record: OSSUploadRecord) { self.record = .upload(record) }
-    init(download record: OSSDownloadRecord) { self.record = .download(record) }
+    /// A token of `record`; with `base`, its local paths inside `base` are made relative.
+    init(upload record: OSSUploadRecord, base: OSSBaseDirectory? = nil) {
+        self.record = .upload(base.map(record.relativized(to:)) ?? record)
+    }
 
-    /// The token format version.
+    /// A token of `record`; with `base`, its local paths inside `base` are made relative.
+    init(download record: OSSDownloadRecord, base: OSSBaseDirectory? = nil) {
+        self.record = .download(base.map(record.relativized(to:)) ?? record)
+    }
+
+    private init(record: Record) { self.record = record }
+
+    /// This token with its local paths inside `base` made relative (unchanged without a base).
+    func relativized(to base: OSSBaseDirectory?) -> OSSResumeToken {
+        guard let base else { return self }
+        switch record {
+        case .upload(let r): return OSSResumeToken(record: .upload(r.relativized(to: base)))
+        case .download(let r): return OSSResumeToken(record: .download(r.relativized(to: base)))
+        }
+    }
+
+    /// Whether the token's local paths are relative to a base directory (it was made by a transfer with one).
+    public var isRelativeToBaseDirectory: Bool { OSSBaseDirectory.isRelative(filePath) }
+
+    /// The token format version (a decoded token is written again in the current one).
     public var version: Int { Self.currentVersion }
     /// The version of the checkpoint record inside.
     public var recordVersion: Int {
@@ -67,7 +97,8 @@ public struct OSSResumeToken: Sendable, Hashable, Codable {
         case .download(let r): r.key
         }
     }
-    /// The local file: the source of an upload, the destination of a download.
+    /// The local file: the source of an upload, the destination of a download. Relative to the transfer's base
+    /// directory when it had one (see ``isRelativeToBaseDirectory``), absolute otherwise.
     public var filePath: String {
         switch record {
         case .upload(let r): r.filePath
@@ -133,9 +164,20 @@ public struct OSSResumeToken: Sendable, Hashable, Codable {
         case totalBytes, bytesDone, parts, record, checksum
     }
 
-    /// The SHA-256 (hex) of the record's canonical JSON (sorted keys, slashes unescaped, so every Foundation
-    /// writes the same bytes): unaffected by the encoder the app uses.
+    /// The SHA-256 (hex) of the record's canonical encoding (``OSSCanonicalEncoder``): unaffected by the encoder
+    /// the app uses and by the platform.
     var recordChecksum: String {
+        get throws {
+            switch record {
+            case .upload(let r): try OSSCanonicalEncoder.sha256Hex(r)
+            case .download(let r): try OSSCanonicalEncoder.sha256Hex(r)
+            }
+        }
+    }
+
+    /// The checksum version 1 tokens carry: the SHA-256 of `JSONEncoder` output with sorted keys and unescaped
+    /// slashes.
+    var legacyRecordChecksum: String {
         get throws {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -172,9 +214,10 @@ public struct OSSResumeToken: Sendable, Hashable, Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let version = try container.decode(Int.self, forKey: .version)
-        guard version == Self.currentVersion else {
+        guard Self.readableVersions.contains(version) else {
             throw DecodingError.dataCorruptedError(
-                forKey: .version, in: container, debugDescription: "unsupported resume token version \(version)")
+                forKey: .version, in: container,
+                debugDescription: "unsupported resume token version \(version) (this SDK reads \(Self.readableVersions))")
         }
         let kind = try container.decode(OSSTransferKind.self, forKey: .kind)
         do {
@@ -204,7 +247,8 @@ public struct OSSResumeToken: Sendable, Hashable, Codable {
                 forKey: .record, in: container, debugDescription: "the token's fields do not match its record")
         }
         let checksum = try container.decode(String.self, forKey: .checksum)
-        guard checksum.lowercased() == (try recordChecksum) else {
+        let expected = version == 1 ? try legacyRecordChecksum : try recordChecksum
+        guard checksum.lowercased() == expected else {
             throw DecodingError.dataCorruptedError(
                 forKey: .checksum, in: container,
                 debugDescription: "the token's record does not match its checksum (the token was edited or damaged)")

@@ -14,13 +14,16 @@ import OSSResumable
 ///
 /// The manager rebuilds each request from its record (bucket, key, local file, part size, CRC mode, range) and
 /// stops it with the request's `pause()`, so ``pause(_:)`` (and cancelling the task awaiting ``resume(_:)``)
-/// keeps the upload id, the temporary file and the record for a later ``resume(_:)``. Options that are not in records (content type, metadata, callbacks) were
-/// already applied when the upload was initiated, except the upload callback, which a resumed upload does not send.
+/// keeps the upload id, the temporary file and the record for a later ``resume(_:)``. Options that are not in records (content type, metadata) were
+/// already applied when the upload was initiated; the upload callback is kept in the record and sent on Complete.
 public actor OSSTransferManager {
     /// The client transfers run with.
     public nonisolated let client: OSSClient
     /// The record directory (absolute).
     public nonisolated let recordDirectoryPath: String
+    /// The directory the transfers' local paths are relative to (the app's container on iOS), if any: see
+    /// ``OSSResumableUploadRequest/baseDirectoryURL``.
+    public nonisolated let baseDirectoryURL: URL?
     /// How many parts each resumed transfer keeps in flight.
     public nonisolated let threadNum: Int
     /// When `.progress` events are sent: per confirmed part, or as bytes move.
@@ -32,6 +35,7 @@ public actor OSSTransferManager {
 
     private nonisolated let hub: OSSTransferEventHub
     private let directory: OSSRecordDirectory
+    private nonisolated let baseDirectory: OSSBaseDirectory?
     private var running: [String: Running] = [:]
 
     private struct Running {
@@ -41,16 +45,25 @@ public actor OSSTransferManager {
     }
 
     /// - Parameters:
-    ///   - recordDirectoryPath: the directory given as `recordDirectoryPath` to the resumable requests.
+    ///   - recordDirectoryPath: the directory given as `recordDirectoryPath` to the resumable requests (relative
+    ///     to `baseDirectoryURL` when it is a relative path and there is a base directory).
+    ///   - baseDirectoryURL: the base directory the transfers were started with (their
+    ///     ``OSSResumableUploadRequest/baseDirectoryURL``), as it is now: on iOS, the container of this launch,
+    ///     even when the transfers were started in a container at another path. Records' relative paths resolve
+    ///     against it, resumed transfers and tokens use it. Without it, records written with a base directory
+    ///     are listed as `noEntry` (`recordNeedsBaseDirectory`).
     ///   - threadNum: parts in flight per resumed transfer (1...64).
     ///   - progressGranularity: `.bytes` sends `.progress` events as the parts' bytes move, not only per
     ///     confirmed part.
     public init(
-        client: OSSClient, recordDirectoryPath: String, threadNum: Int = 4,
+        client: OSSClient, recordDirectoryPath: String, baseDirectoryURL: URL? = nil, threadNum: Int = 4,
         progressGranularity: OSSTransferProgressGranularity = .confirmedParts
     ) {
         self.client = client
-        directory = OSSRecordDirectory(path: recordDirectoryPath)
+        let base = baseDirectoryURL.flatMap { $0.isFileURL ? OSSBaseDirectory(path: $0.path) : nil }
+        baseDirectory = base
+        self.baseDirectoryURL = base.map { URL(fileURLWithPath: $0.path, isDirectory: true) }
+        directory = OSSRecordDirectory(path: recordDirectoryPath, baseDirectory: base)
         self.recordDirectoryPath = directory.path
         self.threadNum = threadNum
         self.progressGranularity = progressGranularity
@@ -162,7 +175,7 @@ public actor OSSTransferManager {
     /// Removes the transfer `id` for good: stops it if it runs, aborts the multipart upload on the server (an
     /// upload already gone is fine) or deletes the download's temporary file, and removes the record.
     ///
-    /// - Throws: ``OSSClientError`` `invalidArgument` when there is no record `id`, `cannotResumeUpload` when
+    /// - Throws: ``OSSClientError`` `invalidArgument` when there is no record `id`, `transferInUse` when
     ///   another process is running it, `fileCantWrite` when the record cannot be removed; or the
     ///   ``OSSServerError`` of the abort (the record is then kept, so terminating again retries).
     public func terminate(_ id: String) async throws {
@@ -179,7 +192,7 @@ public actor OSSTransferManager {
         do {
             lock = try directory.store.lock(name: id)
         } catch {
-            throw OSSClientError(.cannotResumeUpload, "transfer \(id) is in use by another process", underlying: error)
+            throw Self.inUse(error, lockPath: directory.store.lockPath(name: id))
         }
         defer { withExtendedLifetime(lock) {} }
         do {
@@ -214,17 +227,19 @@ public actor OSSTransferManager {
     /// A Codable snapshot of transfer `id` (see ``OSSResumeToken``) that can be stored anywhere and given back to
     /// ``restore(_:)``, on this device after the record directory was cleared, or in another manager.
     ///
-    /// - Throws: ``OSSClientError`` `invalidArgument` when there is no record `id`, `cannotResumeUpload` when the
+    /// - Throws: ``OSSClientError`` `invalidArgument` when there is no record `id`, `cannotResumeUpload`/`cannotResumeDownload` when the
     ///   record cannot be read.
     public func resumeToken(for id: String) throws -> OSSResumeToken {
         guard let entry = directory.entry(name: id) else {
             throw OSSClientError(.invalidArgument, "no transfer \(id) in \(recordDirectoryPath)")
         }
         switch entry.content {
-        case .upload(let record): return OSSResumeToken(upload: record)
-        case .download(let record): return OSSResumeToken(download: record)
+        case .upload(let record): return OSSResumeToken(upload: record, base: baseDirectory)
+        case .download(let record): return OSSResumeToken(download: record, base: baseDirectory)
         case .unusable(let error):
-            throw OSSClientError(.cannotResumeUpload, "transfer \(id) cannot be resumed: \(error)", underlying: error)
+            throw OSSClientError(
+                Self.cannotResumeCode(forRecordName: id), "transfer \(id) cannot be resumed: \(error)",
+                underlying: error)
         }
     }
 
@@ -233,19 +248,26 @@ public actor OSSTransferManager {
     /// local file are checked when the transfer resumes: a file changed since, or an upload the server no longer
     /// has, is handled as for any record.
     ///
-    /// - Throws: ``OSSClientError`` `cannotResumeUpload` when the transfer is running (here or in another
+    /// - Throws: ``OSSClientError`` `invalidArgument` when the token's paths are relative to a base directory and
+    ///   this manager has none; `transferInUse` when the transfer is running (here or in another
     ///   process), `fileCantWrite` when the record cannot be written.
     @discardableResult
     public func restore(_ token: OSSResumeToken) throws -> String {
+        // The record name is the one a request with this manager's base directory computes.
+        let token = token.relativized(to: baseDirectory)
+        switch token.record {
+        case .upload(let record): _ = try OSSResumeToken.resolving(record, against: baseDirectory)
+        case .download(let record): _ = try OSSResumeToken.resolving(record, against: baseDirectory)
+        }
         let name = token.recordName
         guard running[name] == nil else {
-            throw OSSClientError(.cannotResumeUpload, "transfer \(name) is running")
+            throw OSSClientError(.transferInUse, "the transfer of record \(directory.store.recordPath(name: name)) is running in this manager")
         }
         let lock: OSSRecordLock
         do {
             lock = try directory.store.lock(name: name)
         } catch {
-            throw OSSClientError(.cannotResumeUpload, "transfer \(name) is in use by another process", underlying: error)
+            throw Self.inUse(error, lockPath: directory.store.lockPath(name: name))
         }
         defer { withExtendedLifetime(lock) {} }
         do {
@@ -299,7 +321,7 @@ public actor OSSTransferManager {
             var request = OSSResumableUploadRequest(
                 bucketName: record.bucket, objectKey: record.key,
                 uploadingFileURL: URL(fileURLWithPath: record.filePath), partSize: record.requestedPartSize,
-                threadNum: threadNum, recordDirectoryPath: recordDirectoryPath,
+                threadNum: threadNum, recordDirectoryPath: recordDirectoryPath, baseDirectoryURL: baseDirectoryURL,
                 crcFlag: record.crcMode == .enabled, uploadProgress: progress)
             request.progressGranularity = progressGranularity
             let upload = request
@@ -316,7 +338,8 @@ public actor OSSTransferManager {
             var request = OSSResumableDownloadRequest(
                 bucketName: record.bucket, objectKey: record.key,
                 downloadToFileURL: URL(fileURLWithPath: record.destinationPath), partSize: record.partSize,
-                threadNum: threadNum, recordDirectoryPath: recordDirectoryPath, range: range,
+                threadNum: threadNum, recordDirectoryPath: recordDirectoryPath, baseDirectoryURL: baseDirectoryURL,
+                range: range,
                 crcFlag: record.crcMode == .enabled, downloadProgress: progress)
             request.progressGranularity = progressGranularity
             let download = request
@@ -326,8 +349,21 @@ public actor OSSTransferManager {
             }
             return Running(pause: { download.pause() }, task: task)
         case .unusable(let error):
-            throw OSSClientError(.cannotResumeUpload, "transfer \(id) cannot be resumed: \(error)", underlying: error)
+            throw OSSClientError(
+                Self.cannotResumeCode(forRecordName: id), "transfer \(id) cannot be resumed: \(error)",
+                underlying: error)
         }
+    }
+
+    /// `transferInUse` for a lock held elsewhere; the lock error's own mapping for anything else.
+    private static func inUse(_ error: OSSResumableError, lockPath: String) -> OSSClientError {
+        if case .recordLocked = error { return .transferInUse(lockPath: lockPath, underlying: error) }
+        return OSSClientError(.fileCantWrite, "cannot take the lock \(lockPath): \(error)", underlying: error)
+    }
+
+    /// `cannotResumeDownload` for a download's record, `cannotResumeUpload` otherwise.
+    static func cannotResumeCode(forRecordName name: String) -> OSSClientErrorCode {
+        OSSRecordDirectory.kind(ofRecordName: name) == .download ? .cannotResumeDownload : .cannotResumeUpload
     }
 
     private static func isCancellation(_ error: any Error) -> Bool {

@@ -1,9 +1,12 @@
+#if canImport(AsyncHTTPClient)
 import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
 import _NIOFileSystem
 
-/// The default transport, over AsyncHTTPClient. File-range bodies are streamed with NIOFileSystem.
+/// The default transport on Linux, over AsyncHTTPClient. File-range bodies are streamed with NIOFileSystem.
+///
+/// Not available on Apple platforms, where the SDK links no AsyncHTTPClient: use ``OSSURLSessionTransport``.
 public final class AsyncHTTPClientTransport: OSSHTTPTransport {
     /// The chunk size used to stream file bodies: 1 MiB (fewer reads and thread hops than smaller chunks for the
     /// same bytes; at most a few chunks per request are buffered).
@@ -116,3 +119,4 @@ public final class AsyncHTTPClientTransport: OSSHTTPTransport {
         return try await handler(OSSHTTPResponse(status: Int(response.status.code), headers: headers, body: body))
     }
 }
+#endif

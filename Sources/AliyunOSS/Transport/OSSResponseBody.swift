@@ -1,4 +1,6 @@
+#if canImport(AsyncHTTPClient)
 import AsyncHTTPClient
+#endif
 import NIOCore
 import OSSCRC64
 import _NIOFileSystem
@@ -6,12 +8,19 @@ import _NIOFileSystem
 /// A streamed response body: an `AsyncSequence` of `ByteBuffer` chunks, read once.
 ///
 /// Transport failures while reading surface as ``OSSClientError`` with code `.networkError`.
+///
+/// Any transport can feed it: from buffers in memory, from an `AsyncThrowingStream`, or from a pull closure
+/// that returns the next chunk (``init(next:)``).
 public struct OSSResponseBody: AsyncSequence, Sendable {
     public typealias Element = ByteBuffer
 
     enum Source: Sendable {
+        #if canImport(AsyncHTTPClient)
         case client(HTTPClientResponse.Body)
+        #endif
         case buffers([ByteBuffer])
+        case stream(AsyncThrowingStream<ByteBuffer, any Error>)
+        case pull(@Sendable () async throws -> ByteBuffer?)
     }
 
     let source: Source
@@ -25,36 +34,63 @@ public struct OSSResponseBody: AsyncSequence, Sendable {
         source = .buffers(buffers)
     }
 
+    /// A body read from a stream, for transports that push chunks as they arrive.
+    public init(stream: AsyncThrowingStream<ByteBuffer, any Error>) {
+        source = .stream(stream)
+    }
+
+    /// A body read by calling `next` until it returns `nil`, for transports that hand out chunks on demand (and so
+    /// can apply backpressure). `next` is called from one task at a time.
+    public init(next: @escaping @Sendable () async throws -> ByteBuffer?) {
+        source = .pull(next)
+    }
+
     public struct AsyncIterator: AsyncIteratorProtocol {
         enum State {
+            #if canImport(AsyncHTTPClient)
             case client(HTTPClientResponse.Body.AsyncIterator)
+            #endif
             case buffers(IndexingIterator<[ByteBuffer]>)
+            case stream(AsyncThrowingStream<ByteBuffer, any Error>.Iterator)
+            case pull(@Sendable () async throws -> ByteBuffer?)
         }
 
         var state: State
 
         public mutating func next() async throws -> ByteBuffer? {
-            switch state {
-            case .buffers(var iterator):
-                let value = iterator.next()
-                state = .buffers(iterator)
-                return value
-            case .client(var iterator):
-                do {
+            do {
+                switch state {
+                case .buffers(var iterator):
+                    let value = iterator.next()
+                    state = .buffers(iterator)
+                    return value
+                #if canImport(AsyncHTTPClient)
+                case .client(var iterator):
                     let value = try await iterator.next()
                     state = .client(iterator)
                     return value
-                } catch {
-                    throw OSSTransportErrorMapper.map(error)
+                #endif
+                case .stream(var iterator):
+                    let value = try await iterator.next()
+                    state = .stream(iterator)
+                    return value
+                case .pull(let next):
+                    return try await next()
                 }
+            } catch {
+                throw OSSTransportErrorMapper.map(error)
             }
         }
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
         switch source {
+        #if canImport(AsyncHTTPClient)
         case .client(let body): AsyncIterator(state: .client(body.makeAsyncIterator()))
+        #endif
         case .buffers(let buffers): AsyncIterator(state: .buffers(buffers.makeIterator()))
+        case .stream(let stream): AsyncIterator(state: .stream(stream.makeAsyncIterator()))
+        case .pull(let next): AsyncIterator(state: .pull(next))
         }
     }
 
@@ -85,7 +121,7 @@ public struct OSSResponseBody: AsyncSequence, Sendable {
     /// Streams the body into an open file handle at `offset` and onwards, chunk by chunk.
     ///
     /// - Returns: the number of bytes written and their CRC-64.
-    public func write(
+    func write(
         to handle: some WritableFileHandleProtocol, at offset: Int64,
         onChunk: ((Int64) -> Void)? = nil
     ) async throws -> (bytes: Int64, crc64: UInt64) {

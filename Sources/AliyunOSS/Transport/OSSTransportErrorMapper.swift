@@ -1,7 +1,7 @@
-import AsyncHTTPClient
 import _NIOFileSystem
 
-/// Maps transport-level failures to the public error types.
+/// Maps transport-level failures to the public error types. Each transport adds its own cases
+/// (`AsyncHTTPClientTransport+Errors.swift`, `URLSession/OSSURLSessionErrorMapper.swift`) through `mapSpecific`.
 enum OSSTransportErrorMapper {
     static func map(_ error: any Error) -> any Error {
         switch error {
@@ -9,17 +9,21 @@ enum OSSTransportErrorMapper {
             return error
         case is CancellationError:
             return OSSClientError.cancelled(error)
-        case let error as HTTPClientError where error == .cancelled:
-            return OSSClientError.cancelled(error)
         case let error as FileSystemError:
             return OSSClientError(.fileCantRead, "cannot read the request body file", underlying: error)
-        case let error as HTTPClientError where error == .remoteConnectionClosed:
-            return OSSClientError(
-                .networkingFailWithResponseCode0, "the server closed the connection", underlying: error)
         default:
+            if let mapped = mapSpecific(error) { return mapped }
             if Task.isCancelled { return OSSClientError.cancelled(error) }
             return OSSClientError(.networkError, "network failure: \(error)", underlying: error)
         }
+    }
+
+    /// The transports' own error types.
+    private static func mapSpecific(_ error: any Error) -> OSSClientError? {
+        #if canImport(AsyncHTTPClient)
+        if let mapped = mapAsyncHTTPClient(error) { return mapped }
+        #endif
+        return mapURLSession(error)
     }
 
     /// A failure opening, writing or closing a destination file.

@@ -4,7 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// 1 when this CPU can run oss_crc64_fold (x86-64 with PCLMULQDQ and SSE4.1), else 0.
+/// 1 when this CPU can run oss_crc64_fold, else 0: x86-64 with PCLMULQDQ and SSE4.1 (cpuid), arm64 with PMULL
+/// (Linux AT_HWCAP, Apple sysctl hw.optional.arm.FEAT_PMULL). Probed once, then cached.
 int oss_crc64_fold_available(void);
 
 /// Folds `blocks` 16-byte blocks of `data` (blocks >= 4) with carry-less multiplication.

@@ -185,7 +185,7 @@ struct ResumableDownloadResumeTests {
         }
     }
 
-    @Test("a second download on the same record while the first runs is cannotResumeDownload")
+    @Test("a second download on the same record while the first runs is transferInUse")
     func concurrentResume() async throws {
         let scratch = try RDScratch()
         defer { scratch.cleanup() }
@@ -201,7 +201,7 @@ struct ResumableDownloadResumeTests {
             var iterator = started.makeAsyncIterator()
             await iterator.next()
             let error = await thrownClientError { _ = try await client.resumableDownload(rdRequest("lock.bin", scratch)) }
-            #expect(error?.code == .cannotResumeDownload)
+            #expect(error?.code == .transferInUse)
             await server.clearFaults()
             _ = try await first.value
             #expect(try scratch.destinationBytes() == bytes)

@@ -188,7 +188,7 @@ struct ResumableUploadResumeTests {
         }
     }
 
-    @Test("a second resumer of the same record gets cannotResumeUpload while the first holds the lock")
+    @Test("a second resumer of the same record gets transferInUse at once while the first holds the lock")
     func concurrentResume() async throws {
         let scratch = try RUScratch()
         defer { scratch.cleanup() }
@@ -201,7 +201,7 @@ struct ResumableUploadResumeTests {
                 try await Task.sleep(for: .milliseconds(10))
             }
             let error = await thrownClientError { _ = try await client.resumableUpload(ruRequest("lock.bin", scratch)) }
-            #expect(error?.code == .cannotResumeUpload)
+            #expect(error?.code == .transferInUse)
             await server.clearFaults()
             _ = try await first.value
             #expect(try await ruObject(client, "lock.bin") == bytes)

@@ -67,6 +67,7 @@ func withTMServer<T: Sendable>(
     return try await withLocalOSSServer(configuration) { server in
         var clientConfiguration = OSSClientConfiguration(region: "cn-hangzhou")
         clientConfiguration.retry = .init(maxRetryCount: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5))
+        clientConfiguration.transport = transportUnderTest
         let client = try OSSClient(
             endpoint: server.endpoint, credentialProvider: provider ?? server.credentials.provider,
             configuration: clientConfiguration)

@@ -151,15 +151,20 @@ struct TransferManagerTests {
         try FileManager.default.createDirectory(atPath: scratch.recordDirectory, withIntermediateDirectories: true)
         let name = String(repeating: "9f", count: 32) + ".upload.record"
         try Data("not a record".utf8).write(to: URL(fileURLWithPath: scratch.recordDirectory + "/" + name))
+        // A download's record answers with the download code.
+        let downloadName = String(repeating: "8e", count: 32) + ".download.record"
+        try Data("not a record".utf8).write(to: URL(fileURLWithPath: scratch.recordDirectory + "/" + downloadName))
         try await withTMServer { _, client in
             let manager = OSSTransferManager(client: client, recordDirectoryPath: scratch.recordDirectory)
             let listed = try await manager.transfers()
-            #expect(listed.map(\.id) == [name])
-            #expect(listed.first?.state == .noEntry)
-            #expect(listed.first?.problem != nil)
+            #expect(Set(listed.map(\.id)) == [name, downloadName])
+            #expect(listed.allSatisfy { $0.state == .noEntry && $0.problem != nil })
             #expect(await thrownClientError { _ = try await manager.resume(name) }?.code == .cannotResumeUpload)
+            #expect(await thrownClientError { _ = try await manager.resume(downloadName) }?.code == .cannotResumeDownload)
+            #expect(await thrownClientError { _ = try await manager.resumeToken(for: downloadName) }?.code == .cannotResumeDownload)
             #expect(await thrownClientError { _ = try await manager.resume("missing.upload.record") }?.code == .invalidArgument)
             try await manager.terminate(name)
+            try await manager.terminate(downloadName)
             #expect(scratch.records().isEmpty)
         }
     }

@@ -23,6 +23,8 @@ struct ObjectReplacementTests {
         try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["bkt"])) { server in
             var configuration = OSSClientConfiguration(region: "cn-hangzhou")
             configuration.retry = .init(maxRetryCount: 3, baseDelay: .milliseconds(2), maxDelay: .milliseconds(20))
+            configuration.transport =
+                ProcessInfo.processInfo.environment["OSS_TRANSPORT"].flatMap(OSSTransportKind.init(name:)) ?? .automatic
             let client = try OSSClient(
                 endpoint: server.endpoint, credentialProvider: OSSStaticCredentialProvider(
                     accessKeyId: server.credentials.accessKeyId, accessKeySecret: server.credentials.accessKeySecret),

@@ -66,6 +66,8 @@ struct SeededFaultTransferTests {
             var clientConfiguration = OSSClientConfiguration(region: "cn-hangzhou", signatureVersion: .v4)
             clientConfiguration.retry = .init(maxRetryCount: 4, baseDelay: .milliseconds(2), maxDelay: .milliseconds(20))
             clientConfiguration.logger = logger
+            clientConfiguration.transport =
+                ProcessInfo.processInfo.environment["OSS_TRANSPORT"].flatMap(OSSTransportKind.init(name:)) ?? .automatic
             let client = try OSSClient(
                 endpoint: server.endpoint,
                 credentialProvider: OSSStsCredentialProvider(

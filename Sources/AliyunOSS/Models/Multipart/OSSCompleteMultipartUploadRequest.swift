@@ -19,6 +19,9 @@ public struct OSSCompleteMultipartUploadRequest: Sendable {
     public var callbackVar: String?
     /// Other headers (`x-oss-object-acl`, `x-oss-forbid-overwrite`, ...).
     public var headers: [String: String]
+    /// A typed upload callback (takes precedence over ``callback`` and ``callbackVar``). A failed callback throws
+    /// ``OSSServerError`` `CallbackFailed` (status 203; the object exists).
+    public var typedCallback: OSSCallback?
 
     public init(
         bucketName: String, objectKey: String, uploadId: String, parts: [OSSPartInfo], completeAll: Bool = false,

@@ -2,9 +2,10 @@
 public struct OSSInitiateMultipartUploadRequest: Sendable {
     public var bucketName: String
     public var objectKey: String
-    /// `Content-Type` of the final object; `application/octet-stream` when nil.
+    /// `Content-Type` of the final object; when nil it is guessed from the object key's extension
+    /// (``OSSMimeType``), else `application/octet-stream`.
     public var contentType: String?
-    /// User metadata (`x-oss-meta-*`).
+    /// User metadata, given with or without the `x-oss-meta-` prefix.
     public var metadata: [String: String]
     /// Other headers (`x-oss-storage-class`, `x-oss-forbid-overwrite`, `Cache-Control`, ...).
     public var headers: [String: String]

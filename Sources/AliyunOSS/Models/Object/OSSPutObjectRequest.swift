@@ -10,16 +10,22 @@ public struct OSSPutObjectRequest: Sendable {
     public var objectKey: String
     /// The bytes to upload.
     public var source: OSSUploadSource
-    /// `Content-Type`; `application/octet-stream` when nil.
+    /// `Content-Type`; when nil (and no `Content-Type` in ``headers``) it is guessed from the file's extension, then
+    /// the object key's (``OSSMimeType``), else `application/octet-stream`.
     public var contentType: String?
     /// Whether to compute and send `Content-MD5` (for a file this costs one extra read pass).
     public var sendContentMD5: Bool
-    /// User metadata, sent as `x-oss-meta-<name>` headers.
+    /// User metadata, sent as `x-oss-meta-<name>` headers; a name may be given with or without the `x-oss-meta-`
+    /// prefix.
     public var metadata: [String: String]
     /// Any other headers (`Cache-Control`, `x-oss-object-acl`, `x-oss-storage-class`, ...).
     public var headers: [String: String]
     /// Upload progress.
     public var uploadProgress: OSSProgressHandler?
+    /// An upload callback: OSS calls it after storing the object and returns its answer in
+    /// ``OSSPutObjectResult/serverCallbackBody``. A failed callback throws ``OSSServerError`` `CallbackFailed`
+    /// (status 203; the object is stored, see ``OSSServerError/isCallbackFailed``).
+    public var callback: OSSCallback?
 
     public init(
         bucketName: String, objectKey: String, source: OSSUploadSource, contentType: String? = nil,

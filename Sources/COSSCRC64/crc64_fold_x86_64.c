@@ -1,13 +1,8 @@
+/* x86-64 folding kernel (PCLMULQDQ). crc64_cpu.c decides at run time whether it may be called. */
 #include "COSSCRC64.h"
-#include <string.h>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
-
-int oss_crc64_fold_available(void) {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
-}
 
 /* One fold step: the 128-bit reflected value x (low lane = higher-degree half) moved forward by the
    distance the constants encode, then XORed with the next block. */
@@ -42,15 +37,6 @@ void oss_crc64_fold(uint64_t reg, const uint8_t *data, size_t blocks, const uint
         x0 = fold(x0, k128, _mm_loadu_si128((const __m128i *)(data + i * 16)));
     }
     _mm_storeu_si128((__m128i *)out, x0);
-}
-
-#else
-
-int oss_crc64_fold_available(void) { return 0; }
-
-void oss_crc64_fold(uint64_t reg, const uint8_t *data, size_t blocks, const uint64_t k[4], uint8_t out[16]) {
-    (void)reg; (void)data; (void)blocks; (void)k;
-    memset(out, 0, 16);
 }
 
 #endif

@@ -1,0 +1,145 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Temporary (STS) credentials fetched from your app server, like the iOS SDK's `OSSAuthCredentialProvider`:
+/// a GET of ``url`` returns
+///
+/// ```json
+/// {"StatusCode": 200, "AccessKeyId": "STS.…", "AccessKeySecret": "…", "SecurityToken": "…",
+///  "Expiration": "2026-11-23T10:00:00Z"}
+/// ```
+///
+/// The credentials are cached and fetched again shortly before `Expiration` (``refreshAhead``), or after the server
+/// rejects them; concurrent requests share one fetch (``OSSRefreshingCredentialProvider`` does the caching). The
+/// credentials and the response body are never logged or kept beyond the cache.
+///
+/// ```swift
+/// let provider = OSSAuthServerCredentialProvider(url: URL(string: "https://app.example.com/sts")!)
+/// let client = try OSSClient(endpoint: "https://oss-cn-hangzhou.aliyuncs.com", credentialProvider: provider)
+/// ```
+public final class OSSAuthServerCredentialProvider: OSSCredentialProvider {
+    /// The auth server's URL.
+    public let url: URL
+    /// How long before `Expiration` the credentials are fetched again.
+    public let refreshAhead: Duration
+    let refreshing: OSSRefreshingCredentialProvider
+
+    /// - Parameters:
+    ///   - url: the auth server (http or https).
+    ///   - refreshAhead: how long before the expiration to fetch again (default 5 minutes).
+    ///   - timeout: the fetch's timeout (default 30 s).
+    ///   - headers: extra request headers (e.g. the app's own session token).
+    ///   - responseDecoder: turns the response body into the JSON above (the iOS SDK's `responseDecoder`, e.g.
+    ///     to decrypt it); `nil` uses the body as is.
+    public init(
+        url: URL, refreshAhead: Duration = .seconds(300), timeout: Duration = .seconds(30),
+        headers: [String: String] = [:], responseDecoder: (@Sendable (Data) throws -> Data)? = nil
+    ) {
+        self.url = url
+        self.refreshAhead = refreshAhead
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        refreshing = OSSRefreshingCredentialProvider(refreshAhead: refreshAhead) {
+            let body = try await Self.fetch(url: url, timeout: seconds, headers: headers)
+            let decoded: Data
+            do {
+                decoded = try responseDecoder?(body) ?? body
+            } catch {
+                throw OSSClientError(.signFailed, "the auth server's response could not be decoded", underlying: error)
+            }
+            return try Self.parse(decoded)
+        }
+    }
+
+    public func credentials() async throws -> OSSCredentials {
+        try await refreshing.credentials()
+    }
+
+    /// Forgets the cached credentials; the next request fetches new ones.
+    public func invalidate() async {
+        await refreshing.invalidate()
+    }
+
+    /// How many times the auth server was asked.
+    public var fetchCount: Int {
+        get async { await refreshing.fetchCount }
+    }
+
+    static func fetch(url: URL, timeout: TimeInterval, headers: [String: String]) async throws -> Data {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw OSSClientError.invalidArgument("the auth server URL must be http or https")
+        }
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        request.httpMethod = "GET"
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await URLSession.shared.data(for: request)
+        } catch is CancellationError {
+            throw OSSClientError.cancelled()
+        } catch let error as URLError where error.code == .cancelled {
+            throw OSSClientError.cancelled(error)
+        } catch {
+            throw OSSClientError(.networkError, "cannot reach the auth server", underlying: error)
+        }
+        if let http = response as? HTTPURLResponse, !(200...299).contains(http.statusCode) {
+            throw OSSClientError(.signFailed, "the auth server answered HTTP \(http.statusCode)")
+        }
+        return data
+    }
+
+    /// Parses the auth server's JSON. `StatusCode` (number or string) must be 200; `SecurityToken` and
+    /// `Expiration` (ISO 8601) are optional, as for long-term keys.
+    static func parse(_ data: Data) throws -> OSSFederationToken {
+        let object: [String: Any]
+        do {
+            guard let parsed = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                throw OSSClientError(.signFailed, "the auth server's response is not a JSON object")
+            }
+            object = parsed
+        } catch let error as OSSClientError {
+            throw error
+        } catch {
+            throw OSSClientError(.signFailed, "the auth server's response is not valid JSON", underlying: error)
+        }
+        let status: Int?
+        switch object["StatusCode"] {
+        case let number as NSNumber: status = number.intValue
+        case let text as String: status = Int(text)
+        default: status = nil
+        }
+        guard let status else { throw OSSClientError(.signFailed, "the auth server's response has no StatusCode") }
+        guard status == 200 else {
+            // ErrorCode / ErrorMessage as the iOS SDK's sample server sends them; never the credentials.
+            let code = object["ErrorCode"] as? String ?? ""
+            throw OSSClientError(.signFailed, "the auth server answered StatusCode \(status) \(code)")
+        }
+        guard let keyId = object["AccessKeyId"] as? String, !keyId.isEmpty,
+            let secret = object["AccessKeySecret"] as? String, !secret.isEmpty
+        else {
+            throw OSSClientError(.signFailed, "the auth server's response lacks AccessKeyId or AccessKeySecret")
+        }
+        let token = object["SecurityToken"] as? String
+        var expiration: Date?
+        if let text = object["Expiration"] as? String, !text.isEmpty {
+            guard let date = parseExpiration(text) else {
+                throw OSSClientError(.signFailed, "the auth server's Expiration '\(text)' is not an ISO 8601 date")
+            }
+            expiration = date
+        }
+        return OSSFederationToken(
+            accessKeyId: keyId, accessKeySecret: secret, securityToken: token?.isEmpty == true ? nil : token,
+            expiration: expiration)
+    }
+
+    static func parseExpiration(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
+    }
+}

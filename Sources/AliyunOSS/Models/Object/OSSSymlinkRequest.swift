@@ -1,0 +1,53 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+
+/// PutSymlink (`PUT /key?symlink`): an object that points to another key of the same bucket. GET and HEAD of
+/// it read the target.
+public struct OSSPutSymlinkRequest: Sendable {
+    public var bucketName: String
+    public var objectKey: String
+    public var targetObjectName: String
+    /// User metadata of the symlink itself.
+    public var metadata: [String: String]
+    public var headers: [String: String]
+
+    public init(
+        bucketName: String, objectKey: String, targetObjectName: String, metadata: [String: String] = [:],
+        headers: [String: String] = [:]
+    ) {
+        self.bucketName = bucketName
+        self.objectKey = objectKey
+        self.targetObjectName = targetObjectName
+        self.metadata = metadata
+        self.headers = headers
+    }
+}
+
+/// The result of PutSymlink.
+public struct OSSPutSymlinkResult: Sendable {
+    public var eTag: String?
+    public var requestId: String
+}
+
+/// GetSymlink (`GET /key?symlink`).
+public struct OSSGetSymlinkRequest: Sendable {
+    public var bucketName: String
+    public var objectKey: String
+
+    public init(bucketName: String, objectKey: String) {
+        self.bucketName = bucketName
+        self.objectKey = objectKey
+    }
+}
+
+/// The result of GetSymlink.
+public struct OSSGetSymlinkResult: Sendable {
+    public var targetObjectName: String
+    public var eTag: String?
+    public var lastModified: Date?
+    public var requestId: String
+}

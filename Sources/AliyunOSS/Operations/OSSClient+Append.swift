@@ -1,0 +1,49 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+
+extension OSSClient {
+    /// AppendObject (`POST /key?append&position=n`). A wrong position is the server's 409
+    /// `PositionNotEqualToLength` (its `x-oss-next-append-position` header carries the current length); appending
+    /// to a Normal or Multipart object is 409 `ObjectNotAppendable`.
+    ///
+    /// With `crcCheckEnabled`, the CRC-64 of the bytes sent is combined with `initCRC64` (0 at position 0) and
+    /// checked against the server's whole-object `x-oss-hash-crc64ecma` (mismatch: `.invalidCRC`).
+    public func appendObject(_ request: OSSAppendObjectRequest) async throws -> OSSAppendObjectResult {
+        guard request.appendPosition >= 0 else {
+            throw OSSClientError.invalidArgument("appendPosition must not be negative, not \(request.appendPosition)")
+        }
+        var operation = OSSOperation(
+            name: "AppendObject", method: "POST", bucket: request.bucketName, key: request.objectKey,
+            query: ["append": "", "position": String(request.appendPosition)], headers: request.headers,
+            uploadProgress: request.uploadProgress)
+        operation.setHeader("content-type", request.contentType)
+        for (name, value) in request.metadata { operation.setHeader("x-oss-meta-\(name)", value) }
+        let body = try await Self.uploadBody(for: request.source, sendContentMD5: request.sendContentMD5)
+        operation.body = body.body
+        operation.setHeader("content-md5", body.contentMD5)
+        let crcEnabled = configuration.crcCheckEnabled
+        let observer = OSSUploadObserver(
+            expected: body.body.length, progress: request.uploadProgress, computeCRC: crcEnabled)
+        let length = body.body.length
+        let previous: UInt64? = request.appendPosition == 0 ? 0 : request.initCRC64
+        return try await execute(operation, observer: observer) { response in
+            try await response.body.drain()
+            if let previous {
+                let combined = CRC64.combine(previous, observer.crc64, length2: UInt64(length))
+                try verifyCRC64(
+                    local: combined, server: response.crc64, enabled: crcEnabled,
+                    what: "AppendObject \(request.objectKey) at \(request.appendPosition)")
+            }
+            guard let next = response.headers["x-oss-next-append-position"].flatMap({ Int64($0) }) else {
+                throw OSSClientError(.exceptionCaught, "AppendObject response has no x-oss-next-append-position")
+            }
+            return OSSAppendObjectResult(
+                eTag: response.eTag, xOssNextAppendPosition: next, crc64: response.crc64, requestId: response.requestId,
+                headers: response.publicHeaders)
+        }
+    }
+}

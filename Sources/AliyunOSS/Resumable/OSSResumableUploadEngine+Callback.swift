@@ -1,0 +1,30 @@
+import OSSResumable
+
+/// parity-b: the upload callback of a resumable upload, kept in its checkpoint record so that a resumed or
+/// transfer-manager upload still sends it on Complete.
+extension OSSResumableUploadEngine {
+    /// The request's callback headers: the typed ``OSSResumableUploadRequest/callback``, else the raw
+    /// `callbackParam` / `callbackVar` dictionaries; `nil` without a callback.
+    static func callbackHeaders(for request: OSSResumableUploadRequest) throws -> [String: String]? {
+        if let callback = request.callback { return try callback.headers() }
+        var headers: [String: String] = [:]
+        headers["x-oss-callback"] = try base64JSON(request.callbackParam)
+        headers["x-oss-callback-var"] = try base64JSON(request.callbackVar)
+        return headers.isEmpty ? nil : headers
+    }
+
+    /// Takes the loaded record's callback when the request has none (a resumed upload, e.g. by the transfer manager).
+    func adoptRecordedCallback(_ loaded: OSSRecordLoadResult<OSSUploadRecord>) {
+        guard callbackHeaders == nil, case .loaded(let record) = loaded,
+            record.bucket == request.bucketName, record.key == request.objectKey
+        else { return }
+        callbackHeaders = record.callbackHeaders
+    }
+}
+
+extension OSSResumableUploadEngine {
+    /// parity-b: the headers sent with every UploadPart (the request's, plus its traffic limit).
+    var partHeaders: [String: String] {
+        (try? OSSTrafficLimit.merged(request.partHeaders, limit: request.trafficLimit)) ?? request.partHeaders
+    }
+}

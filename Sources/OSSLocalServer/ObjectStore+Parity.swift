@@ -1,0 +1,64 @@
+import Foundation
+
+/// Metadata updates and byte access used by copy, append, ACL, tagging, symlink and restore.
+extension ObjectStore {
+    /// The bytes of an object (or `range` of them, inclusive) as file pieces, in order. The one place new code
+    /// learns where an object's bytes live.
+    nonisolated func objectPieces(_ bucket: String, _ record: ObjectRecord, range: ClosedRange<Int64>? = nil)
+        -> [FileIO.Piece]
+    {
+        let offset = range?.lowerBound ?? 0
+        let length = range.map { $0.upperBound - $0.lowerBound + 1 } ?? record.size
+        // A manifest (completed multipart) object reads as one piece per part the range touches.
+        return objectSegments(bucket, record, offset: offset, length: length).map {
+            FileIO.Piece(path: $0.path, offset: $0.offset, length: $0.length)
+        }
+    }
+
+    /// Changes an object's record (not its bytes) and persists it. `expectedDataFile`, when given, must still be
+    /// the object's data file (the object was not replaced meanwhile), else `onReplaced` is thrown.
+    @discardableResult
+    func updateObject(
+        _ bucket: String, _ key: String, _ change: @Sendable (inout ObjectRecord) throws(LocalOSSError) -> Void
+    ) throws -> ObjectRecord {
+        guard var b = buckets[bucket] else { throw LocalOSSError.noSuchBucket(bucket) }
+        guard var record = b.objects[ExactKey(key)] else { throw LocalOSSError.noSuchKey(key) }
+        try change(&record)
+        let path = objectsDirectory(bucket) + "/" + Self.keyDigest(key) + ".json"
+        try FileIO.writeAtomically(try encoder.encode(record), to: path, tempDirectory: tempDirectory)
+        b.objects[ExactKey(key)] = record
+        buckets[bucket] = b
+        return record
+    }
+
+    /// Sets a bucket's ACL.
+    func setBucketACL(_ bucket: String, _ acl: String) throws {
+        guard var b = buckets[bucket] else { throw LocalOSSError.noSuchBucket(bucket) }
+        b.record.acl = acl
+        try FileIO.writeAtomically(
+            try encoder.encode(b.record), to: bucketDirectory(bucket) + "/bucket.json", tempDirectory: tempDirectory)
+        buckets[bucket] = b
+    }
+
+    /// Commits an appended object built at `tempPath`, provided the object is still the one it was built from
+    /// (`expectedDataFile`, `nil` when there was none); otherwise a concurrent write won and the append is
+    /// refused with PositionNotEqualToLength.
+    func commitAppend(_ bucket: String, record: ObjectRecord, expectedDataFile: String?, tempPath: String) throws
+        -> ObjectRecord
+    {
+        let current = buckets[bucket]?.objects[ExactKey(record.key)]
+        guard current?.dataFile == expectedDataFile else {
+            FileIO.remove(tempPath)
+            throw LocalOSSError.positionNotEqualToLength(current?.size ?? 0)
+        }
+        return try commitObject(bucket, record: record, tempPath: tempPath)
+    }
+}
+
+extension LocalOSSError {
+    static func positionNotEqualToLength(_ length: Int64) -> LocalOSSError {
+        LocalOSSError(
+            409, "PositionNotEqualToLength", "Position is not equal to file length",
+            headers: [("x-oss-next-append-position", String(length))])
+    }
+}

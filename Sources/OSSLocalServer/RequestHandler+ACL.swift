@@ -1,0 +1,110 @@
+import NIOCore
+import NIOHTTP1
+import OSSXML
+
+/// ACLs: PutObjectACL/GetObjectACL/PutBucketACL/GetBucketACL, and what an anonymous (unsigned) request may do.
+///
+/// Signed requests (any configured key) act as the owner. Anonymous requests are checked against the ACLs: an
+/// object's own ACL wins unless it is `default`, then the bucket's applies; `public-read` allows GET/HEAD and
+/// listing, `public-read-write` also writes.
+extension RequestHandler {
+    static let objectACLs: Set<String> = ["private", "public-read", "public-read-write", "default"]
+    static let bucketACLs: Set<String> = ["private", "public-read", "public-read-write"]
+
+    /// Whether the request carries no signature at all (header or presigned query).
+    func isAnonymous(_ context: RequestContext) -> Bool {
+        context.header("authorization") == nil && context.query["x-oss-signature"] == nil
+            && context.query["Signature"] == nil
+    }
+
+    /// Authenticates a signed request, or checks an anonymous one against the ACLs.
+    func authorize(_ operation: LocalOSSOperation, context: RequestContext) async throws {
+        guard isAnonymous(context) else {
+            try authenticator.authenticate(context)
+            return
+        }
+        let denied = LocalOSSError.accessDenied("You have no right to access this object because of bucket acl.")
+        guard let bucket = context.bucket, let record = try? await store.bucket(bucket) else { throw denied }
+        var acl = record.acl ?? "private"
+        if let key = context.key, let object = try? await store.object(bucket, key),
+            let own = object.extra?.acl, own != "default"
+        {
+            acl = own
+        }
+        switch operation {
+        case .getObject, .headObject, .getObjectMeta, .listObjects, .listObjectsV2, .getSymlink:
+            guard acl == "public-read" || acl == "public-read-write" else { throw denied }
+        case .putObject, .appendObject, .copyObject, .deleteObject, .putSymlink:
+            guard acl == "public-read-write" else { throw denied }
+        default:
+            throw denied
+        }
+    }
+
+    /// Whether an anonymous caller may read `object` in `bucket` (the source of an anonymous copy).
+    func anonymousCanRead(_ bucket: String, _ object: ObjectRecord) async -> Bool {
+        var acl = (try? await store.bucket(bucket))?.acl ?? "private"
+        if let own = object.extra?.acl, own != "default" { acl = own }
+        return acl == "public-read" || acl == "public-read-write"
+    }
+
+    /// `x-oss-object-acl` checked, or `nil` when absent.
+    func requestedObjectACL(_ context: RequestContext) throws(LocalOSSError) -> String? {
+        guard let acl = context.header("x-oss-object-acl") else { return nil }
+        guard Self.objectACLs.contains(acl) else {
+            throw .invalidArgument("no such object access control exists", name: "x-oss-object-acl", value: acl)
+        }
+        return acl
+    }
+
+    func putObjectACL(_ context: RequestContext) async throws -> ServerResponse {
+        let (bucket, key) = try requireBucketAndKey(context)
+        guard let acl = try requestedObjectACL(context) else {
+            throw LocalOSSError.invalidArgument("PutObjectACL needs the x-oss-object-acl header.", name: "x-oss-object-acl")
+        }
+        try await store.updateObject(bucket, key) { record in
+            var extra = record.extra ?? ObjectExtra()
+            extra.acl = acl == "default" ? nil : acl
+            record.extra = extra.isEmpty ? nil : extra
+        }
+        return ServerResponse(status: .ok)
+    }
+
+    func getObjectACL(_ context: RequestContext) async throws -> ServerResponse {
+        let (bucket, key) = try requireBucketAndKey(context)
+        let object = try await store.object(bucket, key)
+        return .xml(accessControlPolicy(object.extra?.acl ?? "default"))
+    }
+
+    func putBucketACL(_ context: RequestContext, reader: RequestBodyReader) async throws -> ServerResponse {
+        let bucket = try requireBucket(context)
+        _ = try await reader.collect(limit: 64 << 10)
+        guard let acl = context.header("x-oss-acl") else {
+            throw LocalOSSError.invalidArgument("PutBucketACL needs the x-oss-acl header.", name: "x-oss-acl")
+        }
+        guard Self.bucketACLs.contains(acl) else {
+            throw LocalOSSError.invalidArgument("no such bucket access control exists", name: "x-oss-acl", value: acl)
+        }
+        try await store.setBucketACL(bucket, acl)
+        return ServerResponse(status: .ok)
+    }
+
+    func getBucketACL(_ context: RequestContext) async throws -> ServerResponse {
+        let record = try await store.bucket(try requireBucket(context))
+        return .xml(accessControlPolicy(record.acl ?? "private"))
+    }
+
+    private func accessControlPolicy(_ grant: String) -> String {
+        var w = OSSXMLWriter()
+        w.open("AccessControlPolicy")
+        w.open("Owner")
+        w.element("ID", ownerId)
+        w.element("DisplayName", ownerId)
+        w.close("Owner")
+        w.open("AccessControlList")
+        w.element("Grant", grant)
+        w.close("AccessControlList")
+        w.close("AccessControlPolicy")
+        return w.output
+    }
+}

@@ -1,0 +1,67 @@
+import NIOHTTP1
+import OSSSigning
+
+import Foundation
+
+/// What PutObject, InitiateMultipartUpload, CopyObject and AppendObject take besides bytes (ACL, storage class,
+/// tags), and what GET/HEAD report about it (storage class, tag count, restore state; symlinks resolved).
+extension RequestHandler {
+    static let storageClasses: Set<String> = ["Standard", "IA", "Archive", "ColdArchive", "DeepColdArchive"]
+
+    /// `x-oss-storage-class` checked, or `nil` when absent.
+    func requestedStorageClass(_ context: RequestContext) throws(LocalOSSError) -> String? {
+        guard let value = context.header("x-oss-storage-class") else { return nil }
+        guard let known = Self.storageClasses.first(where: { $0.lowercased() == value.lowercased() }) else {
+            throw .invalidArgument("Invalid storage class.", name: "x-oss-storage-class", value: value)
+        }
+        return known == "Standard" ? nil : known
+    }
+
+    /// The ACL, storage class and tags a write request asks for, or `nil` for none.
+    func requestedExtra(_ context: RequestContext) throws(LocalOSSError) -> ObjectExtra? {
+        var extra = ObjectExtra()
+        extra.acl = try requestedObjectACL(context).flatMap { $0 == "default" ? nil : $0 }
+        extra.storageClass = try requestedStorageClass(context)
+        extra.tags = try requestedTags(context).flatMap { $0.isEmpty ? nil : $0 }
+        return extra.isEmpty ? nil : extra
+    }
+
+    /// The object a GET/HEAD reads: a symlink resolves to its target (404 SymlinkTargetNotExist when dangling);
+    /// an Archive object must be restored before GET (403 InvalidObjectState).
+    func readableObject(_ bucket: String, _ key: String, context: RequestContext) async throws -> ObjectRecord {
+        var object = try await store.object(bucket, key)
+        if let target = object.extra?.symlinkTarget {
+            guard let resolved = try? await store.object(bucket, target) else {
+                throw LocalOSSError(
+                    404, "SymlinkTargetNotExist", "The symlink target object does not exist",
+                    fields: [("SymlinkTarget", target)])
+            }
+            object = resolved
+        }
+        if context.head.method != .HEAD { try requireRestored(object, context: context) }
+        return object
+    }
+
+    /// Archive objects must be restored (and the restore finished, not expired) before their bytes are read.
+    func requireRestored(_ object: ObjectRecord, context: RequestContext) throws(LocalOSSError) {
+        guard let extra = object.extra, extra.needsRestore else { return }
+        let now = context.now.timeIntervalSince1970
+        if let ready = extra.restoreReadyAt, ready <= now, now < (extra.restoreExpiresAt ?? .infinity) { return }
+        throw LocalOSSError(403, "InvalidObjectState", "The operation is not valid for the object's state")
+    }
+
+    /// Adds storage class, tag count and restore state to GET/HEAD headers.
+    func addExtraHeaders(_ headers: inout HTTPHeaders, _ object: ObjectRecord, context: RequestContext) {
+        let extra = object.extra ?? ObjectExtra()
+        headers.replaceOrAdd(name: "x-oss-storage-class", value: extra.storageClassName)
+        if let count = extra.tags?.count, count > 0 { headers.add(name: "x-oss-tagging-count", value: String(count)) }
+        if let ready = extra.restoreReadyAt {
+            if context.now.timeIntervalSince1970 < ready {
+                headers.add(name: "x-oss-restore", value: "ongoing-request=\"true\"")
+            } else if let expires = extra.restoreExpiresAt {
+                let date = OSSDateFormat.rfc1123(Date(timeIntervalSince1970: expires))
+                headers.add(name: "x-oss-restore", value: "ongoing-request=\"false\", expiry-date=\"\(date)\"")
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import AliyunOSS
+import Foundation
+import OSSLocalServer
+
+/// Starts a local server (bucket `bkt`) configured by `configureServer`, and a V1 client for it.
+func withParityServer<T: Sendable>(
+    configureServer: (inout LocalOSSServerConfiguration) -> Void = { _ in },
+    configureClient: (inout OSSClientConfiguration) -> Void = { _ in },
+    _ body: (LocalOSSServer, OSSClient) async throws -> T
+) async throws -> T {
+    var serverConfiguration = LocalOSSServerConfiguration(region: "cn-hangzhou", buckets: ["bkt"])
+    configureServer(&serverConfiguration)
+    return try await withLocalOSSServer(serverConfiguration) { server in
+        var configuration = OSSClientConfiguration(region: "cn-hangzhou")
+        configuration.retry = .init(maxRetryCount: 2, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5))
+        configureClient(&configuration)
+        let client = try OSSClient(
+            endpoint: server.endpoint, credentialProvider: server.credentials.provider, configuration: configuration)
+        do {
+            let result = try await body(server, client)
+            try await client.shutdown()
+            return result
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+}
+
+/// Parses a callback body sent as JSON.
+func jsonObject(_ data: Data) -> [String: Any]? {
+    (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+}
+
+/// Parses a callback body sent as `application/x-www-form-urlencoded`.
+func formFields(_ data: Data) -> [String: String] {
+    var fields: [String: String] = [:]
+    for pair in String(decoding: data, as: UTF8.self).split(separator: "&") {
+        let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        let name = String(parts[0]).removingPercentEncoding ?? String(parts[0])
+        let value = parts.count > 1 ? (String(parts[1]).removingPercentEncoding ?? String(parts[1])) : ""
+        fields[name] = value
+    }
+    return fields
+}

@@ -1,0 +1,88 @@
+import AliyunOSS
+import Foundation
+import OSSCRC64
+import OSSLocalServer
+import Testing
+
+/// Behaviour every transport must share, checked on both in the same run (the rest of the SDK's suites run once per
+/// transport from scripts/test.sh, with OSS_TRANSPORT).
+@Suite("Transports: the same behaviour through URLSession and AsyncHTTPClient")
+struct TransportConformanceTests {
+    static let transports: [OSSTransportKind] = OSSTransportKind.allCases.filter { $0 != .automatic }
+
+    @Test("a 24 MiB object goes up from a file range and comes back streamed, byte-identical", arguments: transports)
+    func streamsBothWays(transport: OSSTransportKind) async throws {
+        let bytes = patternBytes(24 << 20, seed: 7)
+        let file = try makeTemporaryFile(bytes)
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await withServerAndClient(configure: { $0.transport = transport }) { _, client in
+            let put = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "big", fileURL: file))
+            #expect(put.crc64 == CRC64.checksum(bytes))
+            let destination = try temporaryURL()
+            defer { try? FileManager.default.removeItem(at: destination) }
+            _ = try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "big"), toFile: destination)
+            #expect(try Data(contentsOf: destination) == Data(bytes))
+        }
+    }
+
+    @Test("a missing key is a typed server error with its OSS code", arguments: transports)
+    func serverErrorsAreTyped(transport: OSSTransportKind) async throws {
+        try await withServerAndClient(configure: { $0.transport = transport }) { server, client in
+            let error = await serverError {
+                _ = try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "nope"))
+            }
+            #expect(error?.statusCode == 404 && error?.code == "NoSuchKey")
+            #expect(await server.stats()[.getObject].requests == 1)
+        }
+    }
+
+    @Test("a whole-request time limit is a network error, not a cancellation", arguments: transports)
+    func requestTimeLimitIsANetworkError(transport: OSSTransportKind) async throws {
+        try await withServerAndClient(
+            faults: [try LocalOSSFaultRule(parsing: "GetObject:delay=8000")],
+            configure: {
+                $0.transport = transport
+                $0.timeouts.request = .seconds(2)
+                $0.retry.maxRetryCount = 0
+            }
+        ) { _, client in
+            // Put with a generous limit (a loaded machine may take more than the 2 s of the GET's limit).
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "slow", data: Data("x".utf8)))
+            let code = await clientErrorCode {
+                _ = try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "slow"))
+            }
+            #expect(code == .networkError)
+        }
+    }
+
+    @Test("cancelling the Swift task cancels the request: taskCancelled", arguments: transports)
+    func taskCancellationCancelsTheRequest(transport: OSSTransportKind) async throws {
+        try await withServerAndClient(
+            faults: [try LocalOSSFaultRule(parsing: "GetObject:delay=30000")], configure: { $0.transport = transport }
+        ) { _, client in
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "held", data: Data("x".utf8)))
+            let task = Task {
+                try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "held"))
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            task.cancel()
+            let code = await clientErrorCode { _ = try await task.value }
+            #expect(code == .taskCancelled)
+        }
+    }
+
+    @Test("a dropped connection is retried and the object is still right", arguments: transports)
+    func droppedConnectionIsRetried(transport: OSSTransportKind) async throws {
+        let bytes = patternBytes(3 << 20, seed: 9)
+        try await withServerAndClient(
+            faults: [try LocalOSSFaultRule(parsing: "GetObject:nth=1:drop=100000")], configure: { $0.transport = transport }
+        ) { server, client in
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "drop", data: Data(bytes)))
+            let destination = try temporaryURL()
+            defer { try? FileManager.default.removeItem(at: destination) }
+            _ = try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "drop"), toFile: destination)
+            #expect(try Data(contentsOf: destination) == Data(bytes))
+            #expect(await server.stats()[.getObject].requests == 2)
+        }
+    }
+}
