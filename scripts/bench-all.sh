@@ -59,6 +59,10 @@ echo "== 3. local server vs a trivial sink (curl) =="
 ./scripts/bench-server.sh "$SIZE_MIB" | tee "$LOG/server.txt"
 echo
 
+echo "== 3b. multipart: Complete latency (64 parts) and GET of a multipart vs a single-PUT object =="
+SCRATCH="${SCRATCH:-.build-release}" ./scripts/bench-multipart.sh "8,$SIZE_MIB" 64 | tee "$LOG/multipart.txt"
+echo
+
 echo "== 4. resumable upload =="
 Samples/ResumableUpload/benchmark.sh "$SIZE_MIB" "$MORE_MIB" | tee "$LOG/upload.txt"
 echo

@@ -27,7 +27,7 @@ struct CallbackRequest: Sendable {
     static let jsonType = "application/json"
 
     /// The callback of a request, or `nil` when it has no `x-oss-callback` header.
-    static func parse(_ context: RequestContext) throws(OSSServerError) -> CallbackRequest? {
+    static func parse(_ context: RequestContext) throws(LocalOSSError) -> CallbackRequest? {
         guard let header = context.header("x-oss-callback") else { return nil }
         let object = try decodeJSONObject(header, name: "x-oss-callback")
         guard let urlText = object["callbackUrl"] as? String, !urlText.isEmpty else {
@@ -42,7 +42,7 @@ struct CallbackRequest: Sendable {
         }
         let urls = urlText.split(separator: ";").map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }
         guard !urls.isEmpty, urls.count <= 5 else { throw invalid("x-oss-callback takes 1 to 5 callback URLs.") }
-        let targets = try urls.map { url throws(OSSServerError) in try target(url) }
+        let targets = try urls.map { url throws(LocalOSSError) in try target(url) }
         var hostHeader: String?
         if let host = object["callbackHost"] {
             guard let text = host as? String else { throw invalid("The callbackHost of x-oss-callback must be a string.") }
@@ -109,7 +109,7 @@ struct CallbackRequest: Sendable {
         return out
     }
 
-    private static func decodeJSONObject(_ header: String, name: String) throws(OSSServerError) -> [String: Any] {
+    private static func decodeJSONObject(_ header: String, name: String) throws(LocalOSSError) -> [String: Any] {
         guard let data = Data(base64Encoded: header.trimmingWhitespace()) else {
             throw invalid("The \(name) header is not valid Base64.")
         }
@@ -120,7 +120,7 @@ struct CallbackRequest: Sendable {
     }
 
     /// Parses a callback URL; the local server calls only `http` URLs on loopback addresses.
-    static func target(_ text: String) throws(OSSServerError) -> Target {
+    static func target(_ text: String) throws(LocalOSSError) -> Target {
         var rest = Substring(text)
         if let range = rest.range(of: "://") {
             let scheme = rest[..<range.lowerBound].lowercased()
@@ -154,7 +154,7 @@ struct CallbackRequest: Sendable {
             host = String(host[..<colon])
         }
         guard isLoopback(host) else {
-            throw OSSServerError(
+            throw LocalOSSError(
                 400, "CallbackFailed",
                 "The local server calls back only loopback addresses (127.0.0.0/8, ::1, localhost), not \(host).")
         }
@@ -168,7 +168,7 @@ struct CallbackRequest: Sendable {
         return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
 
-    private static func invalid(_ message: String) -> OSSServerError {
-        OSSServerError(400, "InvalidArgument", message)
+    private static func invalid(_ message: String) -> LocalOSSError {
+        LocalOSSError(400, "InvalidArgument", message)
     }
 }

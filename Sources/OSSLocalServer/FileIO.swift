@@ -11,7 +11,7 @@ import Darwin
 
 import Foundation
 
-/// Small POSIX file helpers: atomic writes (temp + fsync + rename), whole-file reads, streaming copies.
+/// Small POSIX file helpers: atomic writes (temp + fsync + rename), whole-file reads, hard links.
 enum FileIO {
     struct Failure: Error, CustomStringConvertible {
         var operation: String
@@ -43,6 +43,11 @@ enum FileIO {
 
     static func rename(_ from: String, _ to: String) throws {
         if posixRename(from, to) != 0 { throw Failure(operation: "rename", path: to, errno: errno) }
+    }
+
+    /// Makes `to` a second name (hard link) of the file at `from`.
+    static func link(_ from: String, _ to: String) throws {
+        if posixLink(from, to) != 0 { throw Failure(operation: "link", path: to, errno: errno) }
     }
 
     /// Creates a new file exclusively for writing.
@@ -87,36 +92,14 @@ enum FileIO {
             throw error
         }
     }
-
-    /// Appends the files at `sources` into the new file `destination` (streamed, 1 MiB at a time), then fsyncs.
-    static func concatenate(_ sources: [String], into destination: String) async throws {
-        try await ServerIO.blockingPool.runIfActive {
-            let out = try create(destination)
-            defer { close(out) }
-            let chunk = 1 << 20
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
-            defer { buffer.deallocate() }
-            for source in sources {
-                let input = open(source, O_RDONLY)
-                if input < 0 { throw Failure(operation: "open", path: source, errno: errno) }
-                defer { close(input) }
-                while true {
-                    let n = posixRead(input, buffer.baseAddress!, chunk)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        throw Failure(operation: "read", path: source, errno: errno)
-                    }
-                    if n == 0 { break }
-                    try writeAll(out, UnsafeRawBufferPointer(rebasing: buffer[0..<n]), path: destination)
-                }
-            }
-            try sync(out, path: destination)
-        }
-    }
 }
 
 private func posixRename(_ from: String, _ to: String) -> Int32 {
     rename(from, to)
+}
+
+private func posixLink(_ from: String, _ to: String) -> Int32 {
+    link(from, to)
 }
 
 private func posixRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {

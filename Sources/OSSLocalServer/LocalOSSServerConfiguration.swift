@@ -1,3 +1,4 @@
+import Logging
 import OSSSigning
 
 import Foundation
@@ -35,6 +36,11 @@ public struct LocalOSSServerConfiguration: Sendable {
     /// Host-name suffixes that mean virtual-host addressing (`<bucket>.<suffix>`), besides `localhost`.
     /// A `Host` of `<bucket>.<IPv4 literal>` is also treated as virtual-host.
     public var virtualHostDomains: [String]
+    /// Where the server logs: one line per request (method, path without query, status, body bytes, request id)
+    /// at ``requestLogLevel``. The logger's own `logLevel` decides what is emitted.
+    public var logger: Logger
+    /// The level of the per-request lines. Default `.info`.
+    public var requestLogLevel: Logger.Level
     /// How long a RestoreObject of an Archive object takes before the object can be read. Default 1 s.
     public var restoreDelay: TimeInterval = 1
     /// How long an upload callback's server has to answer before the upload is answered with 203 `CallbackFailed`
@@ -54,7 +60,9 @@ public struct LocalOSSServerConfiguration: Sendable {
         faults: [LocalOSSFaultRule] = [],
         adminEnabled: Bool = true,
         maxClockSkew: TimeInterval = 900,
-        virtualHostDomains: [String] = []
+        virtualHostDomains: [String] = [],
+        logger: Logger = Logger(label: "oss-local-server"),
+        requestLogLevel: Logger.Level = .info
     ) {
         self.host = host
         self.port = port
@@ -68,5 +76,7 @@ public struct LocalOSSServerConfiguration: Sendable {
         self.adminEnabled = adminEnabled
         self.maxClockSkew = maxClockSkew
         self.virtualHostDomains = virtualHostDomains
+        self.logger = logger
+        self.requestLogLevel = requestLogLevel
     }
 }

@@ -10,7 +10,7 @@ enum ObjectConditions {
     }
 
     /// Applies If-Match, If-Unmodified-Since, If-None-Match, If-Modified-Since in RFC 7232 order.
-    static func evaluate(_ context: RequestContext, object: ObjectRecord) throws(OSSServerError) -> Outcome {
+    static func evaluate(_ context: RequestContext, object: ObjectRecord) throws(LocalOSSError) -> Outcome {
         let etag = unquote(object.etag).uppercased()
         if let ifMatch = context.header("if-match") {
             if !matches(ifMatch, etag: etag) { throw preconditionFailed("If-Match") }
@@ -42,8 +42,8 @@ enum ObjectConditions {
         return String(s)
     }
 
-    private static func preconditionFailed(_ condition: String) -> OSSServerError {
-        OSSServerError(
+    private static func preconditionFailed(_ condition: String) -> LocalOSSError {
+        LocalOSSError(
             412, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold.",
             fields: [("Condition", condition)])
     }
@@ -51,7 +51,7 @@ enum ObjectConditions {
     /// The byte range to send: `nil` for the whole object (200), else the inclusive range (206).
     /// Legacy behaviour ignores invalid or out-of-bounds ranges; `standard` truncates the end and rejects a
     /// start beyond the object with 416 InvalidRange.
-    static func range(_ header: String?, size: Int64, standard: Bool) throws(OSSServerError) -> ClosedRange<Int64>? {
+    static func range(_ header: String?, size: Int64, standard: Bool) throws(LocalOSSError) -> ClosedRange<Int64>? {
         guard let header else { return nil }
         let trimmed = header.trimmingWhitespace()
         guard trimmed.lowercased().hasPrefix("bytes=") else { return nil }
@@ -61,7 +61,7 @@ enum ObjectConditions {
         guard let dash = spec.firstIndex(of: "-") else { return nil }
         let startText = spec[..<dash]
         let endText = spec[spec.index(after: dash)...]
-        let invalidRange = OSSServerError(
+        let invalidRange = LocalOSSError(
             416, "InvalidRange", "The requested range is not satisfiable.",
             fields: [("RangeRequested", header), ("ActualObjectSize", String(size))],
             headers: [("Content-Range", "bytes */\(size)")])

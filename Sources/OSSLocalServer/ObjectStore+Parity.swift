@@ -7,19 +7,22 @@ extension ObjectStore {
     nonisolated func objectPieces(_ bucket: String, _ record: ObjectRecord, range: ClosedRange<Int64>? = nil)
         -> [FileIO.Piece]
     {
-        let path = objectDataPath(bucket, record)
-        guard let range else { return [FileIO.Piece(path: path, offset: 0, length: record.size)] }
-        return [FileIO.Piece(path: path, offset: range.lowerBound, length: range.upperBound - range.lowerBound + 1)]
+        let offset = range?.lowerBound ?? 0
+        let length = range.map { $0.upperBound - $0.lowerBound + 1 } ?? record.size
+        // A manifest (completed multipart) object reads as one piece per part the range touches.
+        return objectSegments(bucket, record, offset: offset, length: length).map {
+            FileIO.Piece(path: $0.path, offset: $0.offset, length: $0.length)
+        }
     }
 
     /// Changes an object's record (not its bytes) and persists it. `expectedDataFile`, when given, must still be
     /// the object's data file (the object was not replaced meanwhile), else `onReplaced` is thrown.
     @discardableResult
     func updateObject(
-        _ bucket: String, _ key: String, _ change: @Sendable (inout ObjectRecord) throws(OSSServerError) -> Void
+        _ bucket: String, _ key: String, _ change: @Sendable (inout ObjectRecord) throws(LocalOSSError) -> Void
     ) throws -> ObjectRecord {
-        guard var b = buckets[bucket] else { throw OSSServerError.noSuchBucket(bucket) }
-        guard var record = b.objects[ExactKey(key)] else { throw OSSServerError.noSuchKey(key) }
+        guard var b = buckets[bucket] else { throw LocalOSSError.noSuchBucket(bucket) }
+        guard var record = b.objects[ExactKey(key)] else { throw LocalOSSError.noSuchKey(key) }
         try change(&record)
         let path = objectsDirectory(bucket) + "/" + Self.keyDigest(key) + ".json"
         try FileIO.writeAtomically(try encoder.encode(record), to: path, tempDirectory: tempDirectory)
@@ -30,7 +33,7 @@ extension ObjectStore {
 
     /// Sets a bucket's ACL.
     func setBucketACL(_ bucket: String, _ acl: String) throws {
-        guard var b = buckets[bucket] else { throw OSSServerError.noSuchBucket(bucket) }
+        guard var b = buckets[bucket] else { throw LocalOSSError.noSuchBucket(bucket) }
         b.record.acl = acl
         try FileIO.writeAtomically(
             try encoder.encode(b.record), to: bucketDirectory(bucket) + "/bucket.json", tempDirectory: tempDirectory)
@@ -46,15 +49,15 @@ extension ObjectStore {
         let current = buckets[bucket]?.objects[ExactKey(record.key)]
         guard current?.dataFile == expectedDataFile else {
             FileIO.remove(tempPath)
-            throw OSSServerError.positionNotEqualToLength(current?.size ?? 0)
+            throw LocalOSSError.positionNotEqualToLength(current?.size ?? 0)
         }
         return try commitObject(bucket, record: record, tempPath: tempPath)
     }
 }
 
-extension OSSServerError {
-    static func positionNotEqualToLength(_ length: Int64) -> OSSServerError {
-        OSSServerError(
+extension LocalOSSError {
+    static func positionNotEqualToLength(_ length: Int64) -> LocalOSSError {
+        LocalOSSError(
             409, "PositionNotEqualToLength", "Position is not equal to file length",
             headers: [("x-oss-next-append-position", String(length))])
     }

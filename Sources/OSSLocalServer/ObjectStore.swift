@@ -11,7 +11,7 @@ import Foundation
 /// tmp/                                   bodies being received, temporary metadata files
 /// buckets/<bucket>/bucket.json
 /// buckets/<bucket>/objects/<sha256(key)>.json         ObjectRecord (holds the key)
-/// buckets/<bucket>/objects/<sha256(key)>.<random>.data
+/// buckets/<bucket>/objects/<sha256(key)>.<random>.data      one file per object, or one per part (manifest)
 /// buckets/<bucket>/uploads/<uploadId>/upload.json     UploadRecord
 /// buckets/<bucket>/uploads/<uploadId>/part-<n>.json   PartRecord
 /// buckets/<bucket>/uploads/<uploadId>/part-<n>.<random>.data
@@ -79,28 +79,40 @@ actor ObjectStore {
             var bucket = Bucket(record: record)
             let objectsDir = dir + "/objects"
             var referenced = Set<String>()
+            var completedUploads = Set<String>()
             for file in FileIO.list(objectsDir) where file.hasSuffix(".json") {
                 guard let data = FileIO.read(objectsDir + "/" + file),
                     let object = try? decoder.decode(ObjectRecord.self, from: data)
                 else { continue }
                 bucket.objects[ExactKey(object.key)] = object
-                referenced.insert(object.dataFile)
+                referenced.formUnion(object.dataFiles)
+                if let id = object.completedUpload { completedUploads.insert(id) }
             }
+            // Data files no record references: a crash between linking and committing, or before freeing.
             for file in FileIO.list(objectsDir) where file.hasSuffix(".data") && !referenced.contains(file) {
                 FileIO.remove(objectsDir + "/" + file)
             }
             let uploadsDir = dir + "/uploads"
             for id in FileIO.list(uploadsDir) where Self.isValidUploadId(id) {
                 let udir = uploadsDir + "/" + id
-                guard let data = FileIO.read(udir + "/upload.json"),
+                guard !completedUploads.contains(id),
+                    let data = FileIO.read(udir + "/upload.json"),
                     let record = try? decoder.decode(UploadRecord.self, from: data)
-                else { continue }
+                else {
+                    FileIO.remove(udir)  // completed (a crash before its removal) or unreadable
+                    continue
+                }
                 var upload = Upload(record: record)
+                var partFiles = Set<String>()
                 for file in FileIO.list(udir) where file.hasPrefix("part-") && file.hasSuffix(".json") {
                     guard let data = FileIO.read(udir + "/" + file),
                         let part = try? decoder.decode(PartRecord.self, from: data)
                     else { continue }
                     upload.parts[part.partNumber] = part
+                    partFiles.insert(part.dataFile)
+                }
+                for file in FileIO.list(udir) where file.hasSuffix(".data") && !partFiles.contains(file) {
+                    FileIO.remove(udir + "/" + file)
                 }
                 bucket.uploads[id] = upload
             }
@@ -115,8 +127,34 @@ actor ObjectStore {
     nonisolated func uploadDirectory(_ bucket: String, _ uploadId: String) -> String {
         bucketDirectory(bucket) + "/uploads/" + uploadId
     }
+    /// The path of a single-file object's data. Prefer ``objectSegments(_:_:offset:length:)``, which also reads
+    /// manifest (completed multipart) objects.
     nonisolated func objectDataPath(_ bucket: String, _ record: ObjectRecord) -> String {
         objectsDirectory(bucket) + "/" + record.dataFile
+    }
+
+    /// The file segments holding bytes `offset..<offset+length` of an object, in order, whether the object is one
+    /// data file or a manifest of parts. Data files are never rewritten, only replaced, so the segments stay valid
+    /// for as long as they can be opened.
+    nonisolated func objectSegments(_ bucket: String, _ record: ObjectRecord, offset: Int64, length: Int64)
+        -> [FileSegment]
+    {
+        let dir = objectsDirectory(bucket)
+        guard let segments = record.segments else {
+            return [FileSegment(path: dir + "/" + record.dataFile, offset: offset, length: length)]
+        }
+        var result: [FileSegment] = []
+        var start: Int64 = 0
+        let end = offset + length
+        for segment in segments {
+            let segmentEnd = start + segment.length
+            defer { start = segmentEnd }
+            guard segmentEnd > offset, start < end else { continue }
+            let from = max(offset, start)
+            let to = min(end, segmentEnd)
+            result.append(FileSegment(path: dir + "/" + segment.file, offset: from - start, length: to - from))
+        }
+        return result
     }
     nonisolated func partDataPath(_ bucket: String, _ uploadId: String, _ part: PartRecord) -> String {
         uploadDirectory(bucket, uploadId) + "/" + part.dataFile
@@ -137,7 +175,7 @@ actor ObjectStore {
     /// Creates a bucket; returns false if it already existed.
     func createBucket(_ name: String, now: Date) throws -> Bool {
         guard Router.isValidBucketName(name) else {
-            throw OSSServerError(400, "InvalidBucketName", "The specified bucket is not valid.", fields: [("BucketName", name)])
+            throw LocalOSSError(400, "InvalidBucketName", "The specified bucket is not valid.", fields: [("BucketName", name)])
         }
         if buckets[name] != nil { return false }
         let record = BucketRecord(name: name, creationDate: Int64(now.timeIntervalSince1970))
@@ -149,10 +187,10 @@ actor ObjectStore {
         return true
     }
 
-    func deleteBucket(_ name: String) throws(OSSServerError) {
+    func deleteBucket(_ name: String) throws(LocalOSSError) {
         guard let bucket = buckets[name] else { throw .noSuchBucket(name) }
         guard bucket.objects.isEmpty, bucket.uploads.isEmpty else {
-            throw OSSServerError(
+            throw LocalOSSError(
                 409, "BucketNotEmpty", "The bucket you tried to delete is not empty.", fields: [("BucketName", name)])
         }
         buckets[name] = nil
@@ -163,14 +201,14 @@ actor ObjectStore {
         buckets.values.map(\.record).sorted { $0.name < $1.name }
     }
 
-    func bucket(_ name: String) throws(OSSServerError) -> BucketRecord {
+    func bucket(_ name: String) throws(LocalOSSError) -> BucketRecord {
         guard let bucket = buckets[name] else { throw .noSuchBucket(name) }
         return bucket.record
     }
 
     // MARK: - Objects
 
-    func object(_ bucket: String, _ key: String) throws(OSSServerError) -> ObjectRecord {
+    func object(_ bucket: String, _ key: String) throws(LocalOSSError) -> ObjectRecord {
         guard let b = buckets[bucket] else { throw .noSuchBucket(bucket) }
         guard let object = b.objects[ExactKey(key)] else { throw .noSuchKey(key) }
         return object
@@ -184,7 +222,7 @@ actor ObjectStore {
     func commitObject(_ bucket: String, record: ObjectRecord, tempPath: String) throws -> ObjectRecord {
         guard var b = buckets[bucket] else {
             FileIO.remove(tempPath)
-            throw OSSServerError.noSuchBucket(bucket)
+            throw LocalOSSError.noSuchBucket(bucket)
         }
         var record = record
         let digest = Self.keyDigest(record.key)
@@ -196,23 +234,27 @@ actor ObjectStore {
         if previous == nil { b.sortedKeys = nil }
         b.objects[ExactKey(record.key)] = record
         buckets[bucket] = b
-        if let previous { FileIO.remove(dir + "/" + previous.dataFile) }
+        if let previous { Self.removeFiles(previous.dataFiles, in: dir) }
         return record
     }
 
+    private static func removeFiles(_ files: [String], in directory: String) {
+        for file in files { FileIO.remove(directory + "/" + file) }
+    }
+
     /// Deletes an object; deleting a missing key is not an error.
-    func deleteObject(_ bucket: String, _ key: String) throws(OSSServerError) {
+    func deleteObject(_ bucket: String, _ key: String) throws(LocalOSSError) {
         guard var b = buckets[bucket] else { throw .noSuchBucket(bucket) }
         guard let previous = b.objects.removeValue(forKey: ExactKey(key)) else { return }
         b.sortedKeys = nil
         buckets[bucket] = b
         let dir = objectsDirectory(bucket)
         FileIO.remove(dir + "/" + Self.keyDigest(key) + ".json")
-        FileIO.remove(dir + "/" + previous.dataFile)
+        Self.removeFiles(previous.dataFiles, in: dir)
     }
 
     /// Keys sorted by UTF-8 bytes.
-    func sortedKeys(_ bucket: String) throws(OSSServerError) -> [String] {
+    func sortedKeys(_ bucket: String) throws(LocalOSSError) -> [String] {
         guard var b = buckets[bucket] else { throw .noSuchBucket(bucket) }
         if let keys = b.sortedKeys { return keys }
         let keys = b.objects.keys.map(\.key).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
@@ -229,7 +271,7 @@ actor ObjectStore {
     // MARK: - Multipart uploads
 
     func initiateUpload(_ bucket: String, record: UploadRecord) throws -> UploadRecord {
-        guard var b = buckets[bucket] else { throw OSSServerError.noSuchBucket(bucket) }
+        guard var b = buckets[bucket] else { throw LocalOSSError.noSuchBucket(bucket) }
         let dir = uploadDirectory(bucket, record.uploadId)
         try FileIO.makeDirectory(dir)
         try FileIO.writeAtomically(try encoder.encode(record), to: dir + "/upload.json", tempDirectory: tempDirectory)
@@ -238,13 +280,13 @@ actor ObjectStore {
         return record
     }
 
-    func upload(_ bucket: String, key: String, uploadId: String) throws(OSSServerError) -> Upload {
+    func upload(_ bucket: String, key: String, uploadId: String) throws(LocalOSSError) -> Upload {
         guard let b = buckets[bucket] else { throw .noSuchBucket(bucket) }
         guard let upload = b.uploads[uploadId], upload.record.key.utf8.elementsEqual(key.utf8) else { throw .noSuchUpload(uploadId) }
         return upload
     }
 
-    func uploads(_ bucket: String) throws(OSSServerError) -> [UploadRecord] {
+    func uploads(_ bucket: String) throws(LocalOSSError) -> [UploadRecord] {
         guard let b = buckets[bucket] else { throw .noSuchBucket(bucket) }
         return b.uploads.values.map(\.record)
     }
@@ -253,7 +295,7 @@ actor ObjectStore {
     func commitPart(_ bucket: String, key: String, uploadId: String, part: PartRecord, tempPath: String) throws {
         guard var b = buckets[bucket], var upload = b.uploads[uploadId], upload.record.key.utf8.elementsEqual(key.utf8) else {
             FileIO.remove(tempPath)
-            throw OSSServerError.noSuchUpload(uploadId)
+            throw LocalOSSError.noSuchUpload(uploadId)
         }
         var part = part
         part.dataFile = "part-\(part.partNumber).\(RequestID.make()).data"
@@ -269,7 +311,7 @@ actor ObjectStore {
     }
 
     /// Removes an upload (after abort or complete) and its files.
-    func removeUpload(_ bucket: String, key: String, uploadId: String) throws(OSSServerError) {
+    func removeUpload(_ bucket: String, key: String, uploadId: String) throws(LocalOSSError) {
         guard var b = buckets[bucket] else { throw .noSuchBucket(bucket) }
         guard let upload = b.uploads[uploadId], upload.record.key.utf8.elementsEqual(key.utf8) else { throw .noSuchUpload(uploadId) }
         b.uploads[uploadId] = nil
@@ -277,16 +319,44 @@ actor ObjectStore {
         FileIO.remove(uploadDirectory(bucket, uploadId))
     }
 
-    /// Records the assembled object of a completed upload and removes the upload, atomically for clients.
-    func completeUpload(_ bucket: String, uploadId: String, record: ObjectRecord, tempPath: String) throws
+    /// Completes an upload without copying: the chosen parts' data files are hard-linked into the bucket's
+    /// `objects` directory and the object record (a manifest of those files) is written atomically. That write is
+    /// the commit point: a crash before it leaves the old object and unreferenced links (swept at load), a crash
+    /// after it leaves the new object and an upload directory that load removes (`completedUpload`). Parts not in
+    /// `parts` are freed with the upload.
+    func completeUpload(_ bucket: String, uploadId: String, record: ObjectRecord, parts: [PartRecord]) throws
         -> ObjectRecord
     {
-        guard let b = buckets[bucket], let upload = b.uploads[uploadId], upload.record.key.utf8.elementsEqual(record.key.utf8) else {
-            FileIO.remove(tempPath)
-            throw OSSServerError.noSuchUpload(uploadId)
+        guard var b = buckets[bucket], let upload = b.uploads[uploadId],
+            upload.record.key.utf8.elementsEqual(record.key.utf8)
+        else { throw LocalOSSError.noSuchUpload(uploadId) }
+        var record = record
+        let digest = Self.keyDigest(record.key)
+        let dir = objectsDirectory(bucket)
+        let udir = uploadDirectory(bucket, uploadId)
+        var segments: [ObjectSegment] = []
+        do {
+            for part in parts {
+                let file = digest + "." + RequestID.make() + ".data"
+                try FileIO.link(udir + "/" + part.dataFile, dir + "/" + file)
+                segments.append(ObjectSegment(file: file, length: part.size, crc64: part.crc64, partNumber: part.partNumber))
+            }
+            record.dataFile = ""
+            record.segments = segments
+            record.completedUpload = uploadId
+            try FileIO.writeAtomically(
+                try encoder.encode(record), to: dir + "/" + digest + ".json", tempDirectory: tempDirectory)
+        } catch {
+            Self.removeFiles(segments.map(\.file), in: dir)
+            throw error
         }
-        let committed = try commitObject(bucket, record: record, tempPath: tempPath)
-        try removeUpload(bucket, key: record.key, uploadId: uploadId)
-        return committed
+        let previous = b.objects[ExactKey(record.key)]
+        if previous == nil { b.sortedKeys = nil }
+        b.objects[ExactKey(record.key)] = record
+        b.uploads[uploadId] = nil
+        buckets[bucket] = b
+        if let previous { Self.removeFiles(previous.dataFiles, in: dir) }
+        FileIO.remove(udir)
+        return record
     }
 }

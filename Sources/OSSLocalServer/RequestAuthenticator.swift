@@ -24,7 +24,7 @@ struct RequestAuthenticator: Sendable {
         self.maxClockSkew = configuration.maxClockSkew
     }
 
-    func authenticate(_ context: RequestContext) throws(OSSServerError) {
+    func authenticate(_ context: RequestContext) throws(LocalOSSError) {
         let request = OSSSignableRequest(
             method: context.method, bucket: context.bucket, key: context.key, query: context.query,
             headers: context.headers)
@@ -48,7 +48,7 @@ struct RequestAuthenticator: Sendable {
     // MARK: - V1
 
     private func verifyV1Header(_ authorization: String, request: OSSSignableRequest, context: RequestContext)
-        throws(OSSServerError)
+        throws(LocalOSSError)
     {
         let credential = authorization.dropFirst(4)
         guard let colon = credential.lastIndex(of: ":") else {
@@ -72,7 +72,7 @@ struct RequestAuthenticator: Sendable {
         }
     }
 
-    private func verifyV1Presign(request: OSSSignableRequest, context: RequestContext) throws(OSSServerError) {
+    private func verifyV1Presign(request: OSSSignableRequest, context: RequestContext) throws(LocalOSSError) {
         guard let accessKeyId = context.query["OSSAccessKeyId"], let expiresText = context.query["Expires"],
             let provided = context.query["Signature"]
         else {
@@ -95,7 +95,7 @@ struct RequestAuthenticator: Sendable {
     // MARK: - V4
 
     private func verifyV4Header(_ authorization: String, request: OSSSignableRequest, context: RequestContext)
-        throws(OSSServerError)
+        throws(LocalOSSError)
     {
         var fields: [String: String] = [:]
         for item in authorization.dropFirst(OSSSignerV4.algorithm.count + 1).split(separator: ",") {
@@ -117,7 +117,7 @@ struct RequestAuthenticator: Sendable {
             context: context)
     }
 
-    private func verifyV4Presign(request: OSSSignableRequest, context: RequestContext) throws(OSSServerError) {
+    private func verifyV4Presign(request: OSSSignableRequest, context: RequestContext) throws(LocalOSSError) {
         let q = context.query
         guard q["x-oss-signature-version"] == OSSSignerV4.algorithm else {
             throw .invalidArgument("x-oss-signature-version must be \(OSSSignerV4.algorithm).")
@@ -149,7 +149,7 @@ struct RequestAuthenticator: Sendable {
     private func verifyV4(
         credential: String, additional: String?, provided: String, dateTime: String, payloadHash: String,
         request: OSSSignableRequest, context: RequestContext
-    ) throws(OSSServerError) {
+    ) throws(LocalOSSError) {
         let parts = credential.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 5, parts[4] == "aliyun_v4_request" else {
             throw .invalidArgument("The V4 credential is malformed.", name: "Credential")
@@ -157,10 +157,10 @@ struct RequestAuthenticator: Sendable {
         let (accessKeyId, day, scopeRegion, product) = (parts[0], parts[1], parts[2], parts[3])
         let secret = try lookup(accessKeyId, context: context)
         guard day == String(dateTime.prefix(8)) else {
-            throw OSSServerError(403, "SignatureDoesNotMatch", "The credential date \(day) does not match x-oss-date.")
+            throw LocalOSSError(403, "SignatureDoesNotMatch", "The credential date \(day) does not match x-oss-date.")
         }
         guard scopeRegion == region else {
-            throw OSSServerError(
+            throw LocalOSSError(
                 403, "SignatureDoesNotMatch",
                 "The credential scope region '\(scopeRegion)' is wrong; this server expects '\(region)'.")
         }
@@ -179,9 +179,9 @@ struct RequestAuthenticator: Sendable {
 
     // MARK: - Shared checks
 
-    private func lookup(_ accessKeyId: String, context: RequestContext) throws(OSSServerError) -> Secret {
+    private func lookup(_ accessKeyId: String, context: RequestContext) throws(LocalOSSError) -> Secret {
         guard let secret = secrets[accessKeyId] else {
-            throw OSSServerError(
+            throw LocalOSSError(
                 403, "InvalidAccessKeyId", "The OSS Access Key Id you provided does not exist in our records.",
                 fields: [("OSSAccessKeyId", accessKeyId)])
         }
@@ -190,23 +190,23 @@ struct RequestAuthenticator: Sendable {
                 context.header("x-oss-security-token") ?? context.header("security-token")
                 ?? context.query["security-token"] ?? context.query["x-oss-security-token"]
             guard let presented else {
-                throw OSSServerError(403, "InvalidSecurityToken", "The request uses temporary credentials but carries no security token.")
+                throw LocalOSSError(403, "InvalidSecurityToken", "The request uses temporary credentials but carries no security token.")
             }
             guard constantTimeEqual(presented, required) else {
-                throw OSSServerError(403, "InvalidSecurityToken", "The security token you provided is invalid.")
+                throw LocalOSSError(403, "InvalidSecurityToken", "The security token you provided is invalid.")
             }
         }
         return secret
     }
 
-    private func checkSkew(_ requestDate: Date, context: RequestContext) throws(OSSServerError) {
+    private func checkSkew(_ requestDate: Date, context: RequestContext) throws(LocalOSSError) {
         if abs(requestDate.timeIntervalSince(context.now)) > maxClockSkew {
             throw skewed(requestDate, context: context)
         }
     }
 
-    private func skewed(_ requestDate: Date, context: RequestContext) -> OSSServerError {
-        OSSServerError(
+    private func skewed(_ requestDate: Date, context: RequestContext) -> LocalOSSError {
+        LocalOSSError(
             403, "RequestTimeTooSkewed", "The difference between the request time and the current time is too large.",
             fields: [
                 ("RequestTime", OSSDateFormat.iso8601Milliseconds(requestDate)),
@@ -216,7 +216,7 @@ struct RequestAuthenticator: Sendable {
     }
 
     private func signatureMismatch(accessKeyId: String, stringToSign: String, canonicalRequest: String?)
-        -> OSSServerError
+        -> LocalOSSError
     {
         let hex = stringToSign.utf8.map { b in
             let s = String(b, radix: 16, uppercase: true)
@@ -225,7 +225,7 @@ struct RequestAuthenticator: Sendable {
         var fields: [(String, String)] = [("OSSAccessKeyId", accessKeyId), ("StringToSign", stringToSign)]
         fields.append(("StringToSignBytes", hex))
         if let canonicalRequest { fields.append(("CanonicalRequest", canonicalRequest)) }
-        return OSSServerError(
+        return LocalOSSError(
             403, "SignatureDoesNotMatch",
             "The request signature we calculated does not match the signature you provided. Check your key and signing method.",
             fields: fields)
@@ -245,11 +245,11 @@ func constantTimeEqual(_ a: String, _ b: String) -> Bool {
     return diff == 0
 }
 
-extension OSSServerError {
-    static func accessDenied(_ message: String, expires: String?, context: RequestContext) -> OSSServerError {
+extension LocalOSSError {
+    static func accessDenied(_ message: String, expires: String?, context: RequestContext) -> LocalOSSError {
         var fields: [(String, String)] = []
         if let expires { fields.append(("Expires", expires)) }
         fields.append(("ServerTime", OSSDateFormat.iso8601Milliseconds(context.now)))
-        return OSSServerError(403, "AccessDenied", message, fields: fields)
+        return LocalOSSError(403, "AccessDenied", message, fields: fields)
     }
 }

@@ -52,7 +52,7 @@ final class RequestBodyReader {
         while let part = try await iterator.next() {
             switch part {
             case .head:
-                throw OSSServerError(400, "BadRequest", "unexpected request head inside a body")
+                throw LocalOSSError(400, "BadRequest", "unexpected request head inside a body")
             case .body(var chunk):
                 if let limit = dropAfter, bytesRead + Int64(chunk.readableBytes) >= limit {
                     bytesRead = max(bytesRead, limit)
@@ -80,7 +80,7 @@ final class RequestBodyReader {
         var all = ByteBuffer()
         while var chunk = try await nextChunk() {
             guard all.readableBytes + chunk.readableBytes <= limit else {
-                throw OSSServerError(400, "EntityTooLarge", "The request body is larger than \(limit) bytes.")
+                throw LocalOSSError(400, "EntityTooLarge", "The request body is larger than \(limit) bytes.")
             }
             all.writeBuffer(&chunk)
         }

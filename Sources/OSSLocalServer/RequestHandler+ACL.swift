@@ -23,7 +23,7 @@ extension RequestHandler {
             try authenticator.authenticate(context)
             return
         }
-        let denied = OSSServerError.accessDenied("You have no right to access this object because of bucket acl.")
+        let denied = LocalOSSError.accessDenied("You have no right to access this object because of bucket acl.")
         guard let bucket = context.bucket, let record = try? await store.bucket(bucket) else { throw denied }
         var acl = record.acl ?? "private"
         if let key = context.key, let object = try? await store.object(bucket, key),
@@ -49,7 +49,7 @@ extension RequestHandler {
     }
 
     /// `x-oss-object-acl` checked, or `nil` when absent.
-    func requestedObjectACL(_ context: RequestContext) throws(OSSServerError) -> String? {
+    func requestedObjectACL(_ context: RequestContext) throws(LocalOSSError) -> String? {
         guard let acl = context.header("x-oss-object-acl") else { return nil }
         guard Self.objectACLs.contains(acl) else {
             throw .invalidArgument("no such object access control exists", name: "x-oss-object-acl", value: acl)
@@ -60,7 +60,7 @@ extension RequestHandler {
     func putObjectACL(_ context: RequestContext) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
         guard let acl = try requestedObjectACL(context) else {
-            throw OSSServerError.invalidArgument("PutObjectACL needs the x-oss-object-acl header.", name: "x-oss-object-acl")
+            throw LocalOSSError.invalidArgument("PutObjectACL needs the x-oss-object-acl header.", name: "x-oss-object-acl")
         }
         try await store.updateObject(bucket, key) { record in
             var extra = record.extra ?? ObjectExtra()
@@ -80,10 +80,10 @@ extension RequestHandler {
         let bucket = try requireBucket(context)
         _ = try await reader.collect(limit: 64 << 10)
         guard let acl = context.header("x-oss-acl") else {
-            throw OSSServerError.invalidArgument("PutBucketACL needs the x-oss-acl header.", name: "x-oss-acl")
+            throw LocalOSSError.invalidArgument("PutBucketACL needs the x-oss-acl header.", name: "x-oss-acl")
         }
         guard Self.bucketACLs.contains(acl) else {
-            throw OSSServerError.invalidArgument("no such bucket access control exists", name: "x-oss-acl", value: acl)
+            throw LocalOSSError.invalidArgument("no such bucket access control exists", name: "x-oss-acl", value: acl)
         }
         try await store.setBucketACL(bucket, acl)
         return ServerResponse(status: .ok)

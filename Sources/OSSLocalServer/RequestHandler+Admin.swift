@@ -34,16 +34,16 @@ extension RequestHandler {
                     }
                 }
             } catch {
-                throw OSSServerError.invalidArgument("\(error)")
+                throw LocalOSSError.invalidArgument("\(error)")
             }
-            guard !rules.isEmpty else { throw OSSServerError.invalidArgument("no fault rule in the body") }
+            guard !rules.isEmpty else { throw LocalOSSError.invalidArgument("no fault rule in the body") }
             for rule in rules { await state.add(rule) }
             return .json(String(decoding: try encoder.encode(rules.map(\.description)), as: UTF8.self))
         case ("DELETE", "/-/faults"):
             await state.clear()
             return ServerResponse(status: .noContent)
         default:
-            throw OSSServerError(404, "NoSuchAdminEndpoint", "Admin endpoints: GET /-/stats, POST /-/stats/reset, GET|POST|DELETE /-/faults.")
+            throw LocalOSSError(404, "NoSuchAdminEndpoint", "Admin endpoints: GET /-/stats, POST /-/stats/reset, GET|POST|DELETE /-/faults.")
         }
     }
 }

@@ -11,15 +11,15 @@ extension RequestHandler {
         _ = try await store.bucket(bucket)
         let positionText = context.query["position"] ?? ""
         guard let position = Int64(positionText), position >= 0 else {
-            throw OSSServerError.invalidArgument(
+            throw LocalOSSError.invalidArgument(
                 "position must be a non-negative integer.", name: "position", value: positionText)
         }
         let existing = await store.objectExists(bucket, key) ? try await store.object(bucket, key) : nil
         if let existing, existing.objectType != "Appendable" {
-            throw OSSServerError(409, "ObjectNotAppendable", "The object is not appendable")
+            throw LocalOSSError(409, "ObjectNotAppendable", "The object is not appendable")
         }
         let length = existing?.size ?? 0
-        guard position == length else { throw OSSServerError.positionNotEqualToLength(length) }
+        guard position == length else { throw LocalOSSError.positionNotEqualToLength(length) }
         let extra = existing == nil ? try requestedExtra(context) : existing?.extra
         let received = store.newTempPath()
         let body = try await BodySink.receive(reader, to: received, computeSHA256: declaresPayloadHash(context))
@@ -41,7 +41,7 @@ extension RequestHandler {
         let crc = existing.map { CRC64.combine($0.crc64, body.crc64, length2: UInt64(body.size)) } ?? body.crc64
         guard crc == whole.crc64 else {
             FileIO.remove(temp)
-            throw OSSServerError.internalError("the appended object's CRC-64 does not chain")
+            throw LocalOSSError.internalError("the appended object's CRC-64 does not chain")
         }
         let record = ObjectRecord(
             key: key, size: whole.size, etag: whole.etag, crc64: crc,

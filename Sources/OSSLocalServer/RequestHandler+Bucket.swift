@@ -11,7 +11,7 @@ extension RequestHandler {
     var extranetEndpoint: String { "\(location).aliyuncs.com" }
     var intranetEndpoint: String { "\(location)-internal.aliyuncs.com" }
 
-    func requireBucket(_ context: RequestContext) throws(OSSServerError) -> String {
+    func requireBucket(_ context: RequestContext) throws(LocalOSSError) -> String {
         guard let bucket = context.bucket else { throw .invalidArgument("The request needs a bucket.") }
         return bucket
     }
@@ -102,7 +102,7 @@ extension RequestHandler {
     }
 
     /// Parses a page-size parameter: absent or empty gives `defaultValue`; values above `cap` are capped.
-    func parseLimit(_ text: String?, name: String, defaultValue: Int, cap: Int = 1000) throws(OSSServerError) -> Int {
+    func parseLimit(_ text: String?, name: String, defaultValue: Int, cap: Int = 1000) throws(LocalOSSError) -> Int {
         guard let text, !text.isEmpty else { return defaultValue }
         guard let n = Int(text), n >= 0 else {
             throw .invalidArgument("Argument \(name) must be a non-negative integer.", name: name, value: text)

@@ -37,7 +37,7 @@ extension RequestHandler {
             }
         }
         var response = errorResponse(
-            OSSServerError(203, "CallbackFailed", failure), context: context)
+            LocalOSSError(203, "CallbackFailed", failure), context: context)
         for (name, value) in headers { response.headers.replaceOrAdd(name: name, value: value) }
         return response
     }

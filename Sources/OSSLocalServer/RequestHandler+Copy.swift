@@ -8,9 +8,9 @@ import Foundation
 /// CopyObject and UploadPartCopy: server-side copies from `x-oss-copy-source: /bucket/url-encoded-key`.
 extension RequestHandler {
     /// The source bucket and key of `x-oss-copy-source` (leading `/` optional; `?versionId=` ignored).
-    func copySource(_ context: RequestContext) throws(OSSServerError) -> (bucket: String, key: String) {
+    func copySource(_ context: RequestContext) throws(LocalOSSError) -> (bucket: String, key: String) {
         let raw = context.header("x-oss-copy-source") ?? ""
-        let invalid = OSSServerError.invalidArgument(
+        let invalid = LocalOSSError.invalidArgument(
             "Copy Source must mention the source bucket and key: /sourcebucket/sourcekey.", name: "x-oss-copy-source",
             value: String(raw.prefix(256)))
         var text = Substring(raw)
@@ -22,7 +22,7 @@ extension RequestHandler {
             let key = OSSPercentEncoding.decode(text[text.index(after: slash)...], plusAsSpace: false), !key.isEmpty
         else { throw invalid }
         guard key.utf8.count <= Router.maximumKeyLength, key.utf8.first != 0x2F, key.utf8.first != 0x5C else {
-            throw OSSServerError(
+            throw LocalOSSError(
                 400, "InvalidObjectName", "The source object name is not valid.",
                 fields: [("ObjectName", String(key.prefix(64)))])
         }
@@ -36,13 +36,13 @@ extension RequestHandler {
         let (bucket, key) = try copySource(context)
         let object = try await store.object(bucket, key)
         if isAnonymous(context), !(await anonymousCanRead(bucket, object)) {
-            throw OSSServerError.accessDenied("You have no right to access the copy source object.")
+            throw LocalOSSError.accessDenied("You have no right to access the copy source object.")
         }
         try requireRestored(object, context: context)
         let etag = ObjectConditions.unquote(object.etag).uppercased()
         func same(_ header: String) -> Bool { ObjectConditions.unquote(header.trimmingWhitespace()).uppercased() == etag }
-        let failed = OSSServerError(412, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold.")
-        let notModified = OSSServerError(304, "NotModified", "The source object was not modified.")
+        let failed = LocalOSSError(412, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold.")
+        let notModified = LocalOSSError(304, "NotModified", "The source object was not modified.")
         if let ifMatch = context.header("x-oss-copy-source-if-match"), !same(ifMatch) { throw failed }
         if let text = context.header("x-oss-copy-source-if-unmodified-since"), let date = OSSDateFormat.parseRFC1123(text),
             object.lastModified > Int64(date.timeIntervalSince1970)
@@ -63,18 +63,18 @@ extension RequestHandler {
         _ = try await store.bucket(bucket)
         let directive = (context.header("x-oss-metadata-directive") ?? "COPY").uppercased()
         guard directive == "COPY" || directive == "REPLACE" else {
-            throw OSSServerError.invalidArgument(
+            throw LocalOSSError.invalidArgument(
                 "x-oss-metadata-directive must be COPY or REPLACE.", name: "x-oss-metadata-directive", value: directive)
         }
         let taggingDirective = (context.header("x-oss-tagging-directive") ?? "Copy").lowercased()
         guard taggingDirective == "copy" || taggingDirective == "replace" else {
-            throw OSSServerError.invalidArgument(
+            throw LocalOSSError.invalidArgument(
                 "x-oss-tagging-directive must be Copy or Replace.", name: "x-oss-tagging-directive", value: taggingDirective)
         }
         let requested = try requestedExtra(context) ?? ObjectExtra()
         let source = try await readableCopySource(context)
         if context.header("x-oss-forbid-overwrite")?.lowercased() == "true", await store.objectExists(bucket, key) {
-            throw OSSServerError(409, "FileAlreadyExists", "The object you specified already exists and can not be overwritten.")
+            throw LocalOSSError(409, "FileAlreadyExists", "The object you specified already exists and can not be overwritten.")
         }
         var extra = ObjectExtra()
         extra.acl = requested.acl
@@ -141,9 +141,9 @@ extension RequestHandler {
     }
 
     /// `x-oss-copy-source-range: bytes=first-last` (inclusive, within the object); `nil` copies everything.
-    func copyRange(_ header: String?, size: Int64) throws(OSSServerError) -> ClosedRange<Int64>? {
+    func copyRange(_ header: String?, size: Int64) throws(LocalOSSError) -> ClosedRange<Int64>? {
         guard let header else { return nil }
-        let invalid = OSSServerError.invalidArgument(
+        let invalid = LocalOSSError.invalidArgument(
             "The x-oss-copy-source-range is invalid for an object of \(size) bytes.", name: "x-oss-copy-source-range",
             value: String(header.prefix(128)))
         let text = header.trimmingWhitespace()

@@ -98,7 +98,7 @@ extension RequestHandler {
         if v2 {
             if let token = q["continuation-token"], !token.isEmpty {
                 guard let decoded = Self.decodeToken(token) else {
-                    throw OSSServerError.invalidArgument("The continuation token is not valid.", name: "continuation-token", value: token)
+                    throw LocalOSSError.invalidArgument("The continuation token is not valid.", name: "continuation-token", value: token)
                 }
                 after = decoded
             } else {
@@ -179,13 +179,13 @@ extension RequestHandler {
         try verifyContentMD5(context, body: body)
         let root: OSSXMLNode
         do { root = try OSSXMLParser.parse(body.readableBytesView, root: "Delete") } catch {
-            throw OSSServerError.malformedXML("\(error)")
+            throw LocalOSSError.malformedXML("\(error)")
         }
         let quiet = (root.string("Quiet") ?? "false").lowercased() == "true"
         let encode = context.encodingTypeURL
         let objects = root.children("Object")
         guard !objects.isEmpty, objects.count <= 1000 else {
-            throw OSSServerError.malformedXML("a Delete request names 1 to 1000 objects, not \(objects.count)")
+            throw LocalOSSError.malformedXML("a Delete request names 1 to 1000 objects, not \(objects.count)")
         }
         var deleted: [String] = []
         for object in objects {

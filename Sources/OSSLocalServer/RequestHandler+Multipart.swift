@@ -11,7 +11,7 @@ extension RequestHandler {
     /// The smallest size of every part but the last (100 KB).
     static let minimumPartSize: Int64 = 102_400
 
-    func requireUploadId(_ context: RequestContext) throws(OSSServerError) -> String {
+    func requireUploadId(_ context: RequestContext) throws(LocalOSSError) -> String {
         guard let id = context.query["uploadId"], !id.isEmpty else {
             throw .invalidArgument("uploadId is required.", name: "uploadId")
         }
@@ -20,7 +20,7 @@ extension RequestHandler {
     }
 
     /// `partNumber`: 1 to 10000.
-    func requirePartNumber(_ context: RequestContext) throws(OSSServerError) -> Int {
+    func requirePartNumber(_ context: RequestContext) throws(LocalOSSError) -> Int {
         let numberText = context.query["partNumber"] ?? ""
         guard let partNumber = Int(numberText), partNumber >= 1, partNumber <= 10_000 else {
             throw .invalidArgument(
@@ -77,7 +77,7 @@ extension RequestHandler {
         var marker = 0
         if !markerText.isEmpty {
             guard let m = Int(markerText), m >= 0 else {
-                throw OSSServerError.invalidArgument(
+                throw LocalOSSError.invalidArgument(
                     "part-number-marker must be a non-negative integer.", name: "part-number-marker", value: markerText)
             }
             marker = m
@@ -127,32 +127,32 @@ extension RequestHandler {
         var chosen: [PartRecord] = []
         if context.header("x-oss-complete-all")?.lowercased() == "yes" {
             guard body.readableBytes == 0 else {
-                throw OSSServerError.invalidArgument("With x-oss-complete-all: yes the request body must be empty.")
+                throw LocalOSSError.invalidArgument("With x-oss-complete-all: yes the request body must be empty.")
             }
             chosen = upload.parts.values.sorted { $0.partNumber < $1.partNumber }
         } else {
             let root: OSSXMLNode
             do { root = try OSSXMLParser.parse(body.readableBytesView, root: "CompleteMultipartUpload") } catch {
-                throw OSSServerError.malformedXML("\(error)")
+                throw LocalOSSError.malformedXML("\(error)")
             }
             let listed = root.children("Part")
-            guard !listed.isEmpty else { throw OSSServerError.malformedXML("no Part elements") }
+            guard !listed.isEmpty else { throw LocalOSSError.malformedXML("no Part elements") }
             var previous = 0
             for item in listed {
                 guard let numberText = item.string("PartNumber"), let number = Int(numberText.trimmingWhitespace()),
                     let etag = item.string("ETag")
                 else {
-                    throw OSSServerError.malformedXML("each Part needs PartNumber and ETag")
+                    throw LocalOSSError.malformedXML("each Part needs PartNumber and ETag")
                 }
                 guard number > previous else {
-                    throw OSSServerError(
+                    throw LocalOSSError(
                         400, "InvalidPartOrder",
                         "The list of parts was not in ascending order. The parts list must be specified in order by part number.")
                 }
                 previous = number
                 let wanted = ObjectConditions.unquote(etag.trimmingWhitespace()).uppercased()
                 guard let part = upload.parts[number], part.md5Hex == wanted else {
-                    throw OSSServerError(
+                    throw LocalOSSError(
                         400, "InvalidPart",
                         "One or more of the specified parts could not be found or the specified entity tag might not have matched the part's entity tag.",
                         fields: [("PartNumber", String(number)), ("ETag", etag)])
@@ -161,17 +161,10 @@ extension RequestHandler {
             }
         }
         for part in chosen.dropLast() where part.size < Self.minimumPartSize {
-            throw OSSServerError(
+            throw LocalOSSError(
                 400, "EntityTooSmall", "Your proposed upload is smaller than the minimum allowed size.",
                 fields: [("PartNumber", String(part.partNumber)), ("ProposedSize", String(part.size)),
                          ("MinSizeAllowed", String(Self.minimumPartSize))])
-        }
-        let temp = store.newTempPath()
-        do {
-            try await FileIO.concatenate(chosen.map { store.partDataPath(bucket, uploadId, $0) }, into: temp)
-        } catch {
-            FileIO.remove(temp)
-            throw error
         }
         var md5s: [UInt8] = []
         for part in chosen { md5s += Self.hexBytes(part.md5Hex) }
@@ -184,7 +177,7 @@ extension RequestHandler {
             lastModified: Int64(context.now.timeIntervalSince1970), contentType: upload.record.contentType,
             contentMD5: nil, userMetadata: upload.record.userMetadata, headers: upload.record.headers,
             objectType: "Multipart", dataFile: "", extra: upload.record.extra)
-        let committed = try await store.completeUpload(bucket, uploadId: uploadId, record: record, tempPath: temp)
+        let committed = try await store.completeUpload(bucket, uploadId: uploadId, record: record, parts: chosen)
         var headers = HTTPHeaders()
         headers.add(name: "ETag", value: committed.etag)
         headers.add(name: "x-oss-hash-crc64ecma", value: String(committed.crc64))

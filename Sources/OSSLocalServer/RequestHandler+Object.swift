@@ -6,7 +6,7 @@ import OSSSigning
 import Foundation
 
 extension RequestHandler {
-    func requireBucketAndKey(_ context: RequestContext) throws(OSSServerError) -> (String, String) {
+    func requireBucketAndKey(_ context: RequestContext) throws(LocalOSSError) -> (String, String) {
         guard let bucket = context.bucket, let key = context.key else {
             throw .invalidArgument("The request needs a bucket and an object key.")
         }
@@ -21,27 +21,27 @@ extension RequestHandler {
         return value != OSSSignerV4.unsignedPayload
     }
 
-    func verifyContentMD5(_ context: RequestContext, digest: BodyDigest) throws(OSSServerError) {
+    func verifyContentMD5(_ context: RequestContext, digest: BodyDigest) throws(LocalOSSError) {
         if declaresPayloadHash(context), let declared = context.header("x-oss-content-sha256") {
             guard declared.lowercased() == digest.sha256Hex else {
-                throw OSSServerError(
+                throw LocalOSSError(
                     400, "InvalidDigest", "The x-oss-content-sha256 you specified did not match what we received.",
                     fields: [("ContentSHA256", declared), ("ExpectedContentSHA256", digest.sha256Hex ?? "")])
             }
         }
         guard let provided = context.header("content-md5") else { return }
         guard let decoded = Data(base64Encoded: provided), decoded.count == 16 else {
-            throw OSSServerError(400, "InvalidDigest", "The Content-MD5 you specified is not valid.")
+            throw LocalOSSError(400, "InvalidDigest", "The Content-MD5 you specified is not valid.")
         }
         guard Array(decoded) == digest.md5 else {
-            throw OSSServerError(
+            throw LocalOSSError(
                 400, "InvalidDigest", "The Content-MD5 you specified did not match what we received.",
                 fields: [("ContentMD5", provided), ("ExpectedContentMD5", digest.md5Base64)])
         }
     }
 
     /// Checks a `Content-MD5` header against a body collected in memory (XML documents).
-    func verifyContentMD5(_ context: RequestContext, body: ByteBuffer) throws(OSSServerError) {
+    func verifyContentMD5(_ context: RequestContext, body: ByteBuffer) throws(LocalOSSError) {
         let declaresHash = declaresPayloadHash(context)
         guard context.header("content-md5") != nil || declaresHash else { return }
         let bytes = Array(body.readableBytesView)
@@ -63,7 +63,7 @@ extension RequestHandler {
         let extra = try requestedExtra(context)
         let callback = try CallbackRequest.parse(context)
         if context.header("x-oss-forbid-overwrite")?.lowercased() == "true", await store.objectExists(bucket, key) {
-            throw OSSServerError(409, "FileAlreadyExists", "The object you specified already exists and can not be overwritten.")
+            throw LocalOSSError(409, "FileAlreadyExists", "The object you specified already exists and can not be overwritten.")
         }
         let temp = store.newTempPath()
         let digest = try await BodySink.receive(reader, to: temp, computeSHA256: declaresPayloadHash(context))
@@ -121,14 +121,15 @@ extension RequestHandler {
             return ServerResponse(status: .notModified, headers: headers)
         }
         let standard = context.header("x-oss-range-behavior")?.lowercased() == "standard"
-        let path = store.objectDataPath(bucket, object)
         if let range = try ObjectConditions.range(context.header("range"), size: object.size, standard: standard) {
             headers.add(name: "Content-Range", value: "bytes \(range.lowerBound)-\(range.upperBound)/\(object.size)")
+            let length = range.upperBound - range.lowerBound + 1
             return ServerResponse(
                 status: .partialContent, headers: headers,
-                body: .file(path: path, offset: range.lowerBound, length: range.upperBound - range.lowerBound + 1))
+                body: .segments(store.objectSegments(bucket, object, offset: range.lowerBound, length: length)))
         }
-        return ServerResponse(status: .ok, headers: headers, body: .file(path: path, offset: 0, length: object.size))
+        return ServerResponse(
+            status: .ok, headers: headers, body: .segments(store.objectSegments(bucket, object, offset: 0, length: object.size)))
     }
 
     /// `HEAD /key?objectMeta`: ETag, size and times only.
@@ -146,7 +147,7 @@ extension RequestHandler {
         var response = ServerResponse(status: .ok, headers: headers)
         if context.head.method == .HEAD {
             // A HEAD reply carries no body; Content-Length describes the object, as OSS does.
-            response.body = .file(path: store.objectDataPath(bucket, object), offset: 0, length: object.size)
+            response.body = .segments(store.objectSegments(bucket, object, offset: 0, length: object.size))
         }
         return response
     }

@@ -9,7 +9,7 @@ extension RequestHandler {
     static let storageClasses: Set<String> = ["Standard", "IA", "Archive", "ColdArchive", "DeepColdArchive"]
 
     /// `x-oss-storage-class` checked, or `nil` when absent.
-    func requestedStorageClass(_ context: RequestContext) throws(OSSServerError) -> String? {
+    func requestedStorageClass(_ context: RequestContext) throws(LocalOSSError) -> String? {
         guard let value = context.header("x-oss-storage-class") else { return nil }
         guard let known = Self.storageClasses.first(where: { $0.lowercased() == value.lowercased() }) else {
             throw .invalidArgument("Invalid storage class.", name: "x-oss-storage-class", value: value)
@@ -18,7 +18,7 @@ extension RequestHandler {
     }
 
     /// The ACL, storage class and tags a write request asks for, or `nil` for none.
-    func requestedExtra(_ context: RequestContext) throws(OSSServerError) -> ObjectExtra? {
+    func requestedExtra(_ context: RequestContext) throws(LocalOSSError) -> ObjectExtra? {
         var extra = ObjectExtra()
         extra.acl = try requestedObjectACL(context).flatMap { $0 == "default" ? nil : $0 }
         extra.storageClass = try requestedStorageClass(context)
@@ -32,7 +32,7 @@ extension RequestHandler {
         var object = try await store.object(bucket, key)
         if let target = object.extra?.symlinkTarget {
             guard let resolved = try? await store.object(bucket, target) else {
-                throw OSSServerError(
+                throw LocalOSSError(
                     404, "SymlinkTargetNotExist", "The symlink target object does not exist",
                     fields: [("SymlinkTarget", target)])
             }
@@ -43,11 +43,11 @@ extension RequestHandler {
     }
 
     /// Archive objects must be restored (and the restore finished, not expired) before their bytes are read.
-    func requireRestored(_ object: ObjectRecord, context: RequestContext) throws(OSSServerError) {
+    func requireRestored(_ object: ObjectRecord, context: RequestContext) throws(LocalOSSError) {
         guard let extra = object.extra, extra.needsRestore else { return }
         let now = context.now.timeIntervalSince1970
         if let ready = extra.restoreReadyAt, ready <= now, now < (extra.restoreExpiresAt ?? .infinity) { return }
-        throw OSSServerError(403, "InvalidObjectState", "The operation is not valid for the object's state")
+        throw LocalOSSError(403, "InvalidObjectState", "The operation is not valid for the object's state")
     }
 
     /// Adds storage class, tag count and restore state to GET/HEAD headers.

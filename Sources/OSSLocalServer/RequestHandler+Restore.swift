@@ -13,11 +13,11 @@ extension RequestHandler {
         if body.readableBytes > 0 {
             let root: OSSXMLNode
             do { root = try OSSXMLParser.parse(body.readableBytesView, root: "RestoreRequest") } catch {
-                throw OSSServerError.malformedXML("\(error)")
+                throw LocalOSSError.malformedXML("\(error)")
             }
             if let text = root.string("Days") {
                 guard let n = Int(text), (1...365).contains(n) else {
-                    throw OSSServerError.invalidArgument("Days must be between 1 and 365.", name: "Days", value: text)
+                    throw LocalOSSError.invalidArgument("Days must be between 1 and 365.", name: "Days", value: text)
                 }
                 days = n
             }
@@ -26,10 +26,10 @@ extension RequestHandler {
         let delay = configuration.restoreDelay
         let object = try await store.object(bucket, key)
         guard let extra = object.extra, extra.needsRestore else {
-            throw OSSServerError(400, "OperationNotSupported", "The operation is not supported for this resource")
+            throw LocalOSSError(400, "OperationNotSupported", "The operation is not supported for this resource")
         }
         if let ready = extra.restoreReadyAt, now < ready {
-            throw OSSServerError(409, "RestoreAlreadyInProgress", "The restore operation is in progress.")
+            throw LocalOSSError(409, "RestoreAlreadyInProgress", "The restore operation is in progress.")
         }
         let restoreDays = days
         let alreadyRestored = extra.restoreReadyAt != nil && now < (extra.restoreExpiresAt ?? 0)

@@ -10,17 +10,17 @@ extension RequestHandler {
         let (bucket, key) = try requireBucketAndKey(context)
         _ = try await store.bucket(bucket)
         guard let raw = context.header("x-oss-symlink-target"), !raw.isEmpty else {
-            throw OSSServerError.invalidArgument("x-oss-symlink-target is required.", name: "x-oss-symlink-target")
+            throw LocalOSSError.invalidArgument("x-oss-symlink-target is required.", name: "x-oss-symlink-target")
         }
         guard let target = OSSPercentEncoding.decode(raw), !target.isEmpty,
             target.utf8.count <= Router.maximumKeyLength, target.utf8.first != 0x2F, target.utf8.first != 0x5C
         else {
-            throw OSSServerError(
+            throw LocalOSSError(
                 400, "InvalidObjectName", "The symlink target is not a valid object name.",
                 fields: [("SymlinkTarget", String(raw.prefix(64)))])
         }
         if context.header("x-oss-forbid-overwrite")?.lowercased() == "true", await store.objectExists(bucket, key) {
-            throw OSSServerError(409, "FileAlreadyExists", "The object you specified already exists and can not be overwritten.")
+            throw LocalOSSError(409, "FileAlreadyExists", "The object you specified already exists and can not be overwritten.")
         }
         var extra = try requestedExtra(context) ?? ObjectExtra()
         extra.symlinkTarget = target
@@ -41,7 +41,7 @@ extension RequestHandler {
         let (bucket, key) = try requireBucketAndKey(context)
         let object = try await store.object(bucket, key)
         guard let target = object.extra?.symlinkTarget else {
-            throw OSSServerError(400, "NotSymlink", "The specified object is not a symlink.", fields: [("Key", key)])
+            throw LocalOSSError(400, "NotSymlink", "The specified object is not a symlink.", fields: [("Key", key)])
         }
         var headers = HTTPHeaders()
         headers.add(name: "x-oss-symlink-target", value: OSSPercentEncoding.encode(target, keepSlash: true))

@@ -11,9 +11,9 @@ extension RequestHandler {
 
     /// Checks a tag set against OSS's limits: at most 10 tags, unique keys of 1-128 characters, values of at
     /// most 256, made of letters, digits, spaces and `+ - = . _ : / @`.
-    static func validateTags(_ tags: [ObjectExtra.Tag]) throws(OSSServerError) {
+    static func validateTags(_ tags: [ObjectExtra.Tag]) throws(LocalOSSError) {
         guard tags.count <= maximumTags else {
-            throw OSSServerError(400, "BadRequest", "The number of tags exceeds the limit of \(maximumTags).")
+            throw LocalOSSError(400, "BadRequest", "The number of tags exceeds the limit of \(maximumTags).")
         }
         var seen = Set<String>()
         for tag in tags {
@@ -35,12 +35,12 @@ extension RequestHandler {
         }
     }
 
-    private static func invalidTag(_ message: String, _ text: String) -> OSSServerError {
-        OSSServerError(400, "InvalidTag", message, fields: [("Tag", String(text.prefix(64)))])
+    private static func invalidTag(_ message: String, _ text: String) -> LocalOSSError {
+        LocalOSSError(400, "InvalidTag", message, fields: [("Tag", String(text.prefix(64)))])
     }
 
     /// Parses `x-oss-tagging` (`k1=v1&k2=v2`, URL-query encoded), or `nil` when absent.
-    func requestedTags(_ context: RequestContext) throws(OSSServerError) -> [ObjectExtra.Tag]? {
+    func requestedTags(_ context: RequestContext) throws(LocalOSSError) -> [ObjectExtra.Tag]? {
         guard let header = context.header("x-oss-tagging") else { return nil }
         var tags: [ObjectExtra.Tag] = []
         for item in header.split(separator: "&", omittingEmptySubsequences: true) {
@@ -62,11 +62,11 @@ extension RequestHandler {
         try verifyContentMD5(context, body: body)
         let root: OSSXMLNode
         do { root = try OSSXMLParser.parse(body.readableBytesView, root: "Tagging") } catch {
-            throw OSSServerError.malformedXML("\(error)")
+            throw LocalOSSError.malformedXML("\(error)")
         }
         var tags: [ObjectExtra.Tag] = []
         for node in root.child("TagSet")?.children("Tag") ?? [] {
-            guard let tagKey = node.string("Key") else { throw OSSServerError.malformedXML("a Tag has no Key") }
+            guard let tagKey = node.string("Key") else { throw LocalOSSError.malformedXML("a Tag has no Key") }
             tags.append(ObjectExtra.Tag(key: tagKey, value: node.string("Value") ?? ""))
         }
         try Self.validateTags(tags)

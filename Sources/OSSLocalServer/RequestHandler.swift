@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import NIOHTTP1
 import OSSSigning
@@ -48,7 +49,7 @@ final class RequestHandler: Sendable {
                     response, context: context, operation: nil, reader: reader, outbound: outbound, responseDrop: nil)
             }
             operation = try Router.operation(for: context)
-        } catch let error as OSSServerError {
+        } catch let error as LocalOSSError {
             let fallback = RequestContext(
                 head: head, method: head.method.rawValue, bucket: nil, key: nil, query: [:], headers: [:],
                 requestId: requestId, now: Date(), hostId: hostId(head))
@@ -91,13 +92,13 @@ final class RequestHandler: Sendable {
             if let (requested, code) = outcome.status {
                 let status = (300...599).contains(requested) ? requested : 500
                 try await reader.drain()
-                throw OSSServerError(
-                    status, code ?? OSSServerError.defaultCode(forStatus: status),
+                throw LocalOSSError(
+                    status, code ?? LocalOSSError.defaultCode(forStatus: status),
                     "Injected fault (HTTP \(status)) by the local server.")
             }
             try await authorize(operation, context: context)
             response = try await dispatch(operation, context: context, reader: reader)
-        } catch let error as OSSServerError {
+        } catch let error as LocalOSSError {
             response = errorResponse(error, context: context)
         } catch is DropConnection {
             await state.finish(operation, requestBytes: reader.bytesRead, responseBytes: 0)
@@ -133,13 +134,17 @@ final class RequestHandler: Sendable {
         let isHead = context.head.method == .HEAD
         // Open the data file before replying: data files are never rewritten, only replaced, so an open file is
         // exactly the version the headers describe. If the object was replaced in between, ask for a retry.
-        var fileHandle: ReadFileHandle?
-        if !isHead, case .file(let path, _, let length) = response.body, length > 0 {
+        var fileHandles: [ReadFileHandle] = []
+        if !isHead, let segments = response.body.fileSegments {
             do {
-                fileHandle = try await FileSystem.shared.openFile(forReadingAt: FilePath(path))
+                for segment in segments where segment.length > 0 {
+                    fileHandles.append(try await FileSystem.shared.openFile(forReadingAt: FilePath(segment.path)))
+                }
             } catch {
+                for handle in fileHandles { try? await handle.close() }
+                fileHandles = []
                 response = errorResponse(
-                    OSSServerError(503, "ServiceUnavailable", "The object was replaced while it was being read; retry."),
+                    LocalOSSError(503, "ServiceUnavailable", "The object was replaced while it was being read; retry."),
                     context: context)
             }
         }
@@ -161,25 +166,25 @@ final class RequestHandler: Sendable {
             try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: response.status, headers: response.headers)))
             if !isHead {
                 dropped = try await writeBody(
-                    response.body, file: fileHandle, limit: responseDrop, corruptAt: responseCorrupt, shaper: &shaper,
+                    response.body, files: fileHandles, limit: responseDrop, corruptAt: responseCorrupt, shaper: &shaper,
                     outbound: outbound)
             }
             if !dropped { try await outbound.write(.end(nil)) }
         } catch {
             dropped = true
         }
-        if let fileHandle {
-            // Closed from a task of its own: in a cancelled task (server shutdown) close() would throw without closing,
-            // and an unclosed handle is a fatal error.
-            await Task { try? await fileHandle.close() }.value
-        }
+        // Closed from a task of their own: in a cancelled task (server shutdown) close() would throw without closing,
+        // and an unclosed handle is a fatal error.
+        let openHandles = fileHandles
+        if !openHandles.isEmpty { await Task { for handle in openHandles { try? await handle.close() } }.value }
+        logRequest(context, status: response.status, bytes: isHead ? 0 : response.bodyLength, dropped: dropped)
         return keepAlive && !dropped
     }
 
-    /// Writes a body (a `.file` body from the already opened `file`), stopping after `limit` bytes.
-    /// Returns whether the body was cut short, in which case the caller closes the connection.
+    /// Writes a body (a file body from the already opened `files`, one per non-empty segment), stopping after
+    /// `limit` bytes. Returns whether the body was cut short, in which case the caller closes the connection.
     private func writeBody(
-        _ body: ServerResponse.Body, file: ReadFileHandle?, limit: Int64?, corruptAt: Int64?,
+        _ body: ServerResponse.Body, files: [ReadFileHandle], limit: Int64?, corruptAt: Int64?,
         shaper: inout TrafficShaper?, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
     ) async throws -> Bool {
         switch body {
@@ -194,32 +199,56 @@ final class RequestHandler: Sendable {
             }
             if buffer.readableBytes > 0 { try await outbound.write(.body(.byteBuffer(buffer))) }
             return false
-        case .file(_, let offset, let length):
-            if length == 0 { return limit != nil }
-            guard let file else { throw OSSServerError.internalError("the data file is not open") }
+        case .file, .segments:
+            let segments = (body.fileSegments ?? []).filter { $0.length > 0 }
+            if segments.isEmpty { return limit != nil }
+            guard files.count == segments.count else { throw LocalOSSError.internalError("the data file is not open") }
             var sent: Int64 = 0
+            let total = segments.reduce(Int64(0)) { $0 + $1.length }
             let chunkLength: ByteCount = shaper == nil ? .mebibytes(1) : .bytes(Int64(TrafficShaper.chunkLength))
-            for try await var chunk in file.readChunks(in: offset..<(offset + length), chunkLength: chunkLength) {
-                try await shaper?.pace(toTotal: sent + Int64(chunk.readableBytes))
-                if let shaper, sent + Int64(chunk.readableBytes) == length {
-                    await state.recordTrafficLimited(shaper)  // before the last bytes, so a client that has them sees it
+            for (segment, file) in zip(segments, files) {
+                var segmentSent: Int64 = 0
+                let range = segment.offset..<(segment.offset + segment.length)
+                for try await var chunk in file.readChunks(in: range, chunkLength: chunkLength) {
+                    try await shaper?.pace(toTotal: sent + Int64(chunk.readableBytes))
+                    if let shaper, sent + Int64(chunk.readableBytes) == total {
+                        await state.recordTrafficLimited(shaper)  // before the last bytes, so a client that has them sees it
+                    }
+                    flipBit(in: &chunk, startingAt: sent, target: corruptAt)
+                    if let limit, sent + Int64(chunk.readableBytes) >= limit {
+                        let slice = chunk.readSlice(length: Int(limit - sent)) ?? ByteBuffer()
+                        if slice.readableBytes > 0 { try await outbound.write(.body(.byteBuffer(slice))) }
+                        return true
+                    }
+                    sent += Int64(chunk.readableBytes)
+                    segmentSent += Int64(chunk.readableBytes)
+                    try await outbound.write(.body(.byteBuffer(chunk)))
                 }
-                flipBit(in: &chunk, startingAt: sent, target: corruptAt)
-                if let limit, sent + Int64(chunk.readableBytes) >= limit {
-                    let slice = chunk.readSlice(length: Int(limit - sent)) ?? ByteBuffer()
-                    if slice.readableBytes > 0 { try await outbound.write(.body(.byteBuffer(slice))) }
-                    return true
+                if segmentSent < segment.length {
+                    throw LocalOSSError.internalError("the data file is shorter than recorded")
                 }
-                sent += Int64(chunk.readableBytes)
-                try await outbound.write(.body(.byteBuffer(chunk)))
             }
-            if sent < length { throw OSSServerError.internalError("the data file is shorter than recorded") }
             return false
         }
     }
 
+    /// One log line per request. The query is left out: presigned URLs carry signatures and security tokens there.
+    private func logRequest(_ context: RequestContext, status: HTTPResponseStatus, bytes: Int64, dropped: Bool) {
+        let level = configuration.requestLogLevel
+        guard configuration.logger.logLevel <= level else { return }
+        let uri = context.head.uri
+        let path = uri.firstIndex(of: "?").map { String(uri[..<$0]) } ?? uri
+        configuration.logger.log(
+            level: level, "\(context.head.method.rawValue) \(path) \(status.code)",
+            metadata: [
+                "method": "\(context.head.method.rawValue)", "path": "\(path)", "status": "\(status.code)",
+                "bytes": "\(bytes)", "request-id": "\(context.requestId)",
+                "dropped": "\(dropped)",
+            ])
+    }
+
     /// An OSS `<Error>` reply; for HEAD the XML goes Base64-encoded into `x-oss-err`.
-    func errorResponse(_ error: OSSServerError, context: RequestContext) -> ServerResponse {
+    func errorResponse(_ error: LocalOSSError, context: RequestContext) -> ServerResponse {
         let xml = error.xml(requestId: context.requestId, hostId: context.hostId)
         var response = ServerResponse.xml(xml, status: HTTPResponseStatus(statusCode: error.status))
         response.headers.add(name: "x-oss-ec", value: error.ec)

@@ -5,7 +5,7 @@ import Foundation
 
 extension RequestHandler {
     /// Decodes the request target and headers, resolving virtual-host or path-style addressing.
-    func decode(head: HTTPRequestHead, requestId: String) throws(OSSServerError) -> RequestContext {
+    func decode(head: HTTPRequestHead, requestId: String) throws(LocalOSSError) -> RequestContext {
         let uri = head.uri
         let pathPart: Substring
         let queryPart: Substring
@@ -75,22 +75,22 @@ enum Router {
     static let maximumKeyLength = 1023
 
     /// The OSS operation a request asks for, or `nil` when the server does not implement it.
-    static func operation(for context: RequestContext) throws(OSSServerError) -> LocalOSSOperation? {
+    static func operation(for context: RequestContext) throws(LocalOSSError) -> LocalOSSOperation? {
         let q = context.query
         guard let bucket = context.bucket else {
             return context.method == "GET" ? .listBuckets : nil
         }
         guard isValidBucketName(bucket) else {
-            throw OSSServerError(
+            throw LocalOSSError(
                 400, "InvalidBucketName", "The specified bucket is not valid.", fields: [("BucketName", bucket)])
         }
         if let key = context.key, key.utf8.count > Router.maximumKeyLength {
-            throw OSSServerError(
+            throw LocalOSSError(
                 400, "InvalidObjectName", "The length of the object name must be 1 to \(Router.maximumKeyLength) bytes.",
                 fields: [("ObjectName", String(key.prefix(64)))])
         }
         if let key = context.key, let first = key.utf8.first, first == 0x2F || first == 0x5C {
-            throw OSSServerError(
+            throw LocalOSSError(
                 400, "InvalidObjectName", "The object name must not start with '/' or '\\'.",
                 fields: [("ObjectName", String(key.prefix(64)))])
         }

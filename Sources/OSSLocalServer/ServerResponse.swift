@@ -8,6 +8,17 @@ struct ServerResponse: Sendable {
         case buffer(ByteBuffer)
         /// `length` bytes of the file at `path` starting at `offset`.
         case file(path: String, offset: Int64, length: Int64)
+        /// The segments' bytes in order (an object kept as several files, see ``ObjectStore/objectSegments``).
+        case segments([FileSegment])
+
+        /// The same body as a list of file segments, or nil if it is not read from files.
+        var fileSegments: [FileSegment]? {
+            switch self {
+            case .file(let path, let offset, let length): return [FileSegment(path: path, offset: offset, length: length)]
+            case .segments(let segments): return segments
+            case .empty, .buffer: return nil
+            }
+        }
     }
 
     var status: HTTPResponseStatus
@@ -38,6 +49,7 @@ struct ServerResponse: Sendable {
         case .empty: return 0
         case .buffer(let b): return Int64(b.readableBytes)
         case .file(_, _, let length): return length
+        case .segments(let segments): return segments.reduce(0) { $0 + $1.length }
         }
     }
 }

@@ -24,10 +24,29 @@ struct ObjectRecord: Codable, Sendable {
     var headers: [String: String]
     /// `Normal` or `Multipart`.
     var objectType: String
-    /// The data file's name inside the bucket's `objects` directory.
+    /// The data file's name inside the bucket's `objects` directory (empty for a manifest object).
     var dataFile: String
     /// Object ACL, storage class, tags, symlink target and restore state (ObjectRecord+Parity.swift).
     var extra: ObjectExtra? = nil
+    /// For a completed multipart object: its parts' data files in order (a manifest), instead of `dataFile`.
+    /// Absent in records written before manifests existed, which are single-file objects.
+    var segments: [ObjectSegment]? = nil
+    /// The upload this object completed; a restart removes that upload's directory if a crash left it behind.
+    var completedUpload: String? = nil
+
+    /// The names of every data file this object owns, inside the bucket's `objects` directory.
+    var dataFiles: [String] {
+        if let segments { return segments.map(\.file) }
+        return dataFile.isEmpty ? [] : [dataFile]
+    }
+}
+
+/// One part of a manifest object: its data file (inside the bucket's `objects` directory), length and CRC-64.
+struct ObjectSegment: Codable, Sendable {
+    var file: String
+    var length: Int64
+    var crc64: UInt64
+    var partNumber: Int
 }
 
 /// The persisted metadata of a multipart upload (`uploads/<uploadId>/upload.json`).

@@ -10,10 +10,10 @@ struct TrafficShaper: Sendable {
     static let chunkLength = 16 * 1024
 
     /// The request's limit in bits per second, `nil` without one.
-    static func limit(of context: RequestContext) throws(OSSServerError) -> Int? {
+    static func limit(of context: RequestContext) throws(LocalOSSError) -> Int? {
         guard let text = context.header(name) ?? context.query[name] else { return nil }
         guard let value = Int(text.trimmingWhitespace()), range.contains(value) else {
-            throw OSSServerError.invalidArgument(
+            throw LocalOSSError.invalidArgument(
                 "The x-oss-traffic-limit must be between \(range.lowerBound) and \(range.upperBound) bit/s.",
                 name: name, value: text)
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import Logging
 import OSSLocalServer
 import OSSSigning
 
@@ -44,7 +45,18 @@ struct OSSLocalServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-clock-skew"), help: "Largest accepted request-time skew in seconds.")
     var maxClockSkew: Double = 900
 
+    @Option(
+        name: .customLong("log-level"),
+        help: "Logging threshold on standard error: trace, debug, info (one line per request), notice, warning, error, critical.")
+    var logLevel = "warning"
+
     func run() async throws {
+        guard let level = Logger.Level(rawValue: logLevel.lowercased()) else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        var logger = Logger(label: "oss-local-server")
+        logger.logLevel = level
         let environment = ProcessInfo.processInfo.environment
         var sts: [OSSCredentials] = []
         for item in stsCredentials {
@@ -64,7 +76,7 @@ struct OSSLocalServerCommand: AsyncParsableCommand {
             accessKeySecret: accessKeySecret ?? environment["OSS_ACCESS_KEY_SECRET"]
                 ?? LocalOSSServerConfiguration.defaultAccessKeySecret,
             stsCredentials: sts, region: region, buckets: buckets, faults: rules, adminEnabled: admin,
-            maxClockSkew: maxClockSkew)
+            maxClockSkew: maxClockSkew, logger: logger)
 
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)

@@ -5,49 +5,18 @@ import Testing
 
 /// Runs the `oss-local-server` executable (built next to the test bundle by `swift test`).
 @Suite struct ExecutableTests {
-    static func executable() -> URL? {
-        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var dir = testBinary.deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = dir.appendingPathComponent("oss-local-server")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            dir = dir.deletingLastPathComponent()
-        }
-        return nil
-    }
-
     @Test func printsListeningLineServesAndStopsOnSIGTERM() async throws {
-        let binary = try #require(Self.executable(), "oss-local-server was not built next to \(CommandLine.arguments[0])")
+        let binary = try #require(ServerProcess.executable(), "oss-local-server was not built next to \(CommandLine.arguments[0])")
         let dataDirectory = tempDirectory()
         defer { try? FileManager.default.removeItem(at: dataDirectory) }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = [
+        let server = try await ServerProcess(binary, arguments: [
             "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDirectory.path, "--bucket", "cli-bucket",
             "--sts-credential", "STS.Cli:CliSecret:Cli+Token", "--fault", "GetObject:nth=1:status=503", "--admin",
-        ]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        let exited = AsyncStream<Int32> { continuation in
-            process.terminationHandler = { continuation.yield($0.terminationStatus); continuation.finish() }
-        }
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        // Read the first line without blocking the cooperative pool.
-        let line: String = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                var bytes: [UInt8] = []
-                while let byte = try? pipe.fileHandleForReading.read(upToCount: 1), let b = byte.first, b != 0x0A {
-                    bytes.append(b)
-                }
-                continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
-            }
-        }
-        #expect(line.hasPrefix("listening on http://127.0.0.1:"), "\(line)")
-        let endpoint = try #require(URL(string: String(line.dropFirst("listening on ".count))))
-        var client = TestClient(endpointURL: endpoint, credentials: OSSCredentials(
-            accessKeyId: LocalOSSServerConfiguration.defaultAccessKeyId,
-            accessKeySecret: LocalOSSServerConfiguration.defaultAccessKeySecret))
+            "--log-level", "info",
+        ], standardError: dataDirectory.appendingPathComponent("stderr.log"))
+        #expect(server.endpoint.absoluteString.hasPrefix("http://127.0.0.1:"))
+        let endpoint = server.endpoint
+        var client = server.client
         #expect(try await client.send("PUT", bucket: "cli-bucket", key: "k", body: [7]).status == 200)
         #expect(try await client.send("GET", bucket: "cli-bucket", key: "k").status == 503)
         #expect(try await client.send("GET", bucket: "cli-bucket", key: "k").body == [7])
@@ -55,9 +24,15 @@ import Testing
         #expect(try await client.send("HEAD", bucket: "cli-bucket", key: "k").status == 200)
         let stats = try await client.execute("GET", url: endpoint.absoluteString + "/-/stats")
         #expect(stats.status == 200)
-        process.terminate()  // SIGTERM
-        var status: Int32?
-        for await s in exited { status = s }
+        let status = await server.stop(signal: SIGTERM)
         #expect(status == 0)
+        // One log line per request: method, path (never the query), status, bytes and request id.
+        let log = try String(contentsOf: dataDirectory.appendingPathComponent("stderr.log"), encoding: .utf8)
+        let lines = log.split(separator: "\n")
+        let put = try #require(lines.first { $0.contains("PUT /cli-bucket/k 200") }, "\(log)")
+        #expect(put.contains("bytes=0") && put.contains("request-id="))
+        #expect(lines.contains { $0.contains("GET /cli-bucket/k 503") })
+        #expect(lines.contains { $0.contains("GET /cli-bucket/k 200") && $0.contains("bytes=1") })
+        #expect(!log.contains("Signature") && !log.contains("Cli+Token") && !log.contains("security-token"))
     }
 }

@@ -23,7 +23,7 @@ struct ServerParserFuzzTests {
                 guard let range = try ObjectConditions.range(header, size: size, standard: standard) else { return .rejected }
                 #expect(range.lowerBound >= 0 && range.upperBound < size, "\(header) on \(size) -> \(range)")
                 return .accepted
-            } catch let error as OSSServerError {
+            } catch let error as LocalOSSError {
                 #expect(error.status == 416 && error.code == "InvalidRange")
                 #expect(standard, "legacy behaviour never answers 416")
                 return .rejected
@@ -157,7 +157,7 @@ struct ServerParserFuzzTests {
                     Issue.record("accepted a tampered request: \(request)")
                 }
                 return .accepted
-            } catch let error as OSSServerError {
+            } catch let error as LocalOSSError {
                 #expect(error.status == 403 || error.status == 400, "\(error.status) \(error.code)")
                 #expect(
                     [

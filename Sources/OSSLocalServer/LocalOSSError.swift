@@ -1,7 +1,7 @@
 import OSSXML
 
 /// An OSS error reply: HTTP status, OSS code, message and extra `<Error>` fields.
-struct OSSServerError: Error, Sendable {
+struct LocalOSSError: Error, Sendable {
     var status: Int
     var code: String
     var message: String
@@ -58,35 +58,35 @@ struct OSSServerError: Error, Sendable {
         return w.output
     }
 
-    static func noSuchBucket(_ bucket: String) -> OSSServerError {
-        OSSServerError(404, "NoSuchBucket", "The specified bucket does not exist.", fields: [("BucketName", bucket)])
+    static func noSuchBucket(_ bucket: String) -> LocalOSSError {
+        LocalOSSError(404, "NoSuchBucket", "The specified bucket does not exist.", fields: [("BucketName", bucket)])
     }
-    static func noSuchKey(_ key: String) -> OSSServerError {
-        OSSServerError(404, "NoSuchKey", "The specified key does not exist.", fields: [("Key", key)])
+    static func noSuchKey(_ key: String) -> LocalOSSError {
+        LocalOSSError(404, "NoSuchKey", "The specified key does not exist.", fields: [("Key", key)])
     }
-    static func noSuchUpload(_ uploadId: String) -> OSSServerError {
-        OSSServerError(
+    static func noSuchUpload(_ uploadId: String) -> LocalOSSError {
+        LocalOSSError(
             404, "NoSuchUpload",
             "The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.",
             fields: [("UploadId", uploadId)])
     }
-    static func invalidArgument(_ message: String, name: String? = nil, value: String? = nil) -> OSSServerError {
+    static func invalidArgument(_ message: String, name: String? = nil, value: String? = nil) -> LocalOSSError {
         var fields: [(String, String)] = []
         if let name { fields.append(("ArgumentName", name)) }
         if let value { fields.append(("ArgumentValue", value)) }
-        return OSSServerError(400, "InvalidArgument", message, fields: fields)
+        return LocalOSSError(400, "InvalidArgument", message, fields: fields)
     }
-    static func malformedXML(_ message: String) -> OSSServerError {
-        OSSServerError(400, "MalformedXML", "The XML you provided was not well-formed or did not validate against our published schema: \(message)")
+    static func malformedXML(_ message: String) -> LocalOSSError {
+        LocalOSSError(400, "MalformedXML", "The XML you provided was not well-formed or did not validate against our published schema: \(message)")
     }
-    static func accessDenied(_ message: String) -> OSSServerError {
-        OSSServerError(403, "AccessDenied", message)
+    static func accessDenied(_ message: String) -> LocalOSSError {
+        LocalOSSError(403, "AccessDenied", message)
     }
-    static func internalError(_ message: String) -> OSSServerError {
-        OSSServerError(500, "InternalError", message)
+    static func internalError(_ message: String) -> LocalOSSError {
+        LocalOSSError(500, "InternalError", message)
     }
-    static func notImplemented(_ message: String) -> OSSServerError {
-        OSSServerError(501, "NotImplemented", message)
+    static func notImplemented(_ message: String) -> LocalOSSError {
+        LocalOSSError(501, "NotImplemented", message)
     }
 
     /// The default OSS code for a fault's HTTP status.

@@ -1,0 +1,75 @@
+import Foundation
+import OSSLocalServer
+import OSSSigning
+
+/// The `oss-local-server` executable running as a child process (it prints `listening on <url>` first).
+final class ServerProcess {
+    let process: Process
+    let endpoint: URL
+    let exited: AsyncStream<Int32>
+
+    /// The executable built next to the test bundle by `swift test`.
+    static func executable() -> URL? {
+        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var dir = testBinary.deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = dir.appendingPathComponent("oss-local-server")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return nil
+    }
+
+    struct LaunchFailure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Starts the executable with `arguments` and waits for its listening line; standard error goes to the file
+    /// `standardError` if given.
+    init(_ binary: URL, arguments: [String], standardError: URL? = nil) async throws {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        if let standardError {
+            FileManager.default.createFile(atPath: standardError.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: standardError)
+        }
+        exited = AsyncStream<Int32> { continuation in
+            process.terminationHandler = { continuation.yield($0.terminationStatus); continuation.finish() }
+        }
+        try process.run()
+        self.process = process
+        // Read the first line without blocking the cooperative pool.
+        let line: String = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var bytes: [UInt8] = []
+                while let byte = try? pipe.fileHandleForReading.read(upToCount: 1), let b = byte.first, b != 0x0A {
+                    bytes.append(b)
+                }
+                continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
+            }
+        }
+        guard line.hasPrefix("listening on "), let url = URL(string: String(line.dropFirst("listening on ".count))) else {
+            if process.isRunning { process.terminate() }
+            throw LaunchFailure(description: "unexpected first line: \(line)")
+        }
+        endpoint = url
+    }
+
+    var client: TestClient {
+        TestClient(endpointURL: endpoint, credentials: OSSCredentials(
+            accessKeyId: LocalOSSServerConfiguration.defaultAccessKeyId,
+            accessKeySecret: LocalOSSServerConfiguration.defaultAccessKeySecret))
+    }
+
+    /// Sends `signal` and waits for the process to exit; returns its termination status.
+    @discardableResult
+    func stop(signal: Int32) async -> Int32? {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+        var status: Int32?
+        for await s in exited { status = s }
+        return status
+    }
+}
