@@ -10,11 +10,13 @@ enum ServerIO {
     /// Body writes, fsyncs and part concatenation. Separate from `NIOThreadPool.singleton`, which NIOFileSystem
     /// (and so the SDK's file reads in the same process) uses.
     static let blockingPool: NIOThreadPool = {
-        let pool = NIOThreadPool(numberOfThreads: 4)
+        let pool = NIOThreadPool(numberOfThreads: 8)
         pool.start()
         return pool
     }()
 
-    /// The threads the metadata stores (``ObjectStore`` actors) run on: their atomic JSON writes fsync.
-    static let storeLoops = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+    /// The threads the metadata stores (``ObjectStore`` actors) run on: their atomic JSON writes fsync. Each store
+    /// stays on one loop; several loops keep many servers in one process (a test run starts hundreds) from queueing
+    /// behind each other's fsyncs, which are waits on the disk, not CPU work.
+    static let storeLoops = MultiThreadedEventLoopGroup(numberOfThreads: 8)
 }

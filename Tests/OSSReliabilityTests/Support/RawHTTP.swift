@@ -29,7 +29,7 @@ enum RawHTTP {
     /// `halfCloseAfterMilliseconds`: for fuzz inputs that may be cut short, half-close the connection when no
     /// reply came within this time (the server then answers or closes); `nil` for well-formed requests.
     static func exchange(
-        port: Int, request: [UInt8], timeoutSeconds: Int = 20, halfCloseAfterMilliseconds: Int? = nil
+        port: Int, request: [UInt8], timeoutSeconds: Int = 90, halfCloseAfterMilliseconds: Int? = nil
     ) async throws -> [UInt8] {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {

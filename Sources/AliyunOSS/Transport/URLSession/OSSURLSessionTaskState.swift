@@ -70,7 +70,7 @@ final class OSSURLSessionTaskState: Sendable {
             }
             state.chunks.append(chunk)
             state.bufferedBytes += chunk.readableBytes
-            if state.bufferedBytes >= highWater, !state.suspended {
+            if Self.canSuspendToThrottle, state.bufferedBytes >= highWater, !state.suspended {
                 state.suspended = true
                 return (nil, true)
             }
@@ -164,6 +164,17 @@ final class OSSURLSessionTaskState: Sendable {
         } onCancel: {
             task.cancel()
         }
+    }
+
+    /// Whether suspending a running task pauses it. On Apple platforms it does; swift-corelibs-foundation's
+    /// URLSession restarts the transfer from its first byte when a suspended task resumes (the response would be
+    /// delivered twice), so on Linux received bytes are buffered without throttling the connection.
+    static var canSuspendToThrottle: Bool {
+        #if canImport(Darwin)
+        true
+        #else
+        false
+        #endif
     }
 
     /// Whether the task has finished (successfully or not).
