@@ -18,6 +18,10 @@ final class RequestBodyReader {
     var dropAfter: Int64?
     /// When set, one bit of the body byte at this offset is flipped as it is read (an injected fault).
     var corruptAt: Int64?
+    /// Whether the connection failed while a body was being read (the client went away, or NIO's HTTP parser
+    /// rejected the bytes). Nothing more may be written on it: NIO's protocol error handler may already have
+    /// answered `400` for a parser error, and a second response would break HTTP/1.1 framing.
+    private(set) var broken = false
 
     init(
         iterator: NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator,
@@ -49,13 +53,14 @@ final class RequestBodyReader {
             awaitingContinue = false
             try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: .continue)))
         }
-        while let part = try await iterator.next() {
+        while let part = try await nextPart() {
             switch part {
             case .head:
                 throw LocalOSSError(400, "BadRequest", "unexpected request head inside a body")
             case .body(var chunk):
                 if let limit = dropAfter, bytesRead + Int64(chunk.readableBytes) >= limit {
                     bytesRead = max(bytesRead, limit)
+                    broken = true
                     throw DropConnection()
                 }
                 if chunk.readableBytes == 0 { continue }
@@ -67,7 +72,18 @@ final class RequestBodyReader {
                 return nil
             }
         }
+        broken = true
         throw DropConnection()
+    }
+
+    /// The next inbound part of the current body; an inbound error marks the connection broken.
+    private func nextPart() async throws -> HTTPServerRequestPart? {
+        do {
+            return try await iterator.next()
+        } catch {
+            broken = true
+            throw DropConnection()
+        }
     }
 
     /// Reads and discards the rest of the current body.

@@ -131,6 +131,11 @@ final class RequestHandler: Sendable {
                 do { try await reader.drain() } catch { keepAlive = false }
             }
         }
+        if reader.broken {
+            if let operation { await state.finish(operation, requestBytes: reader.bytesRead, responseBytes: 0) }
+            logRequest(context, status: response.status, bytes: 0, dropped: true)
+            return false
+        }
         let isHead = context.head.method == .HEAD
         // Open the data file before replying: data files are never rewritten, only replaced, so an open file is
         // exactly the version the headers describe. If the object was replaced in between, ask for a retry.
