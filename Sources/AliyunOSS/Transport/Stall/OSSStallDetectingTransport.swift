@@ -1,0 +1,70 @@
+/// Wraps a transport so that a request whose bytes stop moving is abandoned after its
+/// ``OSSHTTPRequest/stallTimeout`` instead of holding its connection for the whole read timeout.
+///
+/// For a watched request the exchange runs in a child task that pumps the response into a bounded buffer while a
+/// second child watches the bytes; the caller's handler reads from the buffer. When nothing moves in either
+/// direction for the stall timeout (and the caller is not the one holding things up), the exchange is cancelled
+/// (the transport closes the connection, so a retry gets a fresh one) and the caller gets a retryable
+/// `.networkError`. Requests without a stall timeout go straight to the wrapped transport.
+struct OSSStallDetectingTransport: OSSHTTPTransport {
+    let base: any OSSHTTPTransport
+
+    func shutdown() async throws {
+        try await base.shutdown()
+    }
+
+    func send<Result: Sendable>(
+        _ request: OSSHTTPRequest,
+        handler: (OSSHTTPResponse) async throws -> Result
+    ) async throws -> Result {
+        guard let limit = request.stallTimeout else {
+            return try await base.send(request, handler: handler)
+        }
+        let monitor = OSSStallMonitor()
+        let pump = OSSResponsePump(monitor: monitor)
+        var watched = request
+        let onChunkSent = request.onChunkSent
+        watched.onChunkSent = { chunk in
+            monitor.touch()
+            onChunkSent?(chunk)
+        }
+        let base = self.base
+        let exchange = watched
+        do {
+            return try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    do {
+                        try await base.send(exchange) { response in try await pump.deliver(response) }
+                    } catch {
+                        pump.fail(error)
+                    }
+                    monitor.stop()
+                }
+                group.addTask {
+                    if await monitor.waitForStall(after: limit) {
+                        pump.fail(OSSClientError.stalled(after: limit))
+                    }
+                }
+                defer {
+                    pump.close()
+                    group.cancelAll()
+                }
+                let head = try await pump.head()
+                let response = OSSHTTPResponse(
+                    status: head.status, headers: head.headers, body: OSSResponseBody(next: { try await pump.next() }))
+                return try await handler(response)
+            }
+        } catch {
+            throw OSSTransportErrorMapper.map(error)
+        }
+    }
+}
+
+extension OSSClientError {
+    /// A request abandoned because no bytes moved for `limit`: a network error, so it is retried.
+    static func stalled(after limit: Duration) -> OSSClientError {
+        OSSClientError(
+            .networkError,
+            "the connection stalled: no bytes moved in either direction for \(limit); it was abandoned")
+    }
+}
