@@ -17,6 +17,9 @@ public struct OSSHTTPRequest: Sendable {
     /// this long while it waits on the network. Set by the client for data transfers (see
     /// ``OSSClientConfiguration/Timeouts/stall``); transports need not look at it.
     public var stallTimeout: Duration?
+    /// Called by a transport whose request waits for a network to appear (URLSession's `waitsForConnectivity`):
+    /// that wait is not a stall. Cleared by the next bytes that move.
+    var onWaitingForConnectivity: (@Sendable () -> Void)?
 
     public init(
         method: String, url: String, headers: [String: String], body: OSSHTTPBody = .empty, timeout: Duration? = nil,

@@ -28,6 +28,7 @@ struct OSSStallDetectingTransport: OSSHTTPTransport {
             monitor.touch()
             onChunkSent?(chunk)
         }
+        watched.onWaitingForConnectivity = { monitor.waitForConnectivity() }
         let base = self.base
         let exchange = watched
         do {

@@ -10,6 +10,7 @@ final class OSSStallMonitor: Sendable {
     private struct State {
         var lastActivity: ContinuousClock.Instant
         var pauses = 0
+        var waitingForConnectivity = false
         var stopped = false
     }
 
@@ -23,7 +24,15 @@ final class OSSStallMonitor: Sendable {
     /// Bytes moved (a chunk was sent or received, or the response head arrived).
     func touch() {
         let now = clock.now
-        state.withLockedValue { $0.lastActivity = now }
+        state.withLockedValue {
+            $0.lastActivity = now
+            $0.waitingForConnectivity = false
+        }
+    }
+
+    /// The request waits for a network to appear (not a stall) until bytes move again.
+    func waitForConnectivity() {
+        state.withLockedValue { $0.waitingForConnectivity = true }
     }
 
     /// The request waits on its consumer, not on the network, until ``resume()``.
@@ -46,17 +55,33 @@ final class OSSStallMonitor: Sendable {
     }
 
     /// Waits until the request stalls (`true`), or until it is over or the waiting task is cancelled (`false`).
+    ///
+    /// Quiet time is counted tick by tick, each tick crediting at most twice its length: when the whole process was
+    /// not running (an app suspended by the system, a machine too busy to schedule the watchdog or the task reading
+    /// the response), the time it lost is not blamed on the connection.
     func waitForStall(after timeout: Duration) async -> Bool {
         let tick = min(max(timeout / 10, .milliseconds(10)), .milliseconds(500))
+        var quiet: Duration = .zero
+        var lastTick = clock.now
+        var seenActivity = state.withLockedValue { $0.lastActivity }
         while !Task.isCancelled {
             do { try await Task.sleep(for: tick) } catch { return false }
             let now = clock.now
-            let verdict: Bool? = state.withLockedValue { state in
-                if state.stopped { return false }
-                if state.pauses > 0 { return nil }
-                return now - state.lastActivity >= timeout ? true : nil
+            let credit = min(now - lastTick, tick * 2)
+            lastTick = now
+            let (stopped, waiting, lastActivity) = state.withLockedValue {
+                ($0.stopped, $0.pauses > 0 || $0.waitingForConnectivity, $0.lastActivity)
             }
-            if let verdict { return verdict }
+            if stopped { return false }
+            if waiting {
+                quiet = .zero
+            } else if lastActivity != seenActivity {
+                seenActivity = lastActivity
+                quiet = min(now - lastActivity, credit)
+            } else {
+                quiet += credit
+                if quiet >= timeout { return true }
+            }
         }
         return false
     }
