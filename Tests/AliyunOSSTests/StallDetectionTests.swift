@@ -95,7 +95,7 @@ struct StallDetectionTests {
         let bytes = patternBytes(6 << 20, seed: 33)
         try await withServerAndClient(configure: {
             $0.transport = transport
-            $0.timeouts.stall = .milliseconds(300)
+            $0.timeouts.stall = .seconds(1)
             $0.retry.maxRetryCount = 0
         }) { server, client in
             _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "slow-reader", data: Data(bytes)))
@@ -108,7 +108,7 @@ struct StallDetectionTests {
                     chunk.withUnsafeReadableBytes { crc.update($0) }
                     chunks += 1
                     // Well past the stall timeout, twice, with the buffer full behind the reader.
-                    if chunks == 1 || chunks == 40 { try await Task.sleep(for: .seconds(1)) }
+                    if chunks == 1 || chunks == 40 { try await Task.sleep(for: .milliseconds(2500)) }
                 }
                 return crc.value
             }

@@ -39,7 +39,7 @@ final class OSSResponsePump: Sendable {
 
     /// Reads `response` into the pump: its head, then its body chunk by chunk.
     func deliver(_ response: OSSHTTPResponse) async throws {
-        monitor.touch()
+        monitor.answered()
         let head = Head(status: response.status, headers: response.headers)
         let waiter: CheckedContinuation<Head, any Error>? = state.withLockedValue { state in
             state.head = head
@@ -172,6 +172,11 @@ final class OSSResponsePump: Sendable {
             }
             waiter?.resume(throwing: CancellationError())
         }
+    }
+
+    /// Whether the producer delivered the whole body.
+    var bodyEnded: Bool {
+        state.withLockedValue { $0.finished }
     }
 
     /// The consumer is done (read to the end, or gave up): a producer still pushing stops.

@@ -1,3 +1,6 @@
+import NIOCore
+import NIOConcurrencyHelpers
+
 /// Wraps a transport so that a request whose bytes stop moving is abandoned after its
 /// ``OSSHTTPRequest/stallTimeout`` instead of holding its connection for the whole read timeout.
 ///
@@ -20,12 +23,18 @@ struct OSSStallDetectingTransport: OSSHTTPTransport {
         guard let limit = request.stallTimeout else {
             return try await base.send(request, handler: handler)
         }
-        let monitor = OSSStallMonitor()
+        let bodyLength = request.body.length
+        let monitor = OSSStallMonitor(awaitingAnswer: bodyLength == 0)
         let pump = OSSResponsePump(monitor: monitor)
         var watched = request
         let onChunkSent = request.onChunkSent
+        let sent = NIOLockedValueBox<Int64>(0)
         watched.onChunkSent = { chunk in
-            monitor.touch()
+            let total = sent.withLockedValue {
+                $0 += Int64(chunk.readableBytes)
+                return $0
+            }
+            if total >= bodyLength { monitor.bodySent() } else { monitor.touch() }
             onChunkSent?(chunk)
         }
         watched.onWaitingForConnectivity = { monitor.waitForConnectivity() }
@@ -46,14 +55,23 @@ struct OSSStallDetectingTransport: OSSHTTPTransport {
                         pump.fail(OSSClientError.stalled(after: limit))
                     }
                 }
-                defer {
+                do {
+                    let head = try await pump.head()
+                    let response = OSSHTTPResponse(
+                        status: head.status, headers: head.headers, body: OSSResponseBody(next: { try await pump.next() }))
+                    let result = try await handler(response)
+                    // A body read to its end lets the exchange finish on its own (its connection goes back to the
+                    // pool); a body left unread is abandoned.
+                    if !pump.bodyEnded {
+                        pump.close()
+                        group.cancelAll()
+                    }
+                    return result
+                } catch {
                     pump.close()
                     group.cancelAll()
+                    throw error
                 }
-                let head = try await pump.head()
-                let response = OSSHTTPResponse(
-                    status: head.status, headers: head.headers, body: OSSResponseBody(next: { try await pump.next() }))
-                return try await handler(response)
             }
         } catch {
             throw OSSTransportErrorMapper.map(error)

@@ -5,20 +5,42 @@ import NIOConcurrencyHelpers
 /// swallowed the body and will never answer).
 ///
 /// Time spent waiting on the consumer (the caller reading the response body slowly) is not a stall: the reader
-/// pauses the monitor while its buffer is full.
+/// pauses the monitor while its buffer is full. While the request waits for its answer (its body sent, or no body,
+/// and no response head yet: the server is working, the connection may still be being set up) the limit is twice
+/// the stall timeout; once bytes stream, it is the stall timeout itself.
 final class OSSStallMonitor: Sendable {
     private struct State {
         var lastActivity: ContinuousClock.Instant
         var pauses = 0
         var waitingForConnectivity = false
+        var awaitingAnswer = false
         var stopped = false
     }
 
     private let state: NIOLockedValueBox<State>
     private let clock = ContinuousClock()
 
-    init() {
-        state = NIOLockedValueBox(State(lastActivity: ContinuousClock.now))
+    /// `awaitingAnswer`: whether the request starts out waiting for its answer (it has no body to send).
+    init(awaitingAnswer: Bool = false) {
+        state = NIOLockedValueBox(State(lastActivity: ContinuousClock.now, awaitingAnswer: awaitingAnswer))
+    }
+
+    /// The whole request body was handed to the network: the request now waits for its answer.
+    func bodySent() {
+        let now = clock.now
+        state.withLockedValue {
+            $0.lastActivity = now
+            $0.awaitingAnswer = true
+        }
+    }
+
+    /// The response head arrived: the body streams from here.
+    func answered() {
+        let now = clock.now
+        state.withLockedValue {
+            $0.lastActivity = now
+            $0.awaitingAnswer = false
+        }
     }
 
     /// Bytes moved (a chunk was sent or received, or the response head arrived).
@@ -69,8 +91,8 @@ final class OSSStallMonitor: Sendable {
             let now = clock.now
             let credit = min(now - lastTick, tick * 2)
             lastTick = now
-            let (stopped, waiting, lastActivity) = state.withLockedValue {
-                ($0.stopped, $0.pauses > 0 || $0.waitingForConnectivity, $0.lastActivity)
+            let (stopped, waiting, lastActivity, awaitingAnswer) = state.withLockedValue {
+                ($0.stopped, $0.pauses > 0 || $0.waitingForConnectivity, $0.lastActivity, $0.awaitingAnswer)
             }
             if stopped { return false }
             if waiting {
@@ -80,7 +102,7 @@ final class OSSStallMonitor: Sendable {
                 quiet = min(now - lastActivity, credit)
             } else {
                 quiet += credit
-                if quiet >= timeout { return true }
+                if quiet >= (awaitingAnswer ? timeout * 2 : timeout) { return true }
             }
         }
         return false
