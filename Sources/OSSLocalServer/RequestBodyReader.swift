@@ -24,6 +24,10 @@ final class RequestBodyReader {
     /// rejected the bytes). Nothing more may be written on it: NIO's protocol error handler may already have
     /// answered `400` for a parser error, and a second response would break HTTP/1.1 framing.
     private(set) var broken = false
+    /// Whether the connection ends after a complete response (the client asked for it, or the request could not be
+    /// read to its end): the last bytes must reach the client before the socket closes. Not set for a dropped or
+    /// broken connection, which is closed at once.
+    var endsAfterCompleteResponse = false
 
     init(
         iterator: NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator,

@@ -28,7 +28,23 @@ final class RequestHandler: Sendable {
                 let keepAlive = await handle(head: head, reader: reader, outbound: outbound)
                 if !keepAlive || Task.isCancelled { break }
             }
+            if reader.endsAfterCompleteResponse && !Task.isCancelled {
+                await Self.lingeringClose(connection.channel, outbound: outbound)
+            }
         }
+    }
+
+    /// Closes a connection without losing the end of the last response: closing a NIO channel discards the writes
+    /// still queued (a large body to a slow reader would be cut short). The output is half-closed once every queued
+    /// byte is written (the channel is configured with outbound half-closure), then the client, which was told
+    /// `Connection: close`, closes its side; after 5 s the channel is closed regardless.
+    static func lingeringClose(
+        _ channel: any Channel, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    ) async {
+        outbound.finish()
+        let deadline = channel.eventLoop.scheduleTask(in: .seconds(5)) { channel.close(promise: nil) }
+        try? await channel.closeFuture.get()
+        deadline.cancel()
     }
 
     /// Handles one request; returns whether the connection may serve another one.
@@ -198,6 +214,7 @@ final class RequestHandler: Sendable {
         let openHandles = fileHandles
         if !openHandles.isEmpty { await Task { for handle in openHandles { try? await handle.close() } }.value }
         logRequest(context, status: response.status, bytes: isHead ? 0 : response.bodyLength, dropped: dropped)
+        if !keepAlive && !dropped { reader.endsAfterCompleteResponse = true }
         return keepAlive && !dropped
     }
 

@@ -68,6 +68,12 @@ public final class OSSURLSessionTransport: OSSHTTPTransport {
             for (name, value) in request.headers {
                 urlRequest.setValue(value, forHTTPHeaderField: name)
             }
+            #if !canImport(Darwin)
+            // swift-corelibs-foundation cannot rewind a request body: when libcurl silently resends a request
+            // whose reused connection died before any answer, the body comes out empty and the exchange hangs until
+            // the read timeout. Without reused connections there is no such resend.
+            urlRequest.setValue("close", forHTTPHeaderField: "Connection")
+            #endif
             // The body is checked with CRC-64 as it was stored: no transparent compression.
             if request.headers["accept-encoding"] == nil {
                 urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
