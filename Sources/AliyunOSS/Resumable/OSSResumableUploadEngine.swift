@@ -6,17 +6,14 @@ import Foundation
 import Logging
 import OSSResumable
 
-/// Performs the effects decided by ``OSSUploadStateMachine`` for one call of `resumableUpload`.
+/// One call of `resumableUpload`: checks the request, takes the record's lock, loads the record, and runs
+/// ``OSSUploadStateMachine`` with the ``OSSTransferDriver``; the engine is the driver's upload effects
+/// (`+Effects`): InitiateMultipartUpload, ListParts, UploadPart, Complete, Abort and the record.
 ///
-/// Owned by a single task: the machine and the record store are only touched here, so every record write is
+/// Owned by a single task (the driver's): the record store is only touched from it, so every record write is
 /// serialised (in part-confirmation order) and atomic. Part uploads run in child tasks that only send bytes and
 /// return the part's ETag and CRCs.
 final class OSSResumableUploadEngine {
-    enum Outcome {
-        case finished(crc64: UInt64?)
-        case failed(OSSUploadStateMachine.Failure)
-    }
-
     let client: OSSClient
     let request: OSSResumableUploadRequest
     let filePath: String
@@ -31,13 +28,14 @@ final class OSSResumableUploadEngine {
     let resumeRecord: OSSUploadRecord?
     var logger: Logger { client.configuration.logger }
 
-    var machine: OSSUploadStateMachine
-    var outcome: Outcome?
-    /// The first error that made the upload fail, rethrown for `Failure.operationFailed`.
-    var cause: (any Error)?
+    /// The machine the driver starts with.
+    let machine: OSSUploadStateMachine
+    /// The answer of Complete (or of the HEAD that adopted a lost completion).
     var completion: OSSCompleteMultipartUploadResult?
-    /// The byte-level progress, with ``OSSTransferProgressGranularity/bytes``.
-    let byteProgress: OSSTransferByteProgress?
+    /// Progress, confirmed parts or bytes.
+    let progress: OSSTransferProgressReporter
+    /// Where the record lives; `nil` without a record directory.
+    let records: OSSTransferRecordSlot?
     /// parity-b: the callback headers sent on Complete and kept in the record (the request's, else the loaded record's).
     var callbackHeaders: [String: String]?
 
@@ -68,10 +66,10 @@ final class OSSResumableUploadEngine {
         filePath = location.filePath
         recordName = location.recordName
         store = location.store
-        if request.progressGranularity == .bytes, let handler = request.uploadProgress {
-            byteProgress = OSSTransferByteProgress(handler: handler)
-        } else {
-            byteProgress = nil
+        progress = OSSTransferProgressReporter(
+            handler: request.uploadProgress, granularity: request.progressGranularity)
+        records = location.store.map {
+            OSSTransferRecordSlot(store: $0, name: location.recordName, noun: "upload", logger: client.configuration.logger)
         }
         // records: the token is checked and resolved against the base directory by the location.
         resumeRecord = try token.map { [partSize, crcMode] in
@@ -117,154 +115,22 @@ final class OSSResumableUploadEngine {
         adoptRecordedCallback(loaded)  // parity-b: a resumed upload sends the recorded callback
         // A request cancelled before it starts still goes through the machine: it never initiates or lists, and
         // a cancel then means what it means for the loaded record.
-        await perform(machine.handle(.start(record: loaded, file: identity)))
-        switch outcome {
-        case .finished(let crc):
-            guard let completion, let uploadId = machine.uploadId, let plan = machine.plan else {
-                throw OSSClientError(.exceptionCaught, "resumableUpload finished without a completed upload")
-            }
-            return OSSResumableUploadResult(
-                eTag: completion.eTag, crc64: crc, requestId: completion.requestId,
-                callbackBody: completion.serverCallbackBody, uploadId: uploadId, resumedBytes: machine.resumedBytes,
-                partSize: plan.partSize, totalBytes: plan.totalLength)
-        case .failed(.cancelled):
-            throw OSSClientError(.taskCancelled, "the resumable upload was cancelled", underlying: cause)
-        case .failed(.paused):
-            throw OSSClientError.paused(
-                "the resumable upload was paused; the upload id and the record were kept",
+        let driver = OSSTransferDriver(
+            machine: machine, effects: self, cancellation: request.cancellation, threadNum: threadNum)
+        guard case .finished(let crc) = await driver.run(.start(record: loaded, file: identity)) else {
+            throw driver.error(
+                operation: "resumableUpload", noun: "upload", kept: "the upload id and the record",
                 // records: relative paths with a base directory; parity-b: the callback travels with the token.
-                token: machine.record.map { location.token(for: $0.withCallbackHeaders(callbackHeaders)) })
-        case .failed(.error(let error)):
-            throw error.uploadClientError
-        case .failed(.operationFailed), nil:
-            throw cause ?? OSSClientError(.exceptionCaught, "resumableUpload stopped without a result")
+                token: { driver.machine.record.map { location.token(for: $0.withCallbackHeaders(callbackHeaders)) } },
+                map: \.uploadClientError)
         }
-    }
-
-    // MARK: - Effects
-
-    /// Performs `actions` in order. A failing effect feeds the machine a failure and stops the list (the machine
-    /// is finished then, so the rest of the list no longer applies).
-    func perform(_ actions: [OSSUploadStateMachine.Action]) async {
-        for action in actions {
-            switch action {
-            case .initiateUpload:
-                if isStopping {
-                    await perform(machine.handle(stopEvent))
-                    return
-                }
-                byteProgress?.restart()
-                do {
-                    let uploadId = try await initiate()
-                    await perform(machine.handle(.initiated(uploadId: uploadId)))
-                } catch {
-                    await fail(error)
-                }
-                return
-            case .listParts(let uploadId):
-                if isStopping {
-                    await perform(machine.handle(stopEvent))
-                    return
-                }
-                do {
-                    let parts = try await verifyUnrecordedParts(try await listAllParts(uploadId: uploadId))
-                    await perform(machine.handle(.listedParts(parts)))
-                } catch where Self.isNoSuchUpload(error) {
-                    logger.info(
-                        "the recorded multipart upload is gone; starting a new one",
-                        metadata: ["uploadId": "\(uploadId)", "key": "\(request.objectKey)"])
-                    await perform(machine.handle(.uploadNotFound))
-                } catch {
-                    await fail(error)
-                }
-                return
-            case .writeRecord(let record):
-                do {
-                    try await store?.saveOffCooperativePool(record.withCallbackHeaders(callbackHeaders), name: recordName)
-                } catch {
-                    await fail(error.uploadClientError)
-                    return
-                }
-            case .deleteRecord:
-                deleteRecord()
-            case .discardRecord(let reason):
-                logger.warning(
-                    "ignoring the upload record and starting fresh",
-                    metadata: ["reason": "\(reason)", "key": "\(request.objectKey)"])
-                deleteRecord()
-            case .uploadParts(let uploadId, let parts):
-                await upload(uploadId: uploadId, parts: parts)
-                return
-            case .reportProgress(let step, let total, let expected):
-                if let byteProgress {
-                    byteProgress.confirmed(total: total, expected: expected)
-                } else {
-                    request.uploadProgress?(step, total, expected)
-                }
-            case .recheckFile:
-                do {
-                    let identity = try OSSFileIdentity.capture(path: filePath)
-                    await perform(machine.handle(.fileRechecked(identity)))
-                } catch {
-                    await fail(error.uploadClientError)
-                }
-                return
-            case .complete(let uploadId, let parts, _):
-                if isStopping {
-                    await perform(machine.handle(stopEvent))
-                    return
-                }
-                do {
-                    let result = try await complete(uploadId: uploadId, parts: parts)
-                    completion = result
-                    await perform(machine.handle(.completed(serverCRC64: result.crc64)))
-                } catch where Self.isNoSuchUpload(error) {
-                    await perform(machine.handle(.uploadNotFound))
-                } catch {
-                    await fail(error)
-                }
-                return
-            case .abortUpload(let uploadId):
-                await abort(uploadId: uploadId)
-            case .checkCompletedObject(let size, let crc):
-                let adopted = await completedObject(size: size, crc64: crc)
-                completion = adopted
-                await perform(machine.handle(.completedObjectChecked(matches: adopted != nil, serverCRC64: adopted?.crc64)))
-                return
-            case .fail(let failure):
-                outcome = .failed(failure)
-            case .finish(let crc):
-                outcome = .finished(crc64: crc)
-            }
+        guard let completion, let uploadId = driver.machine.uploadId, let plan = driver.machine.plan else {
+            throw OSSClientError(.exceptionCaught, "resumableUpload finished without a completed upload")
         }
-    }
-
-    /// Whether the run must stop: the request was cancelled or paused, or the caller's task was cancelled.
-    var isStopping: Bool { request.cancellation.isStopped || Task.isCancelled }
-
-    /// What stopping means for the machine: a pause keeps everything; a cancel (by the request or the caller's
-    /// task) follows `deleteUploadIdOnCancelling`.
-    var stopEvent: OSSUploadStateMachine.Event {
-        request.cancellation.isPaused ? .paused : .cancelled
-    }
-
-    /// Feeds the machine the failure `error` stands for (cancellation or not) and performs the result.
-    func fail(_ error: any Error) async {
-        if cause == nil { cause = error }
-        if Self.isCancellation(error) || isStopping {
-            await perform(machine.handle(stopEvent))
-        } else {
-            await perform(machine.handle(.failed))
-        }
-    }
-
-    func deleteRecord() {
-        guard let store else { return }
-        do {
-            try store.delete(name: recordName)
-        } catch {
-            logger.warning("cannot remove the upload record", metadata: ["error": "\(error)"])
-        }
+        return OSSResumableUploadResult(
+            eTag: completion.eTag, crc64: crc, requestId: completion.requestId,
+            callbackBody: completion.serverCallbackBody, uploadId: uploadId, resumedBytes: driver.machine.resumedBytes,
+            partSize: plan.partSize, totalBytes: plan.totalLength)
     }
 
     // MARK: - Remote steps
@@ -307,8 +173,8 @@ final class OSSResumableUploadEngine {
     /// of an earlier run) are only worth reusing if they hold this file's bytes: in CRC mode each one's range is
     /// read (CRC-64 only, no network) and a part is kept only when the server's CRC-64 equals the local one.
     /// Dropped parts are sent again. Recorded parts were verified when they were confirmed.
-    func verifyUnrecordedParts(_ listed: [OSSUploadStateMachine.ServerPart]) async throws
-        -> [OSSUploadStateMachine.ServerPart]
+    func verifyUnrecordedParts(_ listed: [OSSUploadStateMachine.ServerPart], machine: OSSUploadStateMachine)
+        async throws -> [OSSUploadStateMachine.ServerPart]
     {
         guard crcMode == .enabled, let plan = machine.plan else { return listed }
         let recorded = Set(machine.recordedParts.map(\.number))
@@ -370,20 +236,5 @@ final class OSSResumableUploadEngine {
         } catch {
             throw OSSClientError(.invalidArgument, "the callback parameters cannot be encoded", underlying: error)
         }
-    }
-
-    // MARK: - Classification
-
-    static func isCancellation(_ error: any Error) -> Bool {
-        if error is CancellationError { return true }
-        if let error = error as? OSSClientError, error.code == .taskCancelled || error.code == .taskPaused {
-            return true
-        }
-        return false
-    }
-
-    static func isNoSuchUpload(_ error: any Error) -> Bool {
-        guard let error = error as? OSSServerError else { return false }
-        return error.code == "NoSuchUpload"
     }
 }
