@@ -1,12 +1,6 @@
 import OSSResumable
 
 extension OSSTransferDriver {
-    /// What one part's child task ended with.
-    struct PartAnswer: Sendable {
-        let part: OSSPart
-        let result: Result<Machine.Event, any Error>
-    }
-
     /// Moves `parts` with at most ``threadNum`` in flight, feeding each confirmation to the machine as it arrives
     /// and performing its answer at once (records are saved in confirmation order). Parts the machine asks for
     /// again (a CRC disagreement) join the queue; a part that fails with a retryable error is tried again, up to
@@ -28,7 +22,7 @@ extension OSSTransferDriver {
         var deferred: [Action] = []
         /// The machine's answer to a step that failed while parts were moving.
         var answer: [Action]?
-        await withTaskGroup(of: PartAnswer.self) { group in
+        await withTaskGroup(of: OSSTransferPartAnswer<Machine.Event>.self) { group in
             var inFlight = 0
             var stopping = false
             func startNext() {
@@ -38,9 +32,9 @@ extension OSSTransferDriver {
                 let callback = progress.callback(for: part, expected: expected)
                 group.addTask {
                     do {
-                        return PartAnswer(part: part, result: .success(try await mover(part, callback)))
+                        return OSSTransferPartAnswer(part: part, result: .success(try await mover(part, callback)))
                     } catch {
-                        return PartAnswer(part: part, result: .failure(error))
+                        return OSSTransferPartAnswer(part: part, result: .failure(error))
                     }
                 }
             }
@@ -72,7 +66,7 @@ extension OSSTransferDriver {
                     }
                     if answer != nil || outcome != nil { stop() }
                 case .failure(let error):
-                    if !stopping, !isStopping, !Self.isCancellation(error), attempts[number, default: 0] < partAttempts,
+                    if !stopping, !isStopping, !error.isTransferCancellation, attempts[number, default: 0] < partAttempts,
                         effects.isRetryable(partFailure: error)
                     {
                         queue.insert(finished.part, at: queue.startIndex)
@@ -94,8 +88,8 @@ extension OSSTransferDriver {
         if let answer { return answer }
         // Parts cancelled by `cancelAll()` after another part failed report cancellation too: only the caller's
         // pause or cancel (of this task, or by the request) counts as a stop.
-        if isStopping { return fail(failures.first(where: Self.isCancellation) ?? CancellationError()) }
-        let real = failures.filter { !Self.isCancellation($0) }
+        if isStopping { return fail(failures.first(where: \.isTransferCancellation) ?? CancellationError()) }
+        let real = failures.filter { !$0.isTransferCancellation }
         if let worst = worst(of: real) ?? failures.first { return fail(worst) }
         return deferred
     }

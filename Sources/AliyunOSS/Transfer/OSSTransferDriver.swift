@@ -120,7 +120,7 @@ final class OSSTransferDriver<Effects: OSSTransferEffects> {
     /// Feeds the machine what `error` means: a stop (a cancellation, or any failure while stopping), news, or
     /// a failure (kept as the cause when it is the first).
     func fail(_ error: any Error) -> [Action] {
-        if Self.isCancellation(error) || isStopping {
+        if error.isTransferCancellation || isStopping {
             if cause == nil { cause = error }
             return machine.handle(stopEvent)
         }
@@ -135,12 +135,4 @@ final class OSSTransferDriver<Effects: OSSTransferEffects> {
 
     /// Feeds the machine an event that arrived while parts move (a part's confirmation).
     func handle(_ event: Machine.Event) -> [Action] { machine.handle(event) }
-
-    static func isCancellation(_ error: any Error) -> Bool {
-        if error is CancellationError { return true }
-        if let error = error as? OSSClientError, error.code == .taskCancelled || error.code == .taskPaused {
-            return true
-        }
-        return false
-    }
 }
