@@ -5,8 +5,8 @@ import OSSResumable
 ///
 /// A flat loop over a queue of actions, no recursion: an action the machine waits on (an
 /// ``OSSTransferStep/ask(restartsProgress:)``) or a failed step replaces the rest of the queue with the machine's
-/// answer. The driver alone decides when to stop for a pause or a cancel (checked before every waited-on step
-/// and every new part), how many parts are in flight (`threadNum`), how often a part is tried (`partAttempts`),
+/// answer. The driver alone decides when to stop for a pause or a cancel (checked before every waited-on step,
+/// before parts start and after each part ends), how many parts are in flight (`threadNum`), how often a part is tried (`partAttempts`),
 /// when a record is saved (in confirmation order, one at a time) and when progress is reported (in order, never
 /// under a lock, never backwards).
 ///
@@ -67,6 +67,7 @@ final class OSSTransferDriver<Effects: OSSTransferEffects> {
                 return fail(error)
             }
         case .transferParts(let parts):
+            if isStopping { return machine.handle(stopEvent) }
             let mover: Effects.PartMover
             do {
                 mover = try await effects.partMover(for: action)
