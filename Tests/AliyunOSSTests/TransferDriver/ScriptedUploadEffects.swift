@@ -22,7 +22,7 @@ final class ScriptedUploadEffects: OSSTransferEffects, Sendable {
         case pause
         /// A part that waits until the driver cancels it.
         case block
-        /// A part that waits until this many parts are in flight.
+        /// A part that waits until this many parts were in flight at once.
         case gather(Int)
     }
 
@@ -131,7 +131,7 @@ final class ScriptedUploadEffects: OSSTransferEffects, Sendable {
             try await Task.sleep(for: .seconds(3_600))
         case .gather(let count):
             state.withLockedValue { $0.log.append("part \(part.number)") }
-            while state.withLockedValue({ $0.inFlight }) < count {
+            while state.withLockedValue({ $0.mostInFlight }) < count {
                 try Task.checkCancellation()
                 await Task.yield()
             }
