@@ -91,27 +91,16 @@ final class OSSResumableUploadEngine {
         } catch {
             throw error.uploadClientError
         }
-        // The lock keeps a second process off the same record (and upload id) while this one runs; the kernel
-        // releases it if this process dies.
-        let lock: OSSRecordLock?
+        // The lock keeps a second process off the same record (and upload id) while this one runs. A token
+        // replaces whatever record is on disk (under the lock), or stands in for one in memory.
+        let opened: OSSTransferOpenRecord<OSSUploadRecord>?
         do {
-            lock = try store?.lock(name: recordName)
+            opened = try records?.open(resuming: resumeRecord)
         } catch {
             throw error.uploadClientError
         }
-        defer { withExtendedLifetime(lock) {} }
-        let loaded: OSSRecordLoadResult<OSSUploadRecord>
-        if let resumeRecord {
-            // A token replaces whatever record is on disk (under the lock), or stands in for one in memory.
-            do {
-                try store?.save(resumeRecord, name: recordName)
-            } catch {
-                throw error.uploadClientError
-            }
-            loaded = .loaded(resumeRecord)
-        } else {
-            loaded = store?.loadResult(OSSUploadRecord.self, name: recordName) ?? .none
-        }
+        defer { withExtendedLifetime(opened) {} }
+        let loaded = opened?.loaded ?? OSSTransferOpenRecord.inMemory(resumeRecord)
         adoptRecordedCallback(loaded)  // parity-b: a resumed upload sends the recorded callback
         // A request cancelled before it starts still goes through the machine: it never initiates or lists, and
         // a cancel then means what it means for the loaded record.

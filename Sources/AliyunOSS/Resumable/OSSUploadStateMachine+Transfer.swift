@@ -18,10 +18,7 @@ extension OSSUploadStateMachine: OSSTransferMachine {
         case .discardRecord(let reason): .discardRecord(reason)
         case .uploadParts(_, let parts): .transferParts(parts)
         case .reportProgress(let step, let total, let expected): .reportProgress(step: step, total: total, expected: expected)
-        case .fail(.cancelled): .stop(.cancelled)
-        case .fail(.paused): .stop(.paused)
-        case .fail(.error(let error)): .stop(.failed(error))
-        case .fail(.operationFailed): .stop(.operationFailed)
+        case .fail(let failure): .stop(failure.end)
         case .finish(let crc): .stop(.finished(crc64: crc))
         }
     }

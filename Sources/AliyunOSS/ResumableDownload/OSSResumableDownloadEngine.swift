@@ -112,26 +112,16 @@ final class OSSResumableDownloadEngine {
             // Nothing was started by this call: what an earlier run kept is still there.
             throw OSSClientError.paused("the resumable download was paused before it started", token: nil)
         }
-        // The lock keeps a second process off the same record (and temporary file) while this one runs.
-        let lock: OSSRecordLock?
+        // The lock keeps a second process off the same record (and temporary file) while this one runs. A
+        // token replaces whatever record is on disk (under the lock), or stands in for one in memory.
+        let opened: OSSTransferOpenRecord<OSSDownloadRecord>?
         do {
-            lock = try store?.lock(name: recordName)
+            opened = try records?.open(resuming: resumeRecord)
         } catch {
             throw error.downloadClientError
         }
-        defer { withExtendedLifetime(lock) {} }
-        let loaded: OSSRecordLoadResult<OSSDownloadRecord>
-        if let resumeRecord {
-            // A token replaces whatever record is on disk (under the lock), or stands in for one in memory.
-            do {
-                try store?.save(resumeRecord, name: recordName)
-            } catch {
-                throw error.downloadClientError
-            }
-            loaded = checkTempFile(of: .loaded(resumeRecord))
-        } else {
-            loaded = loadRecord()
-        }
+        defer { withExtendedLifetime(opened) {} }
+        let loaded = checkTempFile(of: opened?.loaded ?? OSSTransferOpenRecord.inMemory(resumeRecord))
         let recordedSize: Int64? =
             if case .loaded(let record) = loaded { OSSDownloadTempFileIO.size(path: record.tempFilePath) } else { nil }
         let driver = OSSTransferDriver(
