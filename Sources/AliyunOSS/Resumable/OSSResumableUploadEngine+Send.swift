@@ -19,7 +19,7 @@ extension OSSResumableUploadEngine {
     /// The integrity mode for this run: `Content-MD5` when asked for, and whenever CRC checking is off (so a
     /// part is never sent unchecked); otherwise the single streamed pass with CRC-64.
     var partIntegrity: PartIntegrity {
-        request.sendContentMD5 || crcMode == .disabled ? .contentMD5 : .crc64Streamed
+        request.sendContentMD5 || settings.crcMode == .disabled ? .contentMD5 : .crc64Streamed
     }
 
     /// One UploadPart. In ``PartIntegrity/crc64Streamed`` mode the file range is read once: the bytes are hashed

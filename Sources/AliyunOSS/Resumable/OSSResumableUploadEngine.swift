@@ -17,11 +17,8 @@ final class OSSResumableUploadEngine {
     let client: OSSClient
     let request: OSSResumableUploadRequest
     let filePath: String
-    let partSize: Int64
-    let threadNum: Int
-    let crcMode: OSSCRCMode
-    let store: OSSRecordStore?
-    let recordName: String
+    /// Part size, `threadNum`, CRC mode.
+    let settings: OSSTransferSettings
     /// records: where the file and the record are, relative to the request's base directory (portable records).
     let location: OSSUploadLocation
     /// The record of the resume token the call was given, checked against the request.
@@ -40,37 +37,21 @@ final class OSSResumableUploadEngine {
     var callbackHeaders: [String: String]?
 
     init(client: OSSClient, request: OSSResumableUploadRequest, token: OSSResumeToken? = nil) throws {
-        guard !request.bucketName.isEmpty, !request.objectKey.isEmpty else {
-            throw OSSClientError(.invalidArgument, "resumableUpload needs a bucket name and an object key")
-        }
+        let settings = try OSSTransferSettings(operation: "resumableUpload", request: request, client: client)
         guard request.uploadingFileURL.isFileURL, !request.uploadingFileURL.path.isEmpty else {
             throw OSSClientError(.invalidArgument, "uploadingFileURL must be a file URL")
         }
         _ = try OSSTrafficLimit.headers(request.trafficLimit)  // parity-b: a precise error for a bad limit
-        guard request.partSize > 0 else {
-            throw OSSClientError(.invalidArgument, "partSize must be positive, not \(request.partSize)")
-        }
-        guard (1...OSSResumableUploadRequest.maximumThreadNum).contains(request.threadNum) else {
-            throw OSSClientError(
-                .invalidArgument,
-                "threadNum must be 1...\(OSSResumableUploadRequest.maximumThreadNum), not \(request.threadNum)")
-        }
         self.client = client
         self.request = request
-        partSize = max(request.partSize, OSSResumableUploadRequest.minimumPartSize)
-        threadNum = request.threadNum
-        crcMode = (request.crcFlag ?? client.configuration.crcCheckEnabled) ? .enabled : .disabled
+        self.settings = settings
+        let (partSize, crcMode) = (settings.partSize, settings.crcMode)
         // records: file path, record store and record name come from OSSUploadLocation (base directory aware).
         let location = try OSSUploadLocation(request: request, requestedPartSize: partSize, crcMode: crcMode)
         self.location = location
         filePath = location.filePath
-        recordName = location.recordName
-        store = location.store
-        progress = OSSTransferProgressReporter(
-            handler: request.uploadProgress, granularity: request.progressGranularity)
-        records = location.store.map {
-            OSSTransferRecordSlot(store: $0, name: location.recordName, noun: "upload", logger: client.configuration.logger)
-        }
+        progress = OSSTransferProgressReporter(handler: request.uploadProgress, granularity: request.progressGranularity)
+        records = settings.records(store: location.store, name: location.recordName, noun: "upload")
         // records: the token is checked and resolved against the base directory by the location.
         resumeRecord = try token.map { [partSize, crcMode] in
             try location.resumeRecord(
@@ -81,7 +62,7 @@ final class OSSResumableUploadEngine {
             configuration: .init(
                 bucket: request.bucketName, key: request.objectKey, filePath: filePath, requestedPartSize: partSize,
                 crcMode: crcMode, deleteUploadIdOnCancelling: request.deleteUploadIdOnCancelling,
-                persistsRecord: store != nil))
+                persistsRecord: location.store != nil))
     }
 
     func run() async throws -> OSSResumableUploadResult {
@@ -93,19 +74,14 @@ final class OSSResumableUploadEngine {
         }
         // The lock keeps a second process off the same record (and upload id) while this one runs. A token
         // replaces whatever record is on disk (under the lock), or stands in for one in memory.
-        let opened: OSSTransferOpenRecord<OSSUploadRecord>?
-        do {
-            opened = try records?.open(resuming: resumeRecord)
-        } catch {
-            throw error.uploadClientError
-        }
-        defer { withExtendedLifetime(opened) {} }
-        let loaded = opened?.loaded ?? OSSTransferOpenRecord.inMemory(resumeRecord)
+        let opened = try OSSTransferOpenRecord(records, resuming: resumeRecord, map: \.uploadClientError)
+        defer { withExtendedLifetime(opened.lock) {} }
+        let loaded = opened.loaded
         adoptRecordedCallback(loaded)  // parity-b: a resumed upload sends the recorded callback
         // A request cancelled before it starts still goes through the machine: it never initiates or lists, and
         // a cancel then means what it means for the loaded record.
         let driver = OSSTransferDriver(
-            machine: machine, effects: self, cancellation: request.cancellation, threadNum: threadNum)
+            machine: machine, effects: self, cancellation: request.cancellation, threadNum: settings.threadNum)
         guard case .finished(let crc) = await driver.run(.start(record: loaded, file: identity)) else {
             throw driver.error(
                 operation: "resumableUpload", noun: "upload", kept: "the upload id and the record",
@@ -165,7 +141,7 @@ final class OSSResumableUploadEngine {
     func verifyUnrecordedParts(_ listed: [OSSUploadStateMachine.ServerPart], machine: OSSUploadStateMachine)
         async throws -> [OSSUploadStateMachine.ServerPart]
     {
-        guard crcMode == .enabled, let plan = machine.plan else { return listed }
+        guard settings.crcMode == .enabled, let plan = machine.plan else { return listed }
         let recorded = Set(machine.recordedParts.map(\.number))
         var kept: [OSSUploadStateMachine.ServerPart] = []
         for part in listed {

@@ -20,12 +20,9 @@ final class OSSResumableDownloadEngine {
     let request: OSSResumableDownloadRequest
     let destinationPath: String
     let requestedRange: OSSRequestedRange?
-    let partSize: Int64
-    let threadNum: Int
-    let crcMode: OSSCRCMode
-    let store: OSSRecordStore?
-    let recordName: String
     let tempFilePath: String
+    /// Part size, `threadNum`, CRC mode.
+    let settings: OSSTransferSettings
     /// records: where the destination, temporary file and record are, relative to the request's base directory.
     let location: OSSDownloadLocation
     /// The record of the resume token the call was given, checked against the request.
@@ -42,19 +39,10 @@ final class OSSResumableDownloadEngine {
     var handlePath: String?
 
     init(client: OSSClient, request: OSSResumableDownloadRequest, token: OSSResumeToken? = nil) throws {
+        let settings = try OSSTransferSettings(operation: "resumableDownload", request: request, client: client)
         _ = try OSSTrafficLimit.headers(request.trafficLimit)  // parity-b: a precise error for a bad limit
-        guard !request.bucketName.isEmpty, !request.objectKey.isEmpty else {
-            throw OSSClientError(.invalidArgument, "resumableDownload needs a bucket name and an object key")
-        }
         guard request.downloadToFileURL.isFileURL, !request.downloadToFileURL.path.isEmpty else {
             throw OSSClientError(.invalidArgument, "downloadToFileURL must be a file URL")
-        }
-        guard request.partSize > 0 else {
-            throw OSSClientError(.invalidArgument, "partSize must be positive, not \(request.partSize)")
-        }
-        guard (1...OSSResumableDownloadRequest.maximumThreadNum).contains(request.threadNum) else {
-            throw OSSClientError(
-                .invalidArgument, "threadNum must be 1...\(OSSResumableDownloadRequest.maximumThreadNum), not \(request.threadNum)")
         }
         switch request.range {
         case nil:
@@ -70,22 +58,16 @@ final class OSSResumableDownloadEngine {
         }
         self.client = client
         self.request = request
-        partSize = max(request.partSize, OSSResumableDownloadRequest.minimumPartSize)
-        threadNum = request.threadNum
-        crcMode = (request.crcFlag ?? client.configuration.crcCheckEnabled) ? .enabled : .disabled
+        self.settings = settings
+        let crcMode = settings.crcMode
         // records: destination, record store, record name and temporary file come from OSSDownloadLocation (base
         // directory aware; the temporary file's name is derived there as before).
         let location = try OSSDownloadLocation(request: request, requestedRange: requestedRange)
         self.location = location
         destinationPath = location.destinationPath
-        recordName = location.recordName
-        store = location.store
         tempFilePath = location.tempFilePath
-        progress = OSSTransferProgressReporter(
-            handler: request.downloadProgress, granularity: request.progressGranularity)
-        records = location.store.map {
-            OSSTransferRecordSlot(store: $0, name: location.recordName, noun: "download", logger: client.configuration.logger)
-        }
+        records = settings.records(store: location.store, name: location.recordName, noun: "download")
+        progress = OSSTransferProgressReporter(handler: request.downloadProgress, granularity: request.progressGranularity)
         // records: the token is checked and resolved against the base directory by the location.
         resumeRecord = try token.map { [requestedRange, crcMode] in
             try location.resumeRecord(
@@ -95,9 +77,9 @@ final class OSSResumableDownloadEngine {
         machine = OSSDownloadStateMachine(
             configuration: .init(
                 bucket: request.bucketName, key: request.objectKey, destinationPath: destinationPath,
-                tempFilePath: tempFilePath, requestedRange: requestedRange, requestedPartSize: partSize,
+                tempFilePath: tempFilePath, requestedRange: requestedRange, requestedPartSize: settings.partSize,
                 crcMode: crcMode, onObjectChanged: request.objectChangedPolicy == .restartOnce ? .restartOnce : .fail,
-                persistsRecord: store != nil))
+                persistsRecord: location.store != nil))
     }
 
     func run() async throws -> OSSResumableDownloadResult {
@@ -114,18 +96,13 @@ final class OSSResumableDownloadEngine {
         }
         // The lock keeps a second process off the same record (and temporary file) while this one runs. A
         // token replaces whatever record is on disk (under the lock), or stands in for one in memory.
-        let opened: OSSTransferOpenRecord<OSSDownloadRecord>?
-        do {
-            opened = try records?.open(resuming: resumeRecord)
-        } catch {
-            throw error.downloadClientError
-        }
-        defer { withExtendedLifetime(opened) {} }
-        let loaded = checkTempFile(of: opened?.loaded ?? OSSTransferOpenRecord.inMemory(resumeRecord))
+        let opened = try OSSTransferOpenRecord(records, resuming: resumeRecord, map: \.downloadClientError)
+        defer { withExtendedLifetime(opened.lock) {} }
+        let loaded = checkTempFile(of: opened.loaded)
         let recordedSize: Int64? =
             if case .loaded(let record) = loaded { OSSDownloadTempFileIO.size(path: record.tempFilePath) } else { nil }
         let driver = OSSTransferDriver(
-            machine: machine, effects: self, cancellation: request.cancellation, threadNum: threadNum)
+            machine: machine, effects: self, cancellation: request.cancellation, threadNum: settings.threadNum)
         let end = await driver.run(.start(record: loaded, object: object, recordedTempFileSize: recordedSize))
         await closeHandle()
         guard case .finished(let crc) = end else {

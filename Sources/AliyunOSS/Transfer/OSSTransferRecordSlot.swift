@@ -9,18 +9,6 @@ struct OSSTransferRecordSlot: Sendable {
     let noun: String
     let logger: Logger
 
-    /// Takes the record's lock (the kernel releases it if this process dies; a second process or request on the
-    /// same transfer fails at once with `recordLocked`) and returns it with the record to start from: the resume
-    /// token's record, saved over the one on disk, or the stored one.
-    func open<Record: OSSTransferRecord>(resuming token: Record?) throws(OSSResumableError)
-        -> OSSTransferOpenRecord<Record>
-    {
-        let lock = try store.lock(name: name)
-        guard let token else { return OSSTransferOpenRecord(lock: lock, loaded: store.loadResult(Record.self, name: name)) }
-        try store.save(token, name: name)
-        return OSSTransferOpenRecord(lock: lock, loaded: .loaded(token))
-    }
-
     /// Saves `record` atomically, off the cooperative pool; the save runs to its end even when the task is
     /// cancelled (a confirmed part is worth recording).
     func save<Record: OSSTransferRecord>(_ record: Record) async throws(OSSResumableError) {
