@@ -35,7 +35,7 @@ func runScriptedUpload(
 ) async -> (end: OSSTransferEnd, driver: OSSTransferDriver<ScriptedUploadEffects>) {
     let driver = OSSTransferDriver(
         machine: scriptedUploadMachine(deleteUploadIdOnCancelling: deleteUploadIdOnCancelling), effects: effects,
-        cancellation: effects.cancellation, threadNum: threadNum, partAttempts: partAttempts)
+        cancellation: effects.script.cancellation, threadNum: threadNum, partAttempts: partAttempts)
     let end = await driver.run(.start(record: record, file: scriptedFile(parts: parts)))
     return (end, driver)
 }
