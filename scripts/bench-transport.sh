@@ -61,25 +61,28 @@ presign() {
 run_size() {
     local mib="$1" transports="$2"
     head -c $((mib * 1048576)) /dev/urandom > "$WORK/payload.bin"
-    for transport in $transports; do
+    for entry in $transports; do
+        # "name:nostall" runs the transport with stall detection off (--stall-timeout 0), to price the watchdog.
+        local transport="${entry%%:*}" extra=()
+        [ "$entry" != "$transport" ] && extra=(--stall-timeout 0)
         local key="t-$transport-$mib.bin"
-        up=$(measure "$BIN/oss" cp "$WORK/payload.bin" "oss://$BUCKET/$key" "${cp_args[@]}" --transport "$transport")
+        up=$(measure "$BIN/oss" cp "$WORK/payload.bin" "oss://$BUCKET/$key" "${cp_args[@]}" --transport "$transport" "${extra[@]}")
         rm -f "$WORK/back.bin"
-        down=$(measure "$BIN/oss" cp "oss://$BUCKET/$key" "$WORK/back.bin" "${cp_args[@]}" --transport "$transport")
+        down=$(measure "$BIN/oss" cp "oss://$BUCKET/$key" "$WORK/back.bin" "${cp_args[@]}" --transport "$transport" "${extra[@]}")
         cmp -s "$WORK/back.bin" "$WORK/payload.bin" || { echo "$transport: the download differs" >&2; exit 1; }
-        printf '%-8s %-16s upload: %-36s download: %s\n' "$mib MiB" "$transport" "$up" "$down"
+        printf '%-8s %-24s upload: %-36s download: %s\n' "$mib MiB" "$entry" "$up" "$down"
         rm -f "$WORK/back.bin"
     done
 }
 
 echo "== ${SIZE_MIB} MiB, oss cp (part size $PART_SIZE, $THREADS threads) through each transport, and curl =="
-run_size "$SIZE_MIB" "urlsession asynchttpclient"
+run_size "$SIZE_MIB" "urlsession asynchttpclient urlsession:nostall asynchttpclient:nostall"
 put_url="$(presign PUT application/octet-stream curl.bin)"
 up=$(measure curl -sS -f -o /dev/null -H 'Content-Type: application/octet-stream' -T "$WORK/payload.bin" "$put_url")
 get_url="$(presign GET "" curl.bin)"
 down=$(measure curl -sS -f -o "$WORK/back.bin" "$get_url")
 cmp -s "$WORK/back.bin" "$WORK/payload.bin" || { echo "curl: the download differs" >&2; exit 1; }
-printf '%-8s %-16s upload: %-36s download: %s\n' "$SIZE_MIB MiB" "curl (one PUT/GET)" "$up" "$down"
+printf '%-8s %-24s upload: %-36s download: %s\n' "$SIZE_MIB MiB" "curl (one PUT/GET)" "$up" "$down"
 rm -f "$WORK/back.bin" "$WORK/payload.bin"
 
 if [ "$MORE_MIB" != "0" ]; then

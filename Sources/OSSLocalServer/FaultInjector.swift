@@ -2,8 +2,12 @@
 struct FaultOutcome: Sendable {
     var status: (Int, String?)?
     var dropAfter: Int64?
+    /// Hold the connection open, silent, before the drop at `dropAfter` (a stall rather than a reset).
+    var holdBeforeDrop = false
     /// Handle the request, then close the connection instead of replying.
     var dropReply = false
+    /// Handle the request, then hold the connection open without replying.
+    var blackHole = false
     var corruptAt: Int64?
     var delayMilliseconds: Int = 0
     var clockSkewSeconds: Int = 0
@@ -81,6 +85,13 @@ actor ServerState {
                 if outcome.dropAfter == nil { outcome.dropAfter = Int64(bytes) }
             case .dropReply:
                 outcome.dropReply = true
+            case .stall(let bytes):
+                if outcome.dropAfter == nil {
+                    outcome.dropAfter = Int64(bytes)
+                    outcome.holdBeforeDrop = true
+                }
+            case .blackHole:
+                outcome.blackHole = true
             case .delay(let ms):
                 outcome.delayMilliseconds = min(outcome.delayMilliseconds + max(0, ms), 3_600_000)
             case .corrupt(let offset):
@@ -97,6 +108,12 @@ actor ServerState {
     func finish(_ operation: LocalOSSOperation, requestBytes: Int64, responseBytes: Int64) {
         stats[operation].requestBodyBytes += requestBytes
         stats[operation].responseBodyBytes += responseBytes
+    }
+
+    /// Holds a connection open and silent for a stall or black-hole fault: up to ten minutes, or until the server
+    /// shuts down.
+    static func hold() async {
+        try? await Task.sleep(for: .seconds(600))
     }
 
     private static func splitMix(_ state: inout UInt64) -> UInt64 {

@@ -16,6 +16,11 @@
 ///                             (default code per status: 500 InternalError, 503 ServiceUnavailable, ...)
 ///            drop=N           close the connection after N body bytes: request body bytes for requests
 ///                             that carry a body (uploads), response body bytes otherwise (downloads)
+///            stall=N          stop moving bytes after N body bytes (request body for uploads, response body
+///                             otherwise) and hold the connection open for up to 10 minutes, then close it: a
+///                             stalled link or proxy (the peer sees no error, only silence)
+///            blackhole        handle the request fully, then hold the connection open without replying (up to
+///                             10 minutes): a peer that swallows the request and never answers
 ///            dropreply        handle the request fully (an upload is stored, a multipart upload completed), then
 ///                             close the connection without replying: the answer is lost, not the request
 ///            delay=MS         wait MS milliseconds (at most one hour), then handle the request normally
@@ -48,6 +53,10 @@ public struct LocalOSSFaultRule: Sendable, Codable, Hashable, CustomStringConver
         case dropConnection(afterBytes: Int)
         /// Handle the request fully, then close the connection without sending the response.
         case dropReply
+        /// Stop moving bytes after this many body bytes and hold the connection open (a stalled link).
+        case stall(afterBytes: Int)
+        /// Handle the request fully, then hold the connection open without replying (a black hole).
+        case blackHole
         /// Wait, then handle the request normally.
         case delay(milliseconds: Int)
         /// Handle the request with the server clock shifted by this many seconds.
@@ -89,6 +98,8 @@ public struct LocalOSSFaultRule: Sendable, Codable, Hashable, CustomStringConver
             if let code { fields.append("code=\(code)") }
         case .dropConnection(let bytes): fields.append("drop=\(bytes)")
         case .dropReply: fields.append("dropreply")
+        case .stall(let bytes): fields.append("stall=\(bytes)")
+        case .blackHole: fields.append("blackhole")
         case .delay(let ms): fields.append("delay=\(ms)")
         case .clockSkew(let seconds): fields.append("skew=\(seconds)")
         case .corrupt(let offset): fields.append("corrupt=\(offset)")
@@ -176,6 +187,11 @@ extension LocalOSSFaultRule {
             case "dropreply":
                 guard value.isEmpty else { throw LocalOSSFaultRuleError("dropreply takes no value") }
                 try setAction(.dropReply)
+            case "stall":
+                try setAction(.stall(afterBytes: try int(name, value, min: 0)))
+            case "blackhole":
+                guard value.isEmpty else { throw LocalOSSFaultRuleError("blackhole takes no value") }
+                try setAction(.blackHole)
             case "delay":
                 try setAction(.delay(milliseconds: try int(name, value, min: 0)))
             case "skew", "clockskew":
@@ -193,7 +209,7 @@ extension LocalOSSFaultRule {
         else if seed != nil { throw LocalOSSFaultRuleError("seed without random") }
         if let status { action = .status(status, code: code) }
         else if code != nil { throw LocalOSSFaultRuleError("code without status") }
-        guard let action else { throw LocalOSSFaultRuleError("no action (status=, drop=, dropreply, delay=, skew= or corrupt=)") }
+        guard let action else { throw LocalOSSFaultRuleError("no action (status=, drop=, stall=, blackhole, dropreply, delay=, skew= or corrupt=)") }
         self.init(operation: operation, trigger: trigger ?? .always, action: action, times: times)
     }
 }

@@ -16,6 +16,8 @@ final class RequestBodyReader {
     private(set) var bytesRead: Int64 = 0
     /// When set, reading past this many body bytes drops the connection.
     var dropAfter: Int64?
+    /// Whether the drop at `dropAfter` first holds the connection open, reading nothing (a stall).
+    var holdBeforeDrop = false
     /// When set, one bit of the body byte at this offset is flipped as it is read (an injected fault).
     var corruptAt: Int64?
     /// Whether the connection failed while a body was being read (the client went away, or NIO's HTTP parser
@@ -38,6 +40,7 @@ final class RequestBodyReader {
                 finished = false
                 bytesRead = 0
                 dropAfter = nil
+                holdBeforeDrop = false
                 corruptAt = nil
                 awaitingContinue = head.headers[canonicalForm: "expect"].contains { $0.lowercased() == "100-continue" }
                 return head
@@ -61,6 +64,7 @@ final class RequestBodyReader {
                 if let limit = dropAfter, bytesRead + Int64(chunk.readableBytes) >= limit {
                     bytesRead = max(bytesRead, limit)
                     broken = true
+                    if holdBeforeDrop { await ServerState.hold() }
                     throw DropConnection()
                 }
                 if chunk.readableBytes == 0 { continue }

@@ -41,6 +41,7 @@ final class RequestHandler: Sendable {
         var response: ServerResponse
         var responseDrop: Int64?
         var responseCorrupt: Int64?
+        var responseHold = false
         do {
             context = try decode(head: head, requestId: requestId)
             if configuration.adminEnabled, isAdminPath(head.uri) {
@@ -79,9 +80,16 @@ final class RequestHandler: Sendable {
             context.now = context.now.addingTimeInterval(TimeInterval(outcome.clockSkewSeconds))
         }
         if let drop = outcome.dropAfter {
-            if context.hasBody { reader.dropAfter = drop } else { responseDrop = drop }
+            if context.hasBody {
+                reader.dropAfter = drop
+                reader.holdBeforeDrop = outcome.holdBeforeDrop
+            } else {
+                responseDrop = drop
+                responseHold = outcome.holdBeforeDrop
+            }
             if drop == 0 && !context.hasBody {
                 await state.finish(operation, requestBytes: 0, responseBytes: 0)
+                if outcome.holdBeforeDrop { await ServerState.hold() }
                 return false
             }
         }
@@ -106,6 +114,12 @@ final class RequestHandler: Sendable {
         } catch {
             response = errorResponse(.internalError("\(error)"), context: context)
         }
+        if outcome.blackHole {
+            // The request took effect; its answer never comes, and the connection stays open and silent.
+            await state.finish(operation, requestBytes: reader.bytesRead, responseBytes: 0)
+            await ServerState.hold()
+            return false
+        }
         if outcome.dropReply {
             // The request took effect; only its answer is lost.
             await state.finish(operation, requestBytes: reader.bytesRead, responseBytes: 0)
@@ -113,14 +127,14 @@ final class RequestHandler: Sendable {
         }
         return await finish(
             response, context: context, operation: operation, reader: reader, outbound: outbound,
-            responseDrop: responseDrop, responseCorrupt: responseCorrupt)
+            responseDrop: responseDrop, responseCorrupt: responseCorrupt, responseHold: responseHold)
     }
 
     /// Adds the common headers, settles the request body and writes the response.
     private func finish(
         _ response: ServerResponse, context: RequestContext, operation: LocalOSSOperation?, reader: RequestBodyReader,
         outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, responseDrop: Int64?,
-        responseCorrupt: Int64? = nil
+        responseCorrupt: Int64? = nil, responseHold: Bool = false
     ) async -> Bool {
         var response = response
         var keepAlive = context.head.isKeepAlive
@@ -175,6 +189,7 @@ final class RequestHandler: Sendable {
                     outbound: outbound)
             }
             if !dropped { try await outbound.write(.end(nil)) }
+            if dropped && responseHold { await ServerState.hold() }
         } catch {
             dropped = true
         }

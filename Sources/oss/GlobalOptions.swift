@@ -21,6 +21,9 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "HTTP stack: urlsession or asynchttpclient (default: $OSS_TRANSPORT, else URLSession on Apple platforms and AsyncHTTPClient on Linux).")
     var transport: String?
 
+    @Option(help: "Seconds without a byte moving after which a data request is abandoned and retried (default 5; 0 turns stall detection off).")
+    var stallTimeout: Double?
+
     func makeClient() throws -> OSSClient {
         let environment = ProcessInfo.processInfo.environment
         guard let endpoint = endpoint ?? environment["OSS_ENDPOINT"], !endpoint.isEmpty else {
@@ -42,6 +45,12 @@ struct ConnectionOptions: ParsableArguments {
         var configuration = OSSClientConfiguration(region: region, signatureVersion: version)
         if pathStyle { configuration.addressing = .pathStyle }
         configuration.transport = try transportKind(transport)
+        if let stallTimeout {
+            guard stallTimeout >= 0, stallTimeout <= 86_400 else {
+                throw CLIFailure(.clientError, "--stall-timeout needs a number of seconds from 0 to 86400, not \(stallTimeout)")
+            }
+            configuration.timeouts.stall = stallTimeout == 0 ? nil : .milliseconds(Int64(stallTimeout * 1000))
+        }
         do {
             return try OSSClient(
                 endpoint: endpoint, credentialProvider: OSSEnvironmentCredentialProvider(), configuration: configuration)

@@ -83,7 +83,7 @@ public final class OSSClient: Sendable {
         self.endpoint = parsed
         self.configuration = configuration
         self.credentialProvider = credentialProvider
-        self.transport = transport
+        self.transport = OSSStallDetectingTransport(base: transport)
         self.clock = clock
         builder = OSSRequestBuilder(
             endpoint: parsed, addressing: configuration.addressing,
@@ -157,7 +157,8 @@ public final class OSSClient: Sendable {
         if let observer {
             onChunkSent = { observer.observe($0) }
         }
-        let http = request.httpRequest(timeout: configuration.timeouts.request, onChunkSent: onChunkSent)
+        let http = request.httpRequest(
+            timeout: configuration.timeouts.request, stallTimeout: stallTimeout(for: operation), onChunkSent: onChunkSent)
         let logger = self.logger
         let method = operation.method
         let name = operation.name
@@ -180,6 +181,15 @@ public final class OSSClient: Sendable {
                 throw OSSNonRetryableFailure(error: OSSRetryMiddleware.publicError(error))
             }
         }
+    }
+}
+
+extension OSSClient {
+    /// The stall timeout of an attempt: only requests that move object data and answer promptly are watched.
+    func stallTimeout(for operation: OSSOperation) -> Duration? {
+        guard operation.detectsStalls, operation.headers["x-oss-callback"] == nil else { return nil }
+        if case .stream = operation.body { return nil }
+        return configuration.timeouts.stall
     }
 }
 

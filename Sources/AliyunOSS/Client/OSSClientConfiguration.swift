@@ -15,11 +15,23 @@ public struct OSSClientConfiguration: Sendable {
         public var read: Duration
         /// An optional limit on a whole request, body included; `nil` means none (large transfers can take long).
         public var request: Duration?
+        /// Stall detection for data transfers (GetObject, PutObject, UploadPart, AppendObject, and the parts of
+        /// resumable transfers): a request whose bytes stop moving in both directions for this long is abandoned
+        /// and retried on a fresh connection, instead of holding its part for the whole ``read`` timeout. Time
+        /// spent waiting on the caller (reading a body slowly) does not count. `nil` disables it. Default 5 s.
+        ///
+        /// Requests that legitimately wait for their answer (CompleteMultipartUpload, copies, uploads with a
+        /// callback, bodies from a caller's stream) are never watched.
+        public var stall: Duration?
 
-        public init(connect: Duration = .seconds(10), read: Duration = .seconds(60), request: Duration? = nil) {
+        public init(
+            connect: Duration = .seconds(10), read: Duration = .seconds(60), request: Duration? = nil,
+            stall: Duration? = .seconds(5)
+        ) {
             self.connect = connect
             self.read = read
             self.request = request
+            self.stall = stall
         }
     }
 

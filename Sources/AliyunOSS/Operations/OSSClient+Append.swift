@@ -20,6 +20,7 @@ extension OSSClient {
             name: "AppendObject", method: "POST", bucket: request.bucketName, key: request.objectKey,
             query: ["append": "", "position": String(request.appendPosition)], headers: request.headers,
             uploadProgress: request.uploadProgress)
+        operation.detectsStalls = true
         operation.setHeader("content-type", request.contentType)
         for (name, value) in request.metadata { operation.setHeader("x-oss-meta-\(name)", value) }
         let body = try await Self.uploadBody(for: request.source, sendContentMD5: request.sendContentMD5)

@@ -105,6 +105,7 @@ extension OSSClient {
         var operation = OSSOperation(
             name: "GetObject", method: "GET", bucket: request.bucketName, key: request.objectKey,
             query: request.parameters, headers: request.headers)
+        operation.detectsStalls = true
         if let range = request.range {
             try range.validate()
             operation.setHeader("range", range.headerValue)

@@ -60,6 +60,7 @@ extension OSSClient {
         var operation = OSSOperation(
             name: "UploadPart", method: "PUT", bucket: request.bucketName, key: request.objectKey,
             query: ["partNumber": String(request.partNumber), "uploadId": request.uploadId], headers: request.headers)
+        operation.detectsStalls = true
         let body = try await Self.uploadBody(for: request.source, sendContentMD5: request.sendContentMD5)
         operation.body = body.body
         operation.setHeader("content-md5", body.contentMD5)

@@ -14,6 +14,7 @@ extension OSSClient {
         var operation = OSSOperation(
             name: "PutObject", method: "PUT", bucket: request.bucketName, key: request.objectKey,
             headers: request.headers, uploadProgress: request.uploadProgress)
+        operation.detectsStalls = true
         if operation.headers["content-type"] == nil {
             var fileName: String?
             switch request.source {

@@ -21,6 +21,10 @@ public struct OSSOperation: Sendable {
     public var body: OSSHTTPBody
     /// Upload progress for the body.
     public var uploadProgress: OSSProgressHandler?
+    /// Whether the request moves object data and should answer promptly, so that a stall (no bytes moving for
+    /// ``OSSClientConfiguration/Timeouts/stall``) abandons and retries it. Ignored for bodies streamed from the
+    /// caller and for requests with an upload callback (their answer waits for the callback server).
+    public var detectsStalls = false
 
     public init(
         name: String, method: String, bucket: String? = nil, key: String? = nil, query: [String: String] = [:],

@@ -14,9 +14,13 @@ struct OSSPreparedRequest: Sendable {
         return query.isEmpty ? urlWithoutQuery : urlWithoutQuery + "?" + query
     }
 
-    func httpRequest(timeout: Duration?, onChunkSent: (@Sendable (ByteBuffer) -> Void)?) -> OSSHTTPRequest {
-        OSSHTTPRequest(
+    func httpRequest(
+        timeout: Duration?, stallTimeout: Duration?, onChunkSent: (@Sendable (ByteBuffer) -> Void)?
+    ) -> OSSHTTPRequest {
+        var request = OSSHTTPRequest(
             method: signable.method, url: url, headers: signable.headers, body: body, timeout: timeout,
             onChunkSent: onChunkSent)
+        request.stallTimeout = stallTimeout
+        return request
     }
 }

@@ -13,6 +13,13 @@ public struct OSSHTTPRequest: Sendable {
     public var timeout: Duration?
     /// Called with each body chunk as it is handed to the network (for progress and CRC-64 while sending).
     public var onChunkSent: (@Sendable (ByteBuffer) -> Void)?
+    /// When set, the request is abandoned (a retryable `.networkError`) if no bytes move in either direction for
+    /// this long while it waits on the network. Set by the client for data transfers (see
+    /// ``OSSClientConfiguration/Timeouts/stall``); transports need not look at it.
+    public var stallTimeout: Duration?
+    /// Called by a transport whose request waits for a network to appear (URLSession's `waitsForConnectivity`):
+    /// that wait is not a stall. Cleared by the next bytes that move.
+    var onWaitingForConnectivity: (@Sendable () -> Void)?
 
     public init(
         method: String, url: String, headers: [String: String], body: OSSHTTPBody = .empty, timeout: Duration? = nil,

@@ -52,6 +52,10 @@ final class OSSURLSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         state(for: dataTask)?.didReceive(data: data)
     }
 
+    func urlSession(_ session: URLSession, taskIsWaitingForConnectivity task: URLSessionTask) {
+        state(for: task)?.onWaitingForConnectivity?()
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         state(for: task)?.didComplete(error: error)
     }

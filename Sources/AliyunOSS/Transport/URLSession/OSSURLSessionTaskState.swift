@@ -25,10 +25,16 @@ final class OSSURLSessionTaskState: Sendable {
     let task: URLSessionTask
     let upload: OSSURLSessionUploadSource?
     private let onChunkSent: (@Sendable (ByteBuffer) -> Void)?
+    /// Called when the session reports that the task waits for connectivity.
+    let onWaitingForConnectivity: (@Sendable () -> Void)?
     private let highWater: Int
     private let state = NIOLockedValueBox(State())
 
-    init(task: URLSessionTask, upload: OSSURLSessionUploadSource?, onChunkSent: (@Sendable (ByteBuffer) -> Void)?, highWater: Int) {
+    init(
+        task: URLSessionTask, upload: OSSURLSessionUploadSource?, onChunkSent: (@Sendable (ByteBuffer) -> Void)?,
+        onWaitingForConnectivity: (@Sendable () -> Void)? = nil, highWater: Int
+    ) {
+        self.onWaitingForConnectivity = onWaitingForConnectivity
         self.task = task
         self.upload = upload
         self.onChunkSent = onChunkSent

@@ -79,7 +79,8 @@ public final class OSSURLSessionTransport: OSSHTTPTransport {
             let upload = try await OSSURLSessionUploadSource.make(for: body, inMemoryLimit: Self.inMemoryBodyLimit)
             let task: URLSessionTask = upload?.makeTask(in: session, with: urlRequest) ?? session.dataTask(with: urlRequest)
             let state = OSSURLSessionTaskState(
-                task: task, upload: upload, onChunkSent: request.onChunkSent, highWater: Self.responseBufferLimit)
+                task: task, upload: upload, onChunkSent: request.onChunkSent,
+                onWaitingForConnectivity: request.onWaitingForConnectivity, highWater: Self.responseBufferLimit)
             delegate.register(state)
             defer {
                 if !state.isFinished { task.cancel() }

@@ -1,0 +1,191 @@
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// Hands a response from the task that reads it off the network (the producer) to the task that consumes it,
+/// through a bounded buffer: the producer waits while more than ``highWater`` bytes are unread, and the monitor
+/// does not count that wait as a stall.
+///
+/// Either side can end the exchange: the producer finishes or fails it (a failure reaches the consumer at its next
+/// read), the consumer closes it (the producer's next push fails with `CancellationError`).
+final class OSSResponsePump: Sendable {
+    struct Head: Sendable {
+        var status: Int
+        var headers: [String: String]
+    }
+
+    private struct State {
+        var head: Head?
+        var chunks = CircularBuffer<ByteBuffer>()
+        var buffered = 0
+        var finished = false
+        var failure: (any Error)?
+        var closed = false
+        var headWaiter: CheckedContinuation<Head, any Error>?
+        var chunkWaiter: CheckedContinuation<ByteBuffer?, any Error>?
+        var roomWaiter: CheckedContinuation<Void, any Error>?
+    }
+
+    /// Unread bytes above which the producer waits.
+    let highWater: Int
+    private let monitor: OSSStallMonitor
+    private let state = NIOLockedValueBox(State())
+
+    init(monitor: OSSStallMonitor, highWater: Int = 1 << 20) {
+        self.monitor = monitor
+        self.highWater = highWater
+    }
+
+    // MARK: Producer
+
+    /// Reads `response` into the pump: its head, then its body chunk by chunk.
+    func deliver(_ response: OSSHTTPResponse) async throws {
+        monitor.answered()
+        let head = Head(status: response.status, headers: response.headers)
+        let waiter: CheckedContinuation<Head, any Error>? = state.withLockedValue { state in
+            state.head = head
+            defer { state.headWaiter = nil }
+            return state.headWaiter
+        }
+        waiter?.resume(returning: head)
+        for try await chunk in response.body {
+            monitor.touch()
+            try await push(chunk)
+        }
+        finish()
+    }
+
+    private func push(_ chunk: ByteBuffer) async throws {
+        enum Action { case handOver(CheckedContinuation<ByteBuffer?, any Error>), buffered, full, closed }
+        let action: Action = state.withLockedValue { state in
+            if state.closed || state.failure != nil { return .closed }
+            if let waiter = state.chunkWaiter {
+                state.chunkWaiter = nil
+                return .handOver(waiter)
+            }
+            state.chunks.append(chunk)
+            state.buffered += chunk.readableBytes
+            return state.buffered > highWater ? .full : .buffered
+        }
+        switch action {
+        case .handOver(let waiter): waiter.resume(returning: chunk)
+        case .buffered: break
+        case .closed: throw CancellationError()
+        case .full:
+            monitor.pause()
+            defer { monitor.resume() }
+            try await waitForRoom()
+        }
+    }
+
+    private func waitForRoom() async throws {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let ready: Result<Void, any Error>? = state.withLockedValue { state in
+                    if state.closed || state.failure != nil || Task.isCancelled { return .failure(CancellationError()) }
+                    if state.buffered <= highWater / 2 { return .success(()) }
+                    state.roomWaiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(with: ready) }
+            }
+        } onCancel: {
+            let waiter = state.withLockedValue { state in
+                defer { state.roomWaiter = nil }
+                return state.roomWaiter
+            }
+            waiter?.resume(throwing: CancellationError())
+        }
+    }
+
+    private func finish() {
+        let waiter = state.withLockedValue { state -> CheckedContinuation<ByteBuffer?, any Error>? in
+            state.finished = true
+            defer { state.chunkWaiter = nil }
+            return state.chunkWaiter
+        }
+        waiter?.resume(returning: nil)
+    }
+
+    /// Ends the exchange with `error`, unless the body already ended: the consumer's next read throws it.
+    func fail(_ error: any Error) {
+        let (headWaiter, chunkWaiter, roomWaiter, failure) = state.withLockedValue { state in
+            if state.failure == nil, !state.finished { state.failure = error }
+            defer { state.headWaiter = nil; state.chunkWaiter = nil; state.roomWaiter = nil }
+            return (state.headWaiter, state.chunkWaiter, state.roomWaiter, state.failure ?? error)
+        }
+        headWaiter?.resume(throwing: failure)
+        chunkWaiter?.resume(throwing: failure)
+        roomWaiter?.resume(throwing: CancellationError())
+    }
+
+    // MARK: Consumer
+
+    /// The response head, once it arrived.
+    func head() async throws -> Head {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Head, any Error>) in
+                let ready: Result<Head, any Error>? = state.withLockedValue { state in
+                    if let head = state.head { return .success(head) }
+                    if let failure = state.failure { return .failure(failure) }
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    state.headWaiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(with: ready) }
+            }
+        } onCancel: {
+            let waiter = state.withLockedValue { state in
+                defer { state.headWaiter = nil }
+                return state.headWaiter
+            }
+            waiter?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// The next body chunk, or `nil` at the end of the body.
+    func next() async throws -> ByteBuffer? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ByteBuffer?, any Error>) in
+                var room: CheckedContinuation<Void, any Error>?
+                let ready: Result<ByteBuffer?, any Error>? = state.withLockedValue { state in
+                    if let chunk = state.chunks.popFirst() {
+                        state.buffered -= chunk.readableBytes
+                        if state.buffered <= highWater / 2, let waiter = state.roomWaiter {
+                            state.roomWaiter = nil
+                            room = waiter
+                        }
+                        return .success(chunk)
+                    }
+                    if let failure = state.failure { return .failure(failure) }
+                    if state.finished { return .success(nil) }
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    state.chunkWaiter = continuation
+                    return nil
+                }
+                room?.resume()
+                if let ready { continuation.resume(with: ready) }
+            }
+        } onCancel: {
+            let waiter = state.withLockedValue { state in
+                defer { state.chunkWaiter = nil }
+                return state.chunkWaiter
+            }
+            waiter?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Whether the producer delivered the whole body.
+    var bodyEnded: Bool {
+        state.withLockedValue { $0.finished }
+    }
+
+    /// The consumer is done (read to the end, or gave up): a producer still pushing stops.
+    func close() {
+        let waiter = state.withLockedValue { state in
+            state.closed = true
+            defer { state.roomWaiter = nil }
+            return state.roomWaiter
+        }
+        waiter?.resume(throwing: CancellationError())
+    }
+}

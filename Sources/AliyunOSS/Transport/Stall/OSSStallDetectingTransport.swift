@@ -1,0 +1,89 @@
+import NIOCore
+import NIOConcurrencyHelpers
+
+/// Wraps a transport so that a request whose bytes stop moving is abandoned after its
+/// ``OSSHTTPRequest/stallTimeout`` instead of holding its connection for the whole read timeout.
+///
+/// For a watched request the exchange runs in a child task that pumps the response into a bounded buffer while a
+/// second child watches the bytes; the caller's handler reads from the buffer. When nothing moves in either
+/// direction for the stall timeout (and the caller is not the one holding things up), the exchange is cancelled
+/// (the transport closes the connection, so a retry gets a fresh one) and the caller gets a retryable
+/// `.networkError`. Requests without a stall timeout go straight to the wrapped transport.
+struct OSSStallDetectingTransport: OSSHTTPTransport {
+    let base: any OSSHTTPTransport
+
+    func shutdown() async throws {
+        try await base.shutdown()
+    }
+
+    func send<Result: Sendable>(
+        _ request: OSSHTTPRequest,
+        handler: (OSSHTTPResponse) async throws -> Result
+    ) async throws -> Result {
+        guard let limit = request.stallTimeout else {
+            return try await base.send(request, handler: handler)
+        }
+        let bodyLength = request.body.length
+        let monitor = OSSStallMonitor(awaitingAnswer: bodyLength == 0)
+        let pump = OSSResponsePump(monitor: monitor)
+        var watched = request
+        let onChunkSent = request.onChunkSent
+        let sent = NIOLockedValueBox<Int64>(0)
+        watched.onChunkSent = { chunk in
+            let total = sent.withLockedValue {
+                $0 += Int64(chunk.readableBytes)
+                return $0
+            }
+            if total >= bodyLength { monitor.bodySent() } else { monitor.touch() }
+            onChunkSent?(chunk)
+        }
+        watched.onWaitingForConnectivity = { monitor.waitForConnectivity() }
+        let base = self.base
+        let exchange = watched
+        do {
+            return try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    do {
+                        try await base.send(exchange) { response in try await pump.deliver(response) }
+                    } catch {
+                        pump.fail(error)
+                    }
+                    monitor.stop()
+                }
+                group.addTask {
+                    if await monitor.waitForStall(after: limit) {
+                        pump.fail(OSSClientError.stalled(after: limit))
+                    }
+                }
+                do {
+                    let head = try await pump.head()
+                    let response = OSSHTTPResponse(
+                        status: head.status, headers: head.headers, body: OSSResponseBody(next: { try await pump.next() }))
+                    let result = try await handler(response)
+                    // A body read to its end lets the exchange finish on its own (its connection goes back to the
+                    // pool); a body left unread is abandoned.
+                    if !pump.bodyEnded {
+                        pump.close()
+                        group.cancelAll()
+                    }
+                    return result
+                } catch {
+                    pump.close()
+                    group.cancelAll()
+                    throw error
+                }
+            }
+        } catch {
+            throw OSSTransportErrorMapper.map(error)
+        }
+    }
+}
+
+extension OSSClientError {
+    /// A request abandoned because no bytes moved for `limit`: a network error, so it is retried.
+    static func stalled(after limit: Duration) -> OSSClientError {
+        OSSClientError(
+            .networkError,
+            "the connection stalled: no bytes moved in either direction for \(limit); it was abandoned")
+    }
+}
