@@ -67,13 +67,7 @@ extension OSSDownloadStateMachine {
     }
 
     /// Why the download stopped without a file.
-    public enum Failure: Sendable, Hashable {
-        case cancelled
-        /// Paused: everything needed to resume was kept.
-        case paused
-        case error(OSSResumableError)
-        case operationFailed
-    }
+    public typealias Failure = OSSTransferFailure
 
     /// An effect the engine must perform, in order.
     public enum Action: Sendable, Hashable {

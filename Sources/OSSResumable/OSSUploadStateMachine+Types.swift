@@ -98,16 +98,7 @@ extension OSSUploadStateMachine {
     }
 
     /// Why the upload stopped without an object.
-    public enum Failure: Sendable, Hashable {
-        /// Cancelled by the user: throw `taskCancelled`.
-        case cancelled
-        /// Paused by the user: the upload id and the record were kept; throw `taskPaused`.
-        case paused
-        /// A decision of this state machine: throw the mapped error.
-        case error(OSSResumableError)
-        /// A step failed: rethrow the error that step produced.
-        case operationFailed
-    }
+    public typealias Failure = OSSTransferFailure
 
     /// An effect the engine must perform, in order.
     public enum Action: Sendable, Hashable {

@@ -10,8 +10,9 @@ extension OSSResumableUploadEngine {
     /// The object is adopted only when HEAD shows exactly this upload's bytes: its size is `size` (the file's) and
     /// its `x-oss-hash-crc64ecma` is `crc64` (combined from the parts). Anything else — no object, another size or
     /// CRC, HEAD failing — returns `nil`, and the upload starts over as before.
-    func completedObject(size: Int64, crc64 expected: UInt64) async -> OSSCompleteMultipartUploadResult? {
-        let uploadId = machine.uploadId ?? ""
+    func completedObject(size: Int64, crc64 expected: UInt64, uploadId: String) async
+        -> OSSCompleteMultipartUploadResult?
+    {
         let head: OSSHeadObjectResult
         do {
             head = try await client.headObject(

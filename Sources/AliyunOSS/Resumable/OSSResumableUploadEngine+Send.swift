@@ -19,7 +19,7 @@ extension OSSResumableUploadEngine {
     /// The integrity mode for this run: `Content-MD5` when asked for, and whenever CRC checking is off (so a
     /// part is never sent unchecked); otherwise the single streamed pass with CRC-64.
     var partIntegrity: PartIntegrity {
-        request.sendContentMD5 || crcMode == .disabled ? .contentMD5 : .crc64Streamed
+        request.sendContentMD5 || settings.crcMode == .disabled ? .contentMD5 : .crc64Streamed
     }
 
     /// One UploadPart. In ``PartIntegrity/crc64Streamed`` mode the file range is read once: the bytes are hashed
@@ -29,7 +29,7 @@ extension OSSResumableUploadEngine {
     static func send(
         client: OSSClient, bucket: String, key: String, uploadId: String, part: OSSPart, path: String,
         integrity: PartIntegrity, progress: (@Sendable (Int64) -> Void)? = nil, headers: [String: String] = [:]
-    ) async throws -> PartResult {
+    ) async throws -> OSSUploadStateMachine.Event {
         try Task.checkCancellation()
         var partRequest = OSSUploadPartRequest(
             bucketName: bucket, objectKey: key, uploadId: uploadId, partNumber: part.number,
@@ -42,15 +42,15 @@ extension OSSResumableUploadEngine {
         switch integrity {
         case .crc64Streamed:
             let sent = try await client.uploadPart(partRequest, computeCRC: true)
-            return .uploaded(
-                number: part.number, etag: sent.result.eTag, localCRC64: sent.localCRC64,
+            return .partUploaded(
+                uploadId: uploadId, number: part.number, etag: sent.result.eTag, localCRC64: sent.localCRC64,
                 serverCRC64: sent.result.crc64)
         case .contentMD5:
             let digest = try await OSSFileDigest.compute(path: path, offset: part.offset, length: part.length)
             partRequest.headers["content-md5"] = digest.contentMD5
             let sent = try await client.uploadPart(partRequest, computeCRC: false)
-            return .uploaded(
-                number: part.number, etag: sent.result.eTag, localCRC64: digest.crc64,
+            return .partUploaded(
+                uploadId: uploadId, number: part.number, etag: sent.result.eTag, localCRC64: digest.crc64,
                 serverCRC64: sent.result.crc64)
         }
     }

@@ -6,73 +6,52 @@ import Foundation
 import Logging
 import OSSResumable
 
-/// Performs the effects decided by ``OSSUploadStateMachine`` for one call of `resumableUpload`.
+/// One call of `resumableUpload`: checks the request, takes the record's lock, loads the record, and runs
+/// ``OSSUploadStateMachine`` with the ``OSSTransferDriver``; the engine is the driver's upload effects
+/// (`+Effects`): InitiateMultipartUpload, ListParts, UploadPart, Complete, Abort and the record.
 ///
-/// Owned by a single task: the machine and the record store are only touched here, so every record write is
+/// Owned by a single task (the driver's): the record store is only touched from it, so every record write is
 /// serialised (in part-confirmation order) and atomic. Part uploads run in child tasks that only send bytes and
 /// return the part's ETag and CRCs.
 final class OSSResumableUploadEngine {
-    enum Outcome {
-        case finished(crc64: UInt64?)
-        case failed(OSSUploadStateMachine.Failure)
-    }
-
     let client: OSSClient
     let request: OSSResumableUploadRequest
     let filePath: String
-    let partSize: Int64
-    let threadNum: Int
-    let crcMode: OSSCRCMode
-    let store: OSSRecordStore?
-    let recordName: String
+    /// Part size, `threadNum`, CRC mode.
+    let settings: OSSTransferSettings
     /// records: where the file and the record are, relative to the request's base directory (portable records).
     let location: OSSUploadLocation
     /// The record of the resume token the call was given, checked against the request.
     let resumeRecord: OSSUploadRecord?
     var logger: Logger { client.configuration.logger }
 
-    var machine: OSSUploadStateMachine
-    var outcome: Outcome?
-    /// The first error that made the upload fail, rethrown for `Failure.operationFailed`.
-    var cause: (any Error)?
+    /// The machine the driver starts with.
+    let machine: OSSUploadStateMachine
+    /// The answer of Complete (or of the HEAD that adopted a lost completion).
     var completion: OSSCompleteMultipartUploadResult?
-    /// The byte-level progress, with ``OSSTransferProgressGranularity/bytes``.
-    let byteProgress: OSSTransferByteProgress?
+    /// Progress, confirmed parts or bytes.
+    let progress: OSSTransferProgressReporter
+    /// Where the record lives; `nil` without a record directory.
+    let records: OSSTransferRecordSlot?
     /// parity-b: the callback headers sent on Complete and kept in the record (the request's, else the loaded record's).
     var callbackHeaders: [String: String]?
 
     init(client: OSSClient, request: OSSResumableUploadRequest, token: OSSResumeToken? = nil) throws {
-        guard !request.bucketName.isEmpty, !request.objectKey.isEmpty else {
-            throw OSSClientError(.invalidArgument, "resumableUpload needs a bucket name and an object key")
-        }
+        let settings = try OSSTransferSettings(operation: "resumableUpload", request: request, client: client)
         guard request.uploadingFileURL.isFileURL, !request.uploadingFileURL.path.isEmpty else {
             throw OSSClientError(.invalidArgument, "uploadingFileURL must be a file URL")
         }
         _ = try OSSTrafficLimit.headers(request.trafficLimit)  // parity-b: a precise error for a bad limit
-        guard request.partSize > 0 else {
-            throw OSSClientError(.invalidArgument, "partSize must be positive, not \(request.partSize)")
-        }
-        guard (1...OSSResumableUploadRequest.maximumThreadNum).contains(request.threadNum) else {
-            throw OSSClientError(
-                .invalidArgument,
-                "threadNum must be 1...\(OSSResumableUploadRequest.maximumThreadNum), not \(request.threadNum)")
-        }
         self.client = client
         self.request = request
-        partSize = max(request.partSize, OSSResumableUploadRequest.minimumPartSize)
-        threadNum = request.threadNum
-        crcMode = (request.crcFlag ?? client.configuration.crcCheckEnabled) ? .enabled : .disabled
+        self.settings = settings
+        let (partSize, crcMode) = (settings.partSize, settings.crcMode)
         // records: file path, record store and record name come from OSSUploadLocation (base directory aware).
         let location = try OSSUploadLocation(request: request, requestedPartSize: partSize, crcMode: crcMode)
         self.location = location
         filePath = location.filePath
-        recordName = location.recordName
-        store = location.store
-        if request.progressGranularity == .bytes, let handler = request.uploadProgress {
-            byteProgress = OSSTransferByteProgress(handler: handler)
-        } else {
-            byteProgress = nil
-        }
+        progress = OSSTransferProgressReporter(handler: request.uploadProgress, granularity: request.progressGranularity)
+        records = settings.records(store: location.store, name: location.recordName, noun: "upload")
         // records: the token is checked and resolved against the base directory by the location.
         resumeRecord = try token.map { [partSize, crcMode] in
             try location.resumeRecord(
@@ -83,7 +62,7 @@ final class OSSResumableUploadEngine {
             configuration: .init(
                 bucket: request.bucketName, key: request.objectKey, filePath: filePath, requestedPartSize: partSize,
                 crcMode: crcMode, deleteUploadIdOnCancelling: request.deleteUploadIdOnCancelling,
-                persistsRecord: store != nil))
+                persistsRecord: location.store != nil))
     }
 
     func run() async throws -> OSSResumableUploadResult {
@@ -93,178 +72,30 @@ final class OSSResumableUploadEngine {
         } catch {
             throw error.uploadClientError
         }
-        // The lock keeps a second process off the same record (and upload id) while this one runs; the kernel
-        // releases it if this process dies.
-        let lock: OSSRecordLock?
-        do {
-            lock = try store?.lock(name: recordName)
-        } catch {
-            throw error.uploadClientError
-        }
-        defer { withExtendedLifetime(lock) {} }
-        let loaded: OSSRecordLoadResult<OSSUploadRecord>
-        if let resumeRecord {
-            // A token replaces whatever record is on disk (under the lock), or stands in for one in memory.
-            do {
-                try store?.save(resumeRecord, name: recordName)
-            } catch {
-                throw error.uploadClientError
-            }
-            loaded = .loaded(resumeRecord)
-        } else {
-            loaded = store?.loadResult(OSSUploadRecord.self, name: recordName) ?? .none
-        }
+        // The lock keeps a second process off the same record (and upload id) while this one runs. A token
+        // replaces whatever record is on disk (under the lock), or stands in for one in memory.
+        let opened = try OSSTransferOpenRecord(records, resuming: resumeRecord, map: \.uploadClientError)
+        defer { withExtendedLifetime(opened.lock) {} }
+        let loaded = opened.loaded
         adoptRecordedCallback(loaded)  // parity-b: a resumed upload sends the recorded callback
         // A request cancelled before it starts still goes through the machine: it never initiates or lists, and
         // a cancel then means what it means for the loaded record.
-        await perform(machine.handle(.start(record: loaded, file: identity)))
-        switch outcome {
-        case .finished(let crc):
-            guard let completion, let uploadId = machine.uploadId, let plan = machine.plan else {
-                throw OSSClientError(.exceptionCaught, "resumableUpload finished without a completed upload")
-            }
-            return OSSResumableUploadResult(
-                eTag: completion.eTag, crc64: crc, requestId: completion.requestId,
-                callbackBody: completion.serverCallbackBody, uploadId: uploadId, resumedBytes: machine.resumedBytes,
-                partSize: plan.partSize, totalBytes: plan.totalLength)
-        case .failed(.cancelled):
-            throw OSSClientError(.taskCancelled, "the resumable upload was cancelled", underlying: cause)
-        case .failed(.paused):
-            throw OSSClientError.paused(
-                "the resumable upload was paused; the upload id and the record were kept",
+        let driver = OSSTransferDriver(
+            machine: machine, effects: self, cancellation: request.cancellation, threadNum: settings.threadNum)
+        guard case .finished(let crc) = await driver.run(.start(record: loaded, file: identity)) else {
+            throw driver.error(
+                operation: "resumableUpload", noun: "upload", kept: "the upload id and the record",
                 // records: relative paths with a base directory; parity-b: the callback travels with the token.
-                token: machine.record.map { location.token(for: $0.withCallbackHeaders(callbackHeaders)) })
-        case .failed(.error(let error)):
-            throw error.uploadClientError
-        case .failed(.operationFailed), nil:
-            throw cause ?? OSSClientError(.exceptionCaught, "resumableUpload stopped without a result")
+                token: { driver.machine.record.map { location.token(for: $0.withCallbackHeaders(callbackHeaders)) } },
+                map: \.uploadClientError)
         }
-    }
-
-    // MARK: - Effects
-
-    /// Performs `actions` in order. A failing effect feeds the machine a failure and stops the list (the machine
-    /// is finished then, so the rest of the list no longer applies).
-    func perform(_ actions: [OSSUploadStateMachine.Action]) async {
-        for action in actions {
-            switch action {
-            case .initiateUpload:
-                if isStopping {
-                    await perform(machine.handle(stopEvent))
-                    return
-                }
-                byteProgress?.restart()
-                do {
-                    let uploadId = try await initiate()
-                    await perform(machine.handle(.initiated(uploadId: uploadId)))
-                } catch {
-                    await fail(error)
-                }
-                return
-            case .listParts(let uploadId):
-                if isStopping {
-                    await perform(machine.handle(stopEvent))
-                    return
-                }
-                do {
-                    let parts = try await verifyUnrecordedParts(try await listAllParts(uploadId: uploadId))
-                    await perform(machine.handle(.listedParts(parts)))
-                } catch where Self.isNoSuchUpload(error) {
-                    logger.info(
-                        "the recorded multipart upload is gone; starting a new one",
-                        metadata: ["uploadId": "\(uploadId)", "key": "\(request.objectKey)"])
-                    await perform(machine.handle(.uploadNotFound))
-                } catch {
-                    await fail(error)
-                }
-                return
-            case .writeRecord(let record):
-                do {
-                    try await store?.saveOffCooperativePool(record.withCallbackHeaders(callbackHeaders), name: recordName)
-                } catch {
-                    await fail(error.uploadClientError)
-                    return
-                }
-            case .deleteRecord:
-                deleteRecord()
-            case .discardRecord(let reason):
-                logger.warning(
-                    "ignoring the upload record and starting fresh",
-                    metadata: ["reason": "\(reason)", "key": "\(request.objectKey)"])
-                deleteRecord()
-            case .uploadParts(let uploadId, let parts):
-                await upload(uploadId: uploadId, parts: parts)
-                return
-            case .reportProgress(let step, let total, let expected):
-                if let byteProgress {
-                    byteProgress.confirmed(total: total, expected: expected)
-                } else {
-                    request.uploadProgress?(step, total, expected)
-                }
-            case .recheckFile:
-                do {
-                    let identity = try OSSFileIdentity.capture(path: filePath)
-                    await perform(machine.handle(.fileRechecked(identity)))
-                } catch {
-                    await fail(error.uploadClientError)
-                }
-                return
-            case .complete(let uploadId, let parts, _):
-                if isStopping {
-                    await perform(machine.handle(stopEvent))
-                    return
-                }
-                do {
-                    let result = try await complete(uploadId: uploadId, parts: parts)
-                    completion = result
-                    await perform(machine.handle(.completed(serverCRC64: result.crc64)))
-                } catch where Self.isNoSuchUpload(error) {
-                    await perform(machine.handle(.uploadNotFound))
-                } catch {
-                    await fail(error)
-                }
-                return
-            case .abortUpload(let uploadId):
-                await abort(uploadId: uploadId)
-            case .checkCompletedObject(let size, let crc):
-                let adopted = await completedObject(size: size, crc64: crc)
-                completion = adopted
-                await perform(machine.handle(.completedObjectChecked(matches: adopted != nil, serverCRC64: adopted?.crc64)))
-                return
-            case .fail(let failure):
-                outcome = .failed(failure)
-            case .finish(let crc):
-                outcome = .finished(crc64: crc)
-            }
+        guard let completion, let uploadId = driver.machine.uploadId, let plan = driver.machine.plan else {
+            throw OSSClientError(.exceptionCaught, "resumableUpload finished without a completed upload")
         }
-    }
-
-    /// Whether the run must stop: the request was cancelled or paused, or the caller's task was cancelled.
-    var isStopping: Bool { request.cancellation.isStopped || Task.isCancelled }
-
-    /// What stopping means for the machine: a pause keeps everything; a cancel (by the request or the caller's
-    /// task) follows `deleteUploadIdOnCancelling`.
-    var stopEvent: OSSUploadStateMachine.Event {
-        request.cancellation.isPaused ? .paused : .cancelled
-    }
-
-    /// Feeds the machine the failure `error` stands for (cancellation or not) and performs the result.
-    func fail(_ error: any Error) async {
-        if cause == nil { cause = error }
-        if Self.isCancellation(error) || isStopping {
-            await perform(machine.handle(stopEvent))
-        } else {
-            await perform(machine.handle(.failed))
-        }
-    }
-
-    func deleteRecord() {
-        guard let store else { return }
-        do {
-            try store.delete(name: recordName)
-        } catch {
-            logger.warning("cannot remove the upload record", metadata: ["error": "\(error)"])
-        }
+        return OSSResumableUploadResult(
+            eTag: completion.eTag, crc64: crc, requestId: completion.requestId,
+            callbackBody: completion.serverCallbackBody, uploadId: uploadId, resumedBytes: driver.machine.resumedBytes,
+            partSize: plan.partSize, totalBytes: plan.totalLength)
     }
 
     // MARK: - Remote steps
@@ -307,10 +138,10 @@ final class OSSResumableUploadEngine {
     /// of an earlier run) are only worth reusing if they hold this file's bytes: in CRC mode each one's range is
     /// read (CRC-64 only, no network) and a part is kept only when the server's CRC-64 equals the local one.
     /// Dropped parts are sent again. Recorded parts were verified when they were confirmed.
-    func verifyUnrecordedParts(_ listed: [OSSUploadStateMachine.ServerPart]) async throws
-        -> [OSSUploadStateMachine.ServerPart]
+    func verifyUnrecordedParts(_ listed: [OSSUploadStateMachine.ServerPart], machine: OSSUploadStateMachine)
+        async throws -> [OSSUploadStateMachine.ServerPart]
     {
-        guard crcMode == .enabled, let plan = machine.plan else { return listed }
+        guard settings.crcMode == .enabled, let plan = machine.plan else { return listed }
         let recorded = Set(machine.recordedParts.map(\.number))
         var kept: [OSSUploadStateMachine.ServerPart] = []
         for part in listed {
@@ -370,20 +201,5 @@ final class OSSResumableUploadEngine {
         } catch {
             throw OSSClientError(.invalidArgument, "the callback parameters cannot be encoded", underlying: error)
         }
-    }
-
-    // MARK: - Classification
-
-    static func isCancellation(_ error: any Error) -> Bool {
-        if error is CancellationError { return true }
-        if let error = error as? OSSClientError, error.code == .taskCancelled || error.code == .taskPaused {
-            return true
-        }
-        return false
-    }
-
-    static func isNoSuchUpload(_ error: any Error) -> Bool {
-        guard let error = error as? OSSServerError else { return false }
-        return error.code == "NoSuchUpload"
     }
 }

@@ -4,7 +4,7 @@ import OSSResumable
 extension OSSResumableDownloadEngine {
     /// Removes the record and the temporary file of an earlier run, if there are any and no one else holds them.
     func discardPartialDownload(reason: String) {
-        guard let store, let lock = try? store.lock(name: recordName) else { return }
+        guard let records, let lock = try? records.store.lock(name: records.name) else { return }
         defer { withExtendedLifetime(lock) {} }
         guard case .loaded = loadRecord() else { return }
         logger.warning(
@@ -14,8 +14,8 @@ extension OSSResumableDownloadEngine {
     }
 
     func loadRecord() -> OSSRecordLoadResult<OSSDownloadRecord> {
-        guard let store else { return .none }
-        return checkTempFile(of: store.loadResult(OSSDownloadRecord.self, name: recordName))
+        guard let records else { return .none }
+        return checkTempFile(of: records.store.loadResult(OSSDownloadRecord.self, name: records.name))
     }
 
     /// Only ever touch our own temporary file: a record naming another path is not ours to follow. A resume

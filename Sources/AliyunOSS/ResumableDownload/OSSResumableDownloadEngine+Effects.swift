@@ -1,0 +1,97 @@
+import Logging
+import OSSResumable
+
+/// The download's effects for the ``OSSTransferDriver``.
+extension OSSResumableDownloadEngine: OSSTransferEffects {
+    typealias Machine = OSSDownloadStateMachine
+
+    func answer(_ action: Machine.Action, machine: Machine) async throws -> Machine.Event {
+        guard case .headObject = action else {
+            throw OSSClientError(.exceptionCaught, "the download has no answer to \(action)")
+        }
+        let object = try await headObject()
+        logger.info("the object changed; restarting the download", metadata: ["key": "\(request.objectKey)"])
+        return .objectHeaded(object)
+    }
+
+    func perform(_ action: Machine.Action) async throws {
+        switch action {
+        case .prepareTempFile(let path, let length):
+            await closeHandle()
+            try await OSSBlockingIO.run { try OSSDownloadTempFileIO.prepare(path: path, length: length) }
+        case .deleteTempFile(let path):
+            await closeHandle()
+            if let code = OSSDownloadTempFileIO.remove(path: path) {
+                logger.warning("cannot remove the temporary file", metadata: ["path": "\(path)", "errno": "\(code)"])
+            }
+        case .commitTempFile(let from, let to):
+            do {
+                try await commit(from: from, to: to)
+            } catch {
+                // The machine is done: clean up by hand; the destination is untouched (rename is atomic).
+                await closeHandle()
+                OSSDownloadTempFileIO.remove(path: from)
+                deleteRecord()
+                throw error
+            }
+        default:
+            break
+        }
+    }
+
+    func save(_ record: OSSDownloadRecord) async throws {
+        guard let records else { return }
+        // The parts a record lists must be on disk before the record is.
+        if let handle {
+            do {
+                // Not abandoned on cancellation: the parts that did finish are worth recording.
+                // records: F_FULLFSYNC on Darwin (OSSDurableFile), on NIO's thread pool.
+                let path = tempFilePath
+                try await Self.ignoringCancellation { try await handle.synchronizeDurably(path: path) }
+            } catch {
+                throw OSSClientError(.fileCantWrite, "cannot sync the temporary file \(tempFilePath)", underlying: error)
+            }
+        }
+        do {
+            try await records.save(record)
+        } catch {
+            throw error.downloadClientError
+        }
+    }
+
+    func deleteRecord() { records?.delete() }
+
+    func discardRecord(reason: OSSResumableError) { records?.discard(reason: reason, key: request.objectKey) }
+
+    func partMover(for action: Machine.Action) async throws -> PartMover {
+        guard case .downloadParts(let etag, let rangeStart, let path, _) = action else {
+            throw OSSClientError(.exceptionCaught, "the download moves no parts for \(action)")
+        }
+        try await openHandle(path: path)
+        guard let handle else { throw OSSClientError(.fileCantWrite, "the temporary file \(path) is not open") }
+        let client = self.client
+        let bucket = request.bucketName
+        let key = request.objectKey
+        let headers = getHeaders  // parity-b
+        return { part, progress in
+            let crc = try await Self.fetch(
+                client: client, bucket: bucket, key: key, etag: etag, part: part, fileOffset: part.offset - rangeStart,
+                handle: handle, progress: progress, headers: headers)
+            return .partDownloaded(number: part.number, crc64: crc)
+        }
+    }
+
+    /// A 412 on `If-Match` is news: the object was replaced (restart once or fail, per the policy). Other
+    /// failures keep the partial download when they are transient (the network, 5xx, 429).
+    func failureAnswer(for error: any Error) -> OSSTransferFailureAnswer<Machine.Event> {
+        guard Self.isPreconditionFailed(error) else { return .failure(.failed(resumable: Self.isTransient(error))) }
+        logger.info(
+            "the object changed during the download (412 on If-Match)", metadata: ["key": "\(request.objectKey)"])
+        return .news(.objectChanged)
+    }
+
+    /// A replaced object first, then a failure that is not transient, then the first.
+    func rank(ofPartFailure error: any Error) -> Int {
+        Self.isPreconditionFailed(error) ? 2 : Self.isTransient(error) ? 0 : 1
+    }
+}

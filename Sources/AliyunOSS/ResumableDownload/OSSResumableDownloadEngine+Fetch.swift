@@ -1,0 +1,62 @@
+import Logging
+import NIOCore
+import OSSCRC64
+import OSSResumable
+import _NIOFileSystem
+
+extension OSSResumableDownloadEngine {
+    /// One ranged GET: `If-Match` pins the object version, `x-oss-range-behavior: standard` makes the range
+    /// exact; the answer must be 206 with the expected `Content-Range` and exactly `part.length` bytes, which are
+    /// streamed into `handle` at `fileOffset` chunk by chunk (never a whole part in memory) while their CRC-64
+    /// is computed. Network failures and 5xx are retried by the client pipeline, each attempt rewriting the
+    /// part from its start.
+    static func fetch(
+        client: OSSClient, bucket: String, key: String, etag: String, part: OSSPart, fileOffset: Int64,
+        handle: WriteFileHandle, progress: (@Sendable (Int64) -> Void)? = nil, headers: [String: String] = [:]
+    ) async throws -> UInt64 {
+        var get = OSSGetObjectRequest(
+            bucketName: bucket, objectKey: key, range: .closed(part.offset, part.end - 1), standardRangeBehavior: true,
+            ifMatch: etag)
+        get.headers = headers  // parity-b: the request's headers and traffic limit
+        let operation = try OSSClient.getOperation(get)
+        return try await client.execute(operation) { response in
+            guard response.status == 206 else {
+                throw OSSClientError(
+                    .exceptionCaught,
+                    "GetObject \(key) answered \(response.status) to a range request for \(part); expected 206")
+            }
+            guard let range = response.headers["content-range"].flatMap({ OSSContentRange($0) }),
+                range.start == part.offset, range.end == part.end - 1
+            else {
+                throw OSSClientError(
+                    .exceptionCaught,
+                    "GetObject \(key): Content-Range \(response.headers["content-range"] ?? "missing") does not match \(part)")
+            }
+            if let announced = response.headers["content-length"].flatMap({ Int64($0) }), announced != part.length {
+                throw OSSClientError(
+                    .exceptionCaught, "GetObject \(key): Content-Length \(announced) does not match \(part)")
+            }
+            var crc = CRC64()
+            var received: Int64 = 0
+            for try await chunk in response.body {
+                let count = Int64(chunk.readableBytes)
+                guard received + count <= part.length else {
+                    throw OSSClientError(.exceptionCaught, "GetObject \(key) sent more bytes than \(part) holds")
+                }
+                chunk.withUnsafeReadableBytes { crc.update($0) }
+                do {
+                    try await handle.write(contentsOf: chunk, toAbsoluteOffset: fileOffset + received)
+                } catch {
+                    throw OSSClientError(.fileCantWrite, "cannot write \(part) to the temporary file", underlying: error)
+                }
+                received += count
+                // Each attempt starts from zero; the part's high-water mark keeps the total from going back.
+                progress?(received)
+            }
+            guard received == part.length else {
+                throw OSSClientError(.networkError, "the body of \(part) ended after \(received) of \(part.length) bytes")
+            }
+            return crc.value
+        }
+    }
+}

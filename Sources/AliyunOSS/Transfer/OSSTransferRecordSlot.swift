@@ -1,0 +1,33 @@
+import Logging
+import OSSResumable
+
+/// Where one transfer's record lives: a store and a name. The record effects both transfers share.
+struct OSSTransferRecordSlot: Sendable {
+    let store: OSSRecordStore
+    let name: String
+    /// `upload` or `download`, for the log.
+    let noun: String
+    let logger: Logger
+
+    /// Saves `record` atomically, off the cooperative pool; the save runs to its end even when the task is
+    /// cancelled (a confirmed part is worth recording).
+    func save<Record: OSSTransferRecord>(_ record: Record) async throws(OSSResumableError) {
+        try await store.saveOffCooperativePool(record, name: name)
+    }
+
+    /// Removes the record; a failure is only logged.
+    func delete() {
+        do {
+            try store.delete(name: name)
+        } catch {
+            logger.warning("cannot remove the \(noun) record", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Logs why the loaded record cannot be used, then removes it.
+    func discard(reason: OSSResumableError, key: String) {
+        logger.warning(
+            "ignoring the \(noun) record and starting fresh", metadata: ["reason": "\(reason)", "key": "\(key)"])
+        delete()
+    }
+}
