@@ -142,7 +142,11 @@ struct PortableTransferTests {
             await server.resetStats()
             let result = try await client.resumableDownload(container.download("portable/down.bin"))
             #expect(result.resumedBytes == token.bytesDone, "the moved temporary file was reused")
-            #expect(await server.stats()[.getObject].responseBodyBytes == Int64(Self.size) - token.bytesDone)
+            // The paused run's cancelled ranges may reach the server's counters after the reset: at most one part
+            // per thread, as for the upload.
+            let fetched = await server.stats()[.getObject].responseBodyBytes
+            #expect(fetched >= Int64(Self.size) - token.bytesDone)
+            #expect(fetched <= Int64(Self.size) - token.bytesDone + 2 * tmPartSize, "fetched \(fetched), kept \(token.bytesDone)")
             #expect(result.crc64 == CRC64.checksum(bytes))
             #expect(try Data(contentsOf: container.destination) == Data(bytes))
             let left = try FileManager.default.contentsOfDirectory(atPath: container.url.appendingPathComponent("Documents").path)

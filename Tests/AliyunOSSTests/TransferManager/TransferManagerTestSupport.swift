@@ -68,6 +68,7 @@ func withTMServer<T: Sendable>(
         var clientConfiguration = OSSClientConfiguration(region: "cn-hangzhou")
         clientConfiguration.retry = .init(maxRetryCount: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5))
         clientConfiguration.transport = transportUnderTest
+        clientConfiguration.timeouts.stall = .seconds(15)  // as withServerAndClient: no retries from a loaded machine
         let client = try OSSClient(
             endpoint: server.endpoint, credentialProvider: provider ?? server.credentials.provider,
             configuration: clientConfiguration)

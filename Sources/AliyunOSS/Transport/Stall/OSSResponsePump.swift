@@ -78,22 +78,9 @@ final class OSSResponsePump: Sendable {
     }
 
     private func waitForRoom() async throws {
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let ready: Result<Void, any Error>? = state.withLockedValue { state in
-                    if state.closed || state.failure != nil || Task.isCancelled { return .failure(CancellationError()) }
-                    if state.buffered <= highWater / 2 { return .success(()) }
-                    state.roomWaiter = continuation
-                    return nil
-                }
-                if let ready { continuation.resume(with: ready) }
-            }
-        } onCancel: {
-            let waiter = state.withLockedValue { state in
-                defer { state.roomWaiter = nil }
-                return state.roomWaiter
-            }
-            waiter?.resume(throwing: CancellationError())
+        try await suspend(on: \.roomWaiter) { state in
+            if state.closed || state.failure != nil || Task.isCancelled { return .failure(CancellationError()) }
+            return state.buffered <= highWater / 2 ? .success(()) : nil
         }
     }
 
@@ -122,55 +109,54 @@ final class OSSResponsePump: Sendable {
 
     /// The response head, once it arrived.
     func head() async throws -> Head {
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Head, any Error>) in
-                let ready: Result<Head, any Error>? = state.withLockedValue { state in
-                    if let head = state.head { return .success(head) }
-                    if let failure = state.failure { return .failure(failure) }
-                    if Task.isCancelled { return .failure(CancellationError()) }
-                    state.headWaiter = continuation
-                    return nil
-                }
-                if let ready { continuation.resume(with: ready) }
-            }
-        } onCancel: {
-            let waiter = state.withLockedValue { state in
-                defer { state.headWaiter = nil }
-                return state.headWaiter
-            }
-            waiter?.resume(throwing: CancellationError())
+        try await suspend(on: \.headWaiter) { state in
+            if let head = state.head { return .success(head) }
+            if let failure = state.failure { return .failure(failure) }
+            return Task.isCancelled ? .failure(CancellationError()) : nil
         }
     }
 
     /// The next body chunk, or `nil` at the end of the body.
     func next() async throws -> ByteBuffer? {
+        let chunk = try await suspend(on: \.chunkWaiter) { state in
+            if let chunk = state.chunks.popFirst() {
+                state.buffered -= chunk.readableBytes
+                return .success(chunk)
+            }
+            if let failure = state.failure { return .failure(failure) }
+            if state.finished { return .success(nil) }
+            return Task.isCancelled ? .failure(CancellationError()) : nil
+        }
+        let room = state.withLockedValue { state -> CheckedContinuation<Void, any Error>? in
+            guard state.buffered <= highWater / 2 else { return nil }
+            defer { state.roomWaiter = nil }
+            return state.roomWaiter
+        }
+        room?.resume()
+        return chunk
+    }
+
+    /// Suspends until `ready` (run under the lock) has an answer, storing the continuation in `waiter` meanwhile;
+    /// whoever takes it from there resumes it. Cancellation resumes a stored continuation with `CancellationError`.
+    private func suspend<T: Sendable>(
+        on waiter: WritableKeyPath<State, CheckedContinuation<T, any Error>?> & Sendable,
+        _ ready: (inout State) -> Result<T, any Error>?
+    ) async throws -> T {
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ByteBuffer?, any Error>) in
-                var room: CheckedContinuation<Void, any Error>?
-                let ready: Result<ByteBuffer?, any Error>? = state.withLockedValue { state in
-                    if let chunk = state.chunks.popFirst() {
-                        state.buffered -= chunk.readableBytes
-                        if state.buffered <= highWater / 2, let waiter = state.roomWaiter {
-                            state.roomWaiter = nil
-                            room = waiter
-                        }
-                        return .success(chunk)
-                    }
-                    if let failure = state.failure { return .failure(failure) }
-                    if state.finished { return .success(nil) }
-                    if Task.isCancelled { return .failure(CancellationError()) }
-                    state.chunkWaiter = continuation
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                let answer: Result<T, any Error>? = state.withLockedValue { state in
+                    if let answer = ready(&state) { return answer }
+                    state[keyPath: waiter] = continuation
                     return nil
                 }
-                room?.resume()
-                if let ready { continuation.resume(with: ready) }
+                if let answer { continuation.resume(with: answer) }
             }
         } onCancel: {
-            let waiter = state.withLockedValue { state in
-                defer { state.chunkWaiter = nil }
-                return state.chunkWaiter
+            let stored = state.withLockedValue { state in
+                defer { state[keyPath: waiter] = nil }
+                return state[keyPath: waiter]
             }
-            waiter?.resume(throwing: CancellationError())
+            stored?.resume(throwing: CancellationError())
         }
     }
 

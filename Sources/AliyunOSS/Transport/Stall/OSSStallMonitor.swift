@@ -26,29 +26,18 @@ final class OSSStallMonitor: Sendable {
     }
 
     /// The whole request body was handed to the network: the request now waits for its answer.
-    func bodySent() {
-        let now = clock.now
-        state.withLockedValue {
-            $0.lastActivity = now
-            $0.awaitingAnswer = true
-        }
-    }
+    func bodySent() { touch(awaitingAnswer: true) }
 
     /// The response head arrived: the body streams from here.
-    func answered() {
-        let now = clock.now
-        state.withLockedValue {
-            $0.lastActivity = now
-            $0.awaitingAnswer = false
-        }
-    }
+    func answered() { touch(awaitingAnswer: false) }
 
-    /// Bytes moved (a chunk was sent or received, or the response head arrived).
-    func touch() {
+    /// Bytes moved (a chunk was sent or received); `awaitingAnswer`, when given, is the request's new phase.
+    func touch(awaitingAnswer: Bool? = nil) {
         let now = clock.now
         state.withLockedValue {
             $0.lastActivity = now
             $0.waitingForConnectivity = false
+            if let awaitingAnswer { $0.awaitingAnswer = awaitingAnswer }
         }
     }
 
