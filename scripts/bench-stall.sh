@@ -25,7 +25,7 @@ third="$(python3 -c "print(round($RATE / 3, 4))")"
 start_server() {
     [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null || true
     rm -rf "$WORK/data"
-    "$SCRATCH/release/oss-local-server" --port 0 --data-dir "$WORK/data" --bucket bench \
+    "$SCRATCH/release/oss-local-server" --port 0 --data-dir "$WORK/data" --bucket bench --admin \
         --fault "UploadPart:random=$third:seed=11:stall=100000" \
         --fault "UploadPart:random=$third:seed=12:drop=100000" \
         --fault "UploadPart:random=$third:seed=13:blackhole" \
@@ -45,7 +45,21 @@ run() {  # label, then the oss arguments
     begin="$(date +%s.%N)"
     timeout 600 "$SCRATCH/release/oss" "$@" > "$WORK/run.log" 2>&1 || status=$?
     end="$(date +%s.%N)"
-    printf '%-44s %6.1f s  exit %s\n' "$label" "$(echo "$end - $begin" | bc)" "$status"
+    printf '%-44s %6.1f s  exit %s  %s\n' "$label" "$(echo "$end - $begin" | bc)" "$status" "$(faults)"
+    curl -s -X POST "$OSS_ENDPOINT/-/stats/reset" > /dev/null
+}
+
+faults() {  # the server's counters since the last reset: faults injected, part uploads and GETs
+    curl -s "$OSS_ENDPOINT/-/stats" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+ops = s.get("operations", s)
+def count(name):
+    for key, value in (ops.items() if isinstance(ops, dict) else []):
+        if key.lower() == name.lower() and isinstance(value, dict):
+            return value.get("requests", 0)
+    return 0
+print("faults injected %s, UploadPart %s, GetObject %s" % (s.get("faultsInjected", "?"), count("UploadPart"), count("GetObject")))'
 }
 
 echo "16 MiB-class transfers, ${SIZE_MIB} MiB in 1 MiB parts, 3 threads; faulty data requests: $RATE"

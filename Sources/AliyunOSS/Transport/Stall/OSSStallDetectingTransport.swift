@@ -61,11 +61,11 @@ struct OSSStallDetectingTransport: OSSHTTPTransport {
                         status: head.status, headers: head.headers, body: OSSResponseBody(next: { try await pump.next() }))
                     let result = try await handler(response)
                     // A body read to its end lets the exchange finish on its own (its connection goes back to the
-                    // pool); a body left unread is abandoned.
-                    if !pump.bodyEnded {
-                        pump.close()
-                        group.cancelAll()
-                    }
+                    // pool): wait for the first child to end (the exchange; the watchdog only ends on a stall), then
+                    // stop the watchdog. A body left unread is abandoned at once.
+                    if pump.bodyEnded { _ = try await group.next() }
+                    pump.close()
+                    group.cancelAll()
                     return result
                 } catch {
                     pump.close()
