@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): 16 MiB resumable transfers (1 MiB parts, both directions, both transports) through a
-# server that stalls, resets or black-holes a quarter of the data requests, with the SDK's default configuration
-# (stall detection at 5 s), and the same upload with stall detection off (--stall-timeout 0) for comparison.
+# server that stalls, resets or black-holes every 4th data request, with the SDK's default configuration (stall
+# detection at 5 s), and one upload with stall detection off (--stall-timeout 0) for comparison.
 # Every result is compared byte for byte with the source.
-# Usage: scripts/bench-stall.sh [size-in-MiB, default 16] [rate, default 0.25]
+# Usage: scripts/bench-stall.sh [size-in-MiB, default 16] [every Nth data request misbehaves, default 4]
 # SCRATCH: the release build directory (default .build-release).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SCRATCH="${SCRATCH:-.build-release}"
 SIZE_MIB="${1:-16}"
-RATE="${2:-0.25}"
+EVERY="${2:-4}"
 WORK="$(mktemp -d "${BENCH_TMPDIR:-${TMPDIR:-/tmp}}/oss-bench-stall.XXXXXX")"
 PID=""
 cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null || true; rm -rf "$WORK"; }
@@ -20,18 +20,13 @@ if [ ! -x "$SCRATCH/release/oss-local-server" ] || [ ! -x "$SCRATCH/release/oss"
 fi
 head -c "$((SIZE_MIB << 20))" /dev/urandom > "$WORK/source.bin"
 
-# A third of the faulty requests each: stalled after 100 KB, reset after 100 KB, answered never.
-third="$(python3 -c "print(round($RATE / 3, 4))")"
-start_server() {
+# Every 4th data request misbehaves one way: stalls after 100 KB (stall), is reset after 100 KB (drop), or is
+# swallowed and never answered (blackhole).
+start_server() {  # the fault action for UploadPart and GetObject
     [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null || true
     rm -rf "$WORK/data"
     "$SCRATCH/release/oss-local-server" --port 0 --data-dir "$WORK/data" --bucket bench --admin \
-        --fault "UploadPart:random=$third:seed=11:stall=100000" \
-        --fault "UploadPart:random=$third:seed=12:drop=100000" \
-        --fault "UploadPart:random=$third:seed=13:blackhole" \
-        --fault "GetObject:random=$third:seed=21:stall=100000" \
-        --fault "GetObject:random=$third:seed=22:drop=100000" \
-        --fault "GetObject:random=$third:seed=23:blackhole" > "$WORK/server.log" 2>&1 &
+        --fault "UploadPart:every=$EVERY:$1" --fault "GetObject:every=$EVERY:$1" > "$WORK/server.log" 2>&1 &
     PID=$!
     for _ in $(seq 1 100); do grep -q "listening on" "$WORK/server.log" && break; sleep 0.1; done
     export OSS_ENDPOINT="$(sed -n 's/^listening on //p' "$WORK/server.log" | head -1)"
@@ -62,15 +57,19 @@ def count(name):
 print("faults injected %s, UploadPart %s, GetObject %s" % (s.get("faultsInjected", "?"), count("UploadPart"), count("GetObject")))'
 }
 
-echo "16 MiB-class transfers, ${SIZE_MIB} MiB in 1 MiB parts, 3 threads; faulty data requests: $RATE"
-for transport in asynchttpclient urlsession; do
-    start_server
-    run "upload   $transport (stall 5 s, default)" cp --transport "$transport" --part-size 1048576 \
-        --threads 3 "$WORK/source.bin" oss://bench/object
-    run "download $transport (stall 5 s, default)" cp --transport "$transport" --part-size 1048576 \
-        --threads 3 oss://bench/object "$WORK/back-$transport.bin"
-    cmp -s "$WORK/source.bin" "$WORK/back-$transport.bin" && echo "  byte-identical" || echo "  DIFFERENT"
+echo "${SIZE_MIB} MiB in 1 MiB parts, 3 threads; every ${EVERY}th UploadPart and GetObject misbehaves"
+for fault in stall=100000 drop=100000 blackhole; do
+    for transport in asynchttpclient urlsession; do
+        start_server "$fault"
+        run "$fault up   $transport" cp --transport "$transport" --part-size 1048576 --threads 3 \
+            "$WORK/source.bin" oss://bench/object
+        run "$fault down $transport" cp --transport "$transport" --part-size 1048576 --threads 3 \
+            oss://bench/object "$WORK/back.bin"
+        cmp -s "$WORK/source.bin" "$WORK/back.bin" || echo "  DIFFERENT"
+        rm -f "$WORK/back.bin"
+    done
 done
-start_server
-run "upload   asynchttpclient (stall detection off)" cp --stall-timeout 0 --part-size 1048576 --threads 3 \
+echo "for comparison, stall detection off (--stall-timeout 0): each stalled part waits out the 60 s read timeout"
+start_server stall=100000
+run "stall=100000 up   asynchttpclient, detection off" cp --stall-timeout 0 --part-size 1048576 --threads 3 \
     "$WORK/source.bin" oss://bench/object-off
