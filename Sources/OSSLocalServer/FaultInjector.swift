@@ -47,8 +47,8 @@ actor ServerState {
     func snapshot() -> LocalOSSServerStats { stats }
 
     /// Counts a response paced by `x-oss-traffic-limit`: its bytes, the time the limit required and the time taken.
-    func recordTrafficLimited(_ shaper: TrafficShaper) {
-        stats.trafficLimitedResponses += 1
+    func recordTrafficLimited(_ shaper: TrafficShaper, request: Bool = false) {
+        if request { stats.trafficLimitedRequests += 1 } else { stats.trafficLimitedResponses += 1 }
         stats.trafficLimitedBytes += shaper.bytes
         stats.trafficLimitRequiredMicroseconds += shaper.requiredNanoseconds / 1000
         stats.trafficLimitElapsedMicroseconds += shaper.elapsedNanoseconds / 1000

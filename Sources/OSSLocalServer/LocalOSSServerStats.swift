@@ -22,7 +22,7 @@ public struct LocalOSSServerStats: Sendable, Codable, Hashable {
 
     private enum CodingKeys: String, CodingKey {
         case operations, faultsInjected, trafficLimitedResponses, trafficLimitedBytes, trafficLimitRequiredMicroseconds
-        case trafficLimitElapsedMicroseconds
+        case trafficLimitElapsedMicroseconds, trafficLimitedRequests
     }
 
     /// Decodes a snapshot; counters a server did not send are zero.
@@ -31,6 +31,7 @@ public struct LocalOSSServerStats: Sendable, Codable, Hashable {
         operations = try container.decode([String: Counters].self, forKey: .operations)
         faultsInjected = try container.decode(Int64.self, forKey: .faultsInjected)
         trafficLimitedResponses = try container.decodeIfPresent(Int64.self, forKey: .trafficLimitedResponses) ?? 0
+        trafficLimitedRequests = try container.decodeIfPresent(Int64.self, forKey: .trafficLimitedRequests) ?? 0
         trafficLimitedBytes = try container.decodeIfPresent(Int64.self, forKey: .trafficLimitedBytes) ?? 0
         trafficLimitRequiredMicroseconds =
             try container.decodeIfPresent(Int64.self, forKey: .trafficLimitRequiredMicroseconds) ?? 0
@@ -44,7 +45,9 @@ public struct LocalOSSServerStats: Sendable, Codable, Hashable {
     public var faultsInjected: Int64
     /// Responses whose body was paced by `x-oss-traffic-limit`.
     public var trafficLimitedResponses: Int64 = 0
-    /// The body bytes those responses sent.
+    /// Requests (uploads) whose body the server read no faster than their `x-oss-traffic-limit`.
+    public var trafficLimitedRequests: Int64 = 0
+    /// The body bytes of the paced responses and requests.
     public var trafficLimitedBytes: Int64 = 0
     /// The time their limits required (bytes × 8 / limit), summed, in microseconds.
     public var trafficLimitRequiredMicroseconds: Int64 = 0

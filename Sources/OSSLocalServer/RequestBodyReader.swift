@@ -20,6 +20,8 @@ final class RequestBodyReader {
     var holdBeforeDrop = false
     /// When set, one bit of the body byte at this offset is flipped as it is read (an injected fault).
     var corruptAt: Int64?
+    /// When set, the body is read no faster than the request's `x-oss-traffic-limit`.
+    var shaper: TrafficShaper?
     /// Whether the connection failed while a body was being read (the client went away, or NIO's HTTP parser
     /// rejected the bytes). Nothing more may be written on it: NIO's protocol error handler may already have
     /// answered `400` for a parser error, and a second response would break HTTP/1.1 framing.
@@ -46,6 +48,7 @@ final class RequestBodyReader {
                 dropAfter = nil
                 holdBeforeDrop = false
                 corruptAt = nil
+                shaper = nil
                 awaitingContinue = head.headers[canonicalForm: "expect"].contains { $0.lowercased() == "100-continue" }
                 return head
             }
@@ -74,6 +77,7 @@ final class RequestBodyReader {
                 if chunk.readableBytes == 0 { continue }
                 flipBit(in: &chunk, startingAt: bytesRead, target: corruptAt)
                 bytesRead += Int64(chunk.readableBytes)
+                if shaper != nil { try await shaper?.pace(toTotal: bytesRead) }
                 return chunk
             case .end:
                 finished = true

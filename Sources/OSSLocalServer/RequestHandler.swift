@@ -121,7 +121,13 @@ final class RequestHandler: Sendable {
                     "Injected fault (HTTP \(status)) by the local server.")
             }
             try await authorize(operation, context: context)
+            if context.hasBody, let limit = try TrafficShaper.limit(of: context) {
+                reader.shaper = TrafficShaper(bitsPerSecond: limit)
+            }
             response = try await dispatch(operation, context: context, reader: reader)
+            if let shaper = reader.shaper, reader.finished, shaper.bytes > 0 {
+                await state.recordTrafficLimited(shaper, request: true)
+            }
         } catch let error as LocalOSSError {
             response = errorResponse(error, context: context)
         } catch is DropConnection {

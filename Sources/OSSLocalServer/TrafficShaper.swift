@@ -1,7 +1,7 @@
 import Foundation
 
-/// Enforces `x-oss-traffic-limit` (a header, or a query parameter of a presigned URL) on response bodies by
-/// pacing them: a body of `n` bytes takes at least `n * 8 / limit` seconds. OSS accepts 819,200 (100 KB/s) to
+/// Enforces `x-oss-traffic-limit` (a header, or a query parameter of a presigned URL) on response bodies and on
+/// upload bodies by pacing them: a body of `n` bytes takes at least `n * 8 / limit` seconds. OSS accepts 819,200 (100 KB/s) to
 /// 838,860,800 (100 MB/s) bits per second; other values are 400 `InvalidArgument`.
 struct TrafficShaper: Sendable {
     static let name = "x-oss-traffic-limit"

@@ -90,6 +90,27 @@ import FoundationNetworking
         }
     }
 
+    @Test func trafficLimitOnUploadsIsPacedAndCounted() async throws {
+        try await withParityServer { server, client in
+            let data = Data(patternBytes(300_000, seed: 5))
+            var put = OSSPutObjectRequest(bucketName: "bkt", objectKey: "paced.bin", data: data)
+            put.headers[OSSTrafficLimit.name] = String(Self.limit)
+            _ = try await client.putObject(put)
+            var stats = await server.stats()
+            #expect(stats.trafficLimitedRequests == 1)
+            #expect(stats.trafficLimitedResponses == 0)
+            expectPaced(stats, bytes: Int64(data.count))
+            #expect(try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "paced.bin")).content == data)
+            // Without a limit nothing is paced; an out-of-range limit on an upload is refused.
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "free.bin", data: data))
+            stats = await server.stats()
+            #expect(stats.trafficLimitedRequests == 1)
+            put.headers[OSSTrafficLimit.name] = "100"
+            let error = await serverError { [put] in _ = try await client.putObject(put) }
+            #expect(error?.statusCode == 400 && error?.code == "InvalidArgument")
+        }
+    }
+
     @Test func outOfRangeTrafficLimitsAreRefused() async throws {
         try await withParityServer { _, client in
             _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "o.bin", data: Data("o".utf8)))
@@ -146,7 +167,9 @@ import FoundationNetworking
         #expect(stats.trafficLimitedBytes == bytes)
         // Each response's requirement is rounded down to a microsecond.
         let exact = bytes * 8 * 1_000_000 / Int64(Self.limit)
-        #expect(abs(stats.trafficLimitRequiredMicroseconds - exact) <= stats.trafficLimitedResponses)
+        #expect(
+            abs(stats.trafficLimitRequiredMicroseconds - exact)
+                <= stats.trafficLimitedResponses + stats.trafficLimitedRequests)
         #expect(stats.trafficLimitRequiredMicroseconds > 0)
         #expect(stats.trafficLimitElapsedMicroseconds >= stats.trafficLimitRequiredMicroseconds)
     }
