@@ -77,14 +77,9 @@ struct StallDetectionTests {
             _ = try await client.putObject(
                 OSSPutObjectRequest(bucketName: "bkt", objectKey: "held", data: Data(patternBytes(1 << 20, seed: 3))))
             await server.addFault(try LocalOSSFaultRule(parsing: "GetObject:always:stall=1000"))
-            var configuration = client.configuration
-            configuration.retry.maxRetryCount = 0
-            let single = try OSSClient(
-                endpoint: server.endpoint, credentialProvider: server.credentials.provider, configuration: configuration)
-            let error = await thrownClientError {
-                _ = try await single.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "held"))
+            let error = try await clientErrorWithVariant(of: client, server: server, { $0.retry.maxRetryCount = 0 }) {
+                _ = try await $0.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "held"))
             }
-            try await single.shutdown()
             #expect(error?.code == .networkError)
             #expect(error?.message.contains("stalled") == true, "\(String(describing: error))")
         }

@@ -45,6 +45,21 @@ func withServerAndClient<T: Sendable>(
     }
 }
 
+/// The client error thrown by `body` run with a second client of `server`: `client`'s configuration changed by
+/// `change` (e.g. no retries, a time limit). The second client is shut down afterwards.
+func clientErrorWithVariant(
+    of client: OSSClient, server: LocalOSSServer, _ change: (inout OSSClientConfiguration) -> Void,
+    _ body: (OSSClient) async throws -> Void
+) async throws -> OSSClientError? {
+    var configuration = client.configuration
+    change(&configuration)
+    let variant = try OSSClient(
+        endpoint: server.endpoint, credentialProvider: server.credentials.provider, configuration: configuration)
+    let error = await thrownClientError { try await body(variant) }
+    try await variant.shutdown()
+    return error
+}
+
 /// A temporary file with `bytes`, removed by the caller via `removeTemporary`.
 func makeTemporaryFile(_ bytes: [UInt8], name: String = UUID().uuidString) throws -> URL {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aliyun-oss-tests", isDirectory: true)
