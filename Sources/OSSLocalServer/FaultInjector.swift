@@ -54,11 +54,24 @@ actor ServerState {
         stats.trafficLimitElapsedMicroseconds += shaper.elapsedNanoseconds / 1000
     }
 
-    func reset() { stats = LocalOSSServerStats() }
+    /// Zeroes the counters, once the requests in flight have been counted (at most `patience`): a request a
+    /// client gave up on may still be counted by the server a moment later, and must not land in the fresh
+    /// counters.
+    func reset(patience: Duration = .seconds(2)) async {
+        let deadline = ContinuousClock.now + patience
+        while inFlight > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        stats = LocalOSSServerStats()
+    }
+
+    /// Requests that began (``begin(_:)``) and were not counted yet (``finish(_:requestBytes:responseBytes:)``).
+    private var inFlight = 0
 
     /// Counts a request of `operation` and evaluates the fault rules for it.
     func begin(_ operation: LocalOSSOperation) -> FaultOutcome {
         stats[operation].requests += 1
+        inFlight += 1
         var outcome = FaultOutcome()
         for index in rules.indices {
             var active = rules[index]
@@ -106,6 +119,7 @@ actor ServerState {
 
     /// Adds the byte counts of a finished (or dropped) request.
     func finish(_ operation: LocalOSSOperation, requestBytes: Int64, responseBytes: Int64) {
+        inFlight = max(0, inFlight - 1)
         stats[operation].requestBodyBytes += requestBytes
         stats[operation].responseBodyBytes += responseBytes
     }

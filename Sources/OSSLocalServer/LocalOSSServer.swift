@@ -139,7 +139,8 @@ public final class LocalOSSServer: Sendable {
         await handler.state.snapshot()
     }
 
-    /// Zeroes the counters.
+    /// Zeroes the counters, after waiting (at most 2 s) for the requests in flight to be counted: a request its
+    /// client already gave up on (a cancelled or paused transfer) is counted before the reset, not after it.
     public func resetStats() async {
         await handler.state.reset()
     }

@@ -89,6 +89,7 @@ final class RequestHandler: Sendable {
                 let milliseconds = UInt64(max(0, min(outcome.delayMilliseconds, 3_600_000)))
                 try await Task.sleep(nanoseconds: milliseconds * 1_000_000)
             } catch {
+                await state.finish(operation, requestBytes: 0, responseBytes: 0)
                 return false
             }
         }
