@@ -37,8 +37,16 @@ public struct LocalOSSServerConfiguration: Sendable {
     /// A `Host` of `<bucket>.<IPv4 literal>` is also treated as virtual-host.
     public var virtualHostDomains: [String]
     /// Where the server logs: one line per request (method, path without query, status, body bytes, request id)
-    /// at ``requestLogLevel``. The logger's own `logLevel` decides what is emitted.
+    /// at ``requestLogLevel``. The logger's own `logLevel` decides what is emitted; by default (``defaultLogger()``)
+    /// it is `.warning`, so an embedded server (tests, `oss demo`) prints no request lines unless asked.
     public var logger: Logger
+
+    /// The default logger: label `oss-local-server`, through the process's logging backend, at `.warning`.
+    public static func defaultLogger() -> Logger {
+        var logger = Logger(label: "oss-local-server")
+        logger.logLevel = .warning
+        return logger
+    }
     /// The level of the per-request lines. Default `.info`.
     public var requestLogLevel: Logger.Level
     /// How long a RestoreObject of an Archive object takes before the object can be read. Default 1 s.
@@ -61,7 +69,7 @@ public struct LocalOSSServerConfiguration: Sendable {
         adminEnabled: Bool = true,
         maxClockSkew: TimeInterval = 900,
         virtualHostDomains: [String] = [],
-        logger: Logger = Logger(label: "oss-local-server"),
+        logger: Logger = LocalOSSServerConfiguration.defaultLogger(),
         requestLogLevel: Logger.Level = .info
     ) {
         self.host = host
