@@ -32,16 +32,24 @@ func withServerAndClient<T: Sendable>(
         configuration.timeouts.stall = .seconds(15)
         configure(&configuration)
         let credentials = sts ? stsCredentials : server.credentials
-        let client = try OSSClient(
-            endpoint: server.endpoint, credentialProvider: credentials.provider, configuration: configuration)
-        do {
-            let result = try await body(server, client)
-            try await client.shutdown()
-            return result
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
+        return try await withClient(of: server, credentials.provider, configuration, body)
+    }
+}
+
+/// Creates a client for `server`, runs `body` with both, and shuts the client down afterwards (also when `body`
+/// throws).
+func withClient<T: Sendable>(
+    of server: LocalOSSServer, _ provider: any OSSCredentialProvider, _ configuration: OSSClientConfiguration,
+    _ body: (LocalOSSServer, OSSClient) async throws -> T
+) async throws -> T {
+    let client = try OSSClient(endpoint: server.endpoint, credentialProvider: provider, configuration: configuration)
+    do {
+        let result = try await body(server, client)
+        try await client.shutdown()
+        return result
+    } catch {
+        try? await client.shutdown()
+        throw error
     }
 }
 

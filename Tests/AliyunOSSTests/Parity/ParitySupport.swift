@@ -14,16 +14,7 @@ func withParityServer<T: Sendable>(
         var configuration = OSSClientConfiguration(region: "cn-hangzhou")
         configuration.retry = .init(maxRetryCount: 2, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5))
         configureClient(&configuration)
-        let client = try OSSClient(
-            endpoint: server.endpoint, credentialProvider: server.credentials.provider, configuration: configuration)
-        do {
-            let result = try await body(server, client)
-            try await client.shutdown()
-            return result
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
+        return try await withClient(of: server, server.credentials.provider, configuration, body)
     }
 }
 

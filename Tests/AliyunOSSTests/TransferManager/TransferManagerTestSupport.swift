@@ -69,17 +69,7 @@ func withTMServer<T: Sendable>(
         clientConfiguration.retry = .init(maxRetryCount: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5))
         clientConfiguration.transport = transportUnderTest
         clientConfiguration.timeouts.stall = .seconds(15)  // as withServerAndClient: no retries from a loaded machine
-        let client = try OSSClient(
-            endpoint: server.endpoint, credentialProvider: provider ?? server.credentials.provider,
-            configuration: clientConfiguration)
-        do {
-            let result = try await body(server, client)
-            try await client.shutdown()
-            return result
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
+        return try await withClient(of: server, provider ?? server.credentials.provider, clientConfiguration, body)
     }
 }
 
