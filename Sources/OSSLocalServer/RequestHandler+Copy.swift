@@ -125,10 +125,8 @@ extension RequestHandler {
             FileIO.remove(temp)
             throw error
         }
-        let part = PartRecord(
-            partNumber: partNumber, size: digest.size, md5Hex: digest.md5Hex, crc64: digest.crc64,
-            lastModified: Int64(context.now.timeIntervalSince1970), dataFile: "")
-        try await store.commitPart(bucket, key: key, uploadId: uploadId, part: part, tempPath: temp)
+        let part = try await commitPart(
+            partNumber, of: uploadId, bucket: bucket, key: key, digest: digest, tempPath: temp, context: context)
         var w = OSSXMLWriter()
         w.open("CopyPartResult")
         w.element("LastModified", isoDate(part.lastModified))

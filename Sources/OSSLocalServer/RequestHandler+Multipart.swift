@@ -47,6 +47,19 @@ extension RequestHandler {
         return .xml(w.output)
     }
 
+    /// Records the part whose bytes (described by `digest`) are in `tempPath` as part `partNumber` of the upload,
+    /// for UploadPart and UploadPartCopy alike.
+    func commitPart(
+        _ partNumber: Int, of uploadId: String, bucket: String, key: String, digest: BodyDigest, tempPath: String,
+        context: RequestContext
+    ) async throws -> PartRecord {
+        let part = PartRecord(
+            partNumber: partNumber, size: digest.size, md5Hex: digest.md5Hex, crc64: digest.crc64,
+            lastModified: Int64(context.now.timeIntervalSince1970), dataFile: "")
+        try await store.commitPart(bucket, key: key, uploadId: uploadId, part: part, tempPath: tempPath)
+        return part
+    }
+
     func uploadPart(_ context: RequestContext, reader: RequestBodyReader) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
         let uploadId = try requireUploadId(context)
@@ -58,10 +71,8 @@ extension RequestHandler {
             FileIO.remove(temp)
             throw error
         }
-        let part = PartRecord(
-            partNumber: partNumber, size: digest.size, md5Hex: digest.md5Hex, crc64: digest.crc64,
-            lastModified: Int64(context.now.timeIntervalSince1970), dataFile: "")
-        try await store.commitPart(bucket, key: key, uploadId: uploadId, part: part, tempPath: temp)
+        let part = try await commitPart(
+            partNumber, of: uploadId, bucket: bucket, key: key, digest: digest, tempPath: temp, context: context)
         var headers = HTTPHeaders()
         headers.add(name: "ETag", value: part.etag)
         headers.add(name: "x-oss-hash-crc64ecma", value: String(part.crc64))
