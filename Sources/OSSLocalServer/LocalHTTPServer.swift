@@ -61,15 +61,7 @@ public final class LocalHTTPServer: Sendable {
 
     /// Starts listening on `host` (a loopback address) and an ephemeral port.
     public static func start(host: String = "127.0.0.1", handler: @escaping Handler) async throws -> LocalHTTPServer {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .bind(host: host, port: 0) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
-                        wrappingChannelSynchronously: channel)
-                }
-            }
+        let channel = try await HTTPListener.bind(host: host, port: 0)
         guard let port = channel.channel.localAddress?.port, let url = URL(string: "http://\(host):\(port)") else {
             try? await channel.channel.close()
             throw LocalOSSServerError("could not determine the bound port")

@@ -70,7 +70,7 @@ public final class LocalOSSServer: Sendable {
                 _ = try await store.createBucket(bucket, now: Date())
             }
             handler = RequestHandler(configuration: configuration, store: store)
-            channel = try await Self.bind(configuration)
+            channel = try await HTTPListener.bind(host: configuration.host, port: configuration.port)
         } catch {
             if temporary { try? FileManager.default.removeItem(at: dataDirectory) }
             throw error
@@ -100,23 +100,6 @@ public final class LocalOSSServer: Sendable {
             credentials: OSSCredentials(
                 accessKeyId: configuration.accessKeyId, accessKeySecret: configuration.accessKeySecret),
             handler: handler, serverChannel: channel, serveTask: serveTask, deleteDataOnShutdown: temporary)
-    }
-
-    private static func bind(_ configuration: LocalOSSServerConfiguration) async throws
-        -> NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
-    {
-        try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .bind(host: configuration.host, port: configuration.port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
-                        wrappingChannelSynchronously: channel,
-                        configuration: .init(isOutboundHalfClosureEnabled: true))
-                }
-            }
     }
 
     /// Adds a fault rule at run time.
