@@ -117,6 +117,11 @@ actor ServerState {
         return outcome
     }
 
+    /// Counts response body bytes written to a connection.
+    func written(_ operation: LocalOSSOperation, bytes: Int64) {
+        stats[operation].responseBodyBytesWritten += bytes
+    }
+
     /// Adds the byte counts of a finished (or dropped) request.
     func finish(_ operation: LocalOSSOperation, requestBytes: Int64, responseBytes: Int64) {
         inFlight = max(0, inFlight - 1)

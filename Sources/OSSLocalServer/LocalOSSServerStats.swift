@@ -9,14 +9,35 @@ public struct LocalOSSServerStats: Sendable, Codable, Hashable {
         public var requests: Int64
         /// Request body bytes received.
         public var requestBodyBytes: Int64
-        /// Response body bytes sent.
+        /// Response body bytes of the replies, counted when a reply starts (the planned body, or up to a fault's
+        /// cut), so a client that has read a reply always finds it counted.
         public var responseBodyBytes: Int64
+        /// Response body bytes actually written to the connections, counted as they go (a reply cut short because
+        /// the client went away counts only what was written). What a killed download really cost.
+        public var responseBodyBytesWritten: Int64
 
         /// Creates counters (all zero by default).
-        public init(requests: Int64 = 0, requestBodyBytes: Int64 = 0, responseBodyBytes: Int64 = 0) {
+        public init(
+            requests: Int64 = 0, requestBodyBytes: Int64 = 0, responseBodyBytes: Int64 = 0,
+            responseBodyBytesWritten: Int64 = 0
+        ) {
             self.requests = requests
             self.requestBodyBytes = requestBodyBytes
             self.responseBodyBytes = responseBodyBytes
+            self.responseBodyBytesWritten = responseBodyBytesWritten
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case requests, requestBodyBytes, responseBodyBytes, responseBodyBytesWritten
+        }
+
+        /// Decodes counters; `responseBodyBytesWritten` is zero when a server did not send it.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            requests = try container.decode(Int64.self, forKey: .requests)
+            requestBodyBytes = try container.decode(Int64.self, forKey: .requestBodyBytes)
+            responseBodyBytes = try container.decode(Int64.self, forKey: .responseBodyBytes)
+            responseBodyBytesWritten = try container.decodeIfPresent(Int64.self, forKey: .responseBodyBytesWritten) ?? 0
         }
     }
 
@@ -73,6 +94,7 @@ public struct LocalOSSServerStats: Sendable, Codable, Hashable {
             sum.requests += counters.requests
             sum.requestBodyBytes += counters.requestBodyBytes
             sum.responseBodyBytes += counters.responseBodyBytes
+            sum.responseBodyBytesWritten += counters.responseBodyBytesWritten
         }
         return sum
     }

@@ -209,7 +209,7 @@ final class RequestHandler: Sendable {
             if !isHead {
                 dropped = try await writeBody(
                     response.body, files: fileHandles, limit: responseDrop, corruptAt: responseCorrupt, shaper: &shaper,
-                    outbound: outbound)
+                    outbound: outbound, operation: operation)
             }
             if !dropped { try await outbound.write(.end(nil)) }
             if dropped && responseHold { await ServerState.hold() }
@@ -229,19 +229,25 @@ final class RequestHandler: Sendable {
     /// `limit` bytes. Returns whether the body was cut short, in which case the caller closes the connection.
     private func writeBody(
         _ body: ServerResponse.Body, files: [ReadFileHandle], limit: Int64?, corruptAt: Int64?,
-        shaper: inout TrafficShaper?, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+        shaper: inout TrafficShaper?, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
+        operation: LocalOSSOperation?
     ) async throws -> Bool {
+        /// Writes one piece of the body and counts it as written.
+        func write(_ piece: ByteBuffer) async throws {
+            guard piece.readableBytes > 0 else { return }
+            try await outbound.write(.body(.byteBuffer(piece)))
+            if let operation { await state.written(operation, bytes: Int64(piece.readableBytes)) }
+        }
         switch body {
         case .empty:
             return limit != nil
         case .buffer(var buffer):
             flipBit(in: &buffer, startingAt: 0, target: corruptAt)
             if let limit, Int64(buffer.readableBytes) >= limit {
-                let slice = buffer.readSlice(length: Int(limit)) ?? ByteBuffer()
-                if slice.readableBytes > 0 { try await outbound.write(.body(.byteBuffer(slice))) }
+                try await write(buffer.readSlice(length: Int(limit)) ?? ByteBuffer())
                 return true
             }
-            if buffer.readableBytes > 0 { try await outbound.write(.body(.byteBuffer(buffer))) }
+            try await write(buffer)
             return false
         case .file, .segments:
             let segments = (body.fileSegments ?? []).filter { $0.length > 0 }
@@ -260,13 +266,12 @@ final class RequestHandler: Sendable {
                     }
                     flipBit(in: &chunk, startingAt: sent, target: corruptAt)
                     if let limit, sent + Int64(chunk.readableBytes) >= limit {
-                        let slice = chunk.readSlice(length: Int(limit - sent)) ?? ByteBuffer()
-                        if slice.readableBytes > 0 { try await outbound.write(.body(.byteBuffer(slice))) }
+                        try await write(chunk.readSlice(length: Int(limit - sent)) ?? ByteBuffer())
                         return true
                     }
                     sent += Int64(chunk.readableBytes)
                     segmentSent += Int64(chunk.readableBytes)
-                    try await outbound.write(.body(.byteBuffer(chunk)))
+                    try await write(chunk)
                 }
                 if segmentSent < segment.length {
                     throw LocalOSSError.internalError("the data file is shorter than recorded")

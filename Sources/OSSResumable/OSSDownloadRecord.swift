@@ -1,7 +1,9 @@
 /// The checkpoint of a resumable ranged download.
 ///
 /// It names the object (bucket, key, identity from HEAD), the byte range being fetched, the part size, the
-/// temporary file the bytes go to, and the parts already written there with their CRC-64. No credentials.
+/// temporary file the bytes go to, the parts already written there with their CRC-64, and for parts that were in
+/// flight the prefix already written with its CRC-64 (``PartialPart``), so that a resume fetches only what is
+/// missing. No credentials.
 public struct OSSDownloadRecord: Sendable, Hashable, Codable {
     /// A part fully written to the temporary file.
     public struct CompletedPart: Sendable, Hashable, Codable {
@@ -15,6 +17,25 @@ public struct OSSDownloadRecord: Sendable, Hashable, Codable {
             self.number = number
             self.offset = offset
             self.length = length
+            self.crc64 = crc64
+        }
+    }
+
+    /// The first bytes of a part that was in flight: `bytes` bytes from the part's start are in the temporary file
+    /// (synced before the record said so), and `crc64` is their CRC-64, so the part's CRC still combines when a
+    /// resume fetches the rest.
+    public struct PartialPart: Sendable, Hashable, Codable {
+        public let number: Int
+        /// Offset of the part's first byte in the object.
+        public let offset: Int64
+        /// How many bytes from `offset` on are written; more than 0 and fewer than the part's length.
+        public let bytes: Int64
+        public let crc64: UInt64
+
+        public init(number: Int, offset: Int64, bytes: Int64, crc64: UInt64) {
+            self.number = number
+            self.offset = offset
+            self.bytes = bytes
             self.crc64 = crc64
         }
     }
@@ -40,6 +61,14 @@ public struct OSSDownloadRecord: Sendable, Hashable, Codable {
     public var tempFilePath: String
     /// Completed parts, sorted by number.
     public var parts: [CompletedPart]
+    /// Stored only when there are some (records written before partial parts existed have none).
+    private var partialParts: [PartialPart]?
+
+    /// Parts that were in flight, with the prefix already written, sorted by number.
+    public var partials: [PartialPart] {
+        get { partialParts ?? [] }
+        set { partialParts = newValue.isEmpty ? nil : newValue.sorted { $0.number < $1.number } }
+    }
 
     public init(
         bucket: String,
@@ -51,7 +80,8 @@ public struct OSSDownloadRecord: Sendable, Hashable, Codable {
         crcMode: OSSCRCMode,
         destinationPath: String,
         tempFilePath: String,
-        parts: [CompletedPart] = []
+        parts: [CompletedPart] = [],
+        partials: [PartialPart] = []
     ) {
         self.version = OSSDownloadRecord.currentVersion
         self.kind = .download
@@ -65,6 +95,7 @@ public struct OSSDownloadRecord: Sendable, Hashable, Codable {
         self.destinationPath = destinationPath
         self.tempFilePath = tempFilePath
         self.parts = parts.sorted { $0.number < $1.number }
+        self.partials = partials
     }
 }
 
@@ -104,10 +135,26 @@ extension OSSDownloadRecord: OSSTransferRecord {
             else { throw .recordCorrupt("part \(part.number) lies outside the range") }
             previous = part.number
         }
+        let done = Set(parts.map(\.number))
+        previous = 0
+        for partial in partials {
+            guard partial.number > previous, !done.contains(partial.number) else {
+                throw .recordCorrupt("partial part numbers must be ascending, unique and not completed")
+            }
+            guard partial.offset >= range.start, partial.bytes > 0, partial.bytes < partSize,
+                !partial.offset.addingReportingOverflow(partial.bytes).overflow, partial.offset + partial.bytes < range.end
+            else { throw .recordCorrupt("partial part \(partial.number) lies outside the range") }
+            previous = partial.number
+        }
     }
 }
 
 extension OSSDownloadRecord {
+    /// The bytes in the temporary file that a resume keeps: the completed parts and the partial parts' prefixes.
+    public var bytesDone: Int64 {
+        parts.reduce(0) { $0 + $1.length } + partials.reduce(0) { $0 + $1.bytes }
+    }
+
     public func relativized(to base: OSSBaseDirectory) -> OSSDownloadRecord {
         var record = self
         record.destinationPath = base.portable(destinationPath)

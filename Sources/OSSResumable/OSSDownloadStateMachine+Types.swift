@@ -51,8 +51,12 @@ extension OSSDownloadStateMachine {
         /// Begin: the record as loaded (or not), the object as HEAD sees it now, and the size of the recorded
         /// temporary file (`nil` when there is no record or the file is missing).
         case start(record: OSSRecordLoadResult<OSSDownloadRecord>, object: OSSObjectIdentity, recordedTempFileSize: Int64?)
-        /// A part's bytes are all in the temporary file; `crc64` is the CRC of those bytes.
+        /// A part's bytes are all in the temporary file; `crc64` is the CRC of the bytes this fetch wrote (the
+        /// part's remainder when it resumed a ``OSSDownloadRecord/PartialPart``, the whole part otherwise).
         case partDownloaded(number: Int, crc64: UInt64)
+        /// A part in flight has written `bytes` more bytes from where its fetch started, whose CRC-64 is `crc64`:
+        /// a checkpoint. The machine records the part's written prefix, so a resume fetches only the rest.
+        case partProgressed(number: Int, bytes: Int64, crc64: UInt64)
         /// A ranged GET answered 412 (If-Match failed): the object was replaced.
         case objectChanged
         /// The HEAD requested by ``Action/headObject`` answered.
@@ -80,6 +84,8 @@ extension OSSDownloadStateMachine {
         /// Log `reason` as a warning and delete the record.
         case discardRecord(reason: OSSResumableError)
         /// Fetch these parts with `If-Match: etag` and write each at `part.offset - rangeStart` in `tempFilePath`.
+        /// A part whose prefix is already written is given as its remainder: the same number, its first missing
+        /// byte as offset, the rest as length.
         case downloadParts(etag: String, rangeStart: Int64, tempFilePath: String, parts: [OSSPart])
         /// HEAD the object again; answer with ``Event/objectHeaded(_:)``.
         case headObject

@@ -9,6 +9,10 @@ import OSSCRC64
 /// the combined CRC-64 is checked against the object's (whole-object downloads in CRC mode), and the temporary file
 /// is committed over the destination. A 412 mid-download (the object was replaced) restarts once or fails, per
 /// the policy; the file never mixes two versions because every GET carries `If-Match`.
+///
+/// Byte-granular resume: a part in flight reports checkpoints (``Event/partProgressed(number:bytes:crc64:)``), each
+/// recorded as the part's written prefix with its CRC-64 (``OSSDownloadRecord/PartialPart``). A resume fetches
+/// such a part from its first missing byte and combines the prefix's CRC with the rest's.
 public struct OSSDownloadStateMachine: Sendable {
     enum Phase: Sendable, Hashable { case idle, downloading, heading, done }
 
@@ -18,6 +22,11 @@ public struct OSSDownloadStateMachine: Sendable {
     public private(set) var plan: OSSPartPlan?
     public private(set) var tempFilePath: String
     var completed: [Int: OSSDownloadRecord.CompletedPart] = [:]
+    /// The written prefix of parts in flight, as far as checkpoints (or the loaded record) say.
+    var partial: [Int: OSSDownloadRecord.PartialPart] = [:]
+    /// For each part being fetched: the prefix written before its fetch started (the fetch's bytes and CRC
+    /// follow it).
+    var bases: [Int: OSSDownloadRecord.PartialPart] = [:]
     var outstanding: Set<Int> = []
     var restarts = 0
     public private(set) var reportedBytes: Int64 = 0
@@ -30,7 +39,10 @@ public struct OSSDownloadStateMachine: Sendable {
 
     public var isFinished: Bool { phase == .done }
 
-    public var receivedBytes: Int64 { completed.values.reduce(0) { $0 + $1.length } }
+    /// The bytes of the completed parts plus the prefixes the parts being fetched started from.
+    public var receivedBytes: Int64 {
+        completed.values.reduce(0) { $0 + $1.length } + bases.values.reduce(0) { $0 + $1.bytes }
+    }
 
     /// The record for the current state, once planned.
     public var record: OSSDownloadRecord? {
@@ -45,7 +57,8 @@ public struct OSSDownloadStateMachine: Sendable {
             crcMode: configuration.crcMode,
             destinationPath: configuration.destinationPath,
             tempFilePath: tempFilePath,
-            parts: completed.values.sorted { $0.number < $1.number }
+            parts: completed.values.sorted { $0.number < $1.number },
+            partials: partial.values.filter { completed[$0.number] == nil }.sorted { $0.number < $1.number }
         )
     }
 
@@ -59,6 +72,9 @@ public struct OSSDownloadStateMachine: Sendable {
         case .partDownloaded(let number, let crc):
             guard phase == .downloading, outstanding.contains(number) else { return [] }
             return partDownloaded(number: number, crc: crc)
+        case .partProgressed(let number, let bytes, let crc):
+            guard phase == .downloading, outstanding.contains(number) else { return [] }
+            return partProgressed(number: number, bytes: bytes, crc: crc)
         case .objectChanged:
             guard phase == .downloading else { return [] }
             return objectChangedMidway()
@@ -126,8 +142,16 @@ public struct OSSDownloadStateMachine: Sendable {
             for part in stored.parts where resumedPlan.part(number: part.number) == OSSPart(number: part.number, offset: part.offset, length: part.length) {
                 completed[part.number] = part
             }
+            partial = [:]
+            for prefix in stored.partials where completed[prefix.number] == nil {
+                guard let planned = resumedPlan.part(number: prefix.number), planned.offset == prefix.offset,
+                    prefix.bytes > 0, prefix.bytes < planned.length
+                else { continue }
+                partial[prefix.number] = prefix
+            }
             let missing = resumedPlan.parts.filter { completed[$0.number] == nil }
             outstanding = Set(missing.map(\.number))
+            bases = partial
             resumedBytes = receivedBytes
             phase = .downloading
             var actions = progressActions()
@@ -164,6 +188,8 @@ public struct OSSDownloadStateMachine: Sendable {
         self.plan = newPlan
         self.tempFilePath = configuration.tempFilePath
         completed = [:]
+        partial = [:]
+        bases = [:]
         outstanding = Set(newPlan.parts.map(\.number))
         resumedBytes = 0
         phase = .downloading
@@ -174,19 +200,41 @@ public struct OSSDownloadStateMachine: Sendable {
         return actions
     }
 
+    /// Fetches `parts`, each from its first missing byte (the prefixes in ``bases``).
     private func download(_ parts: [OSSPart]) -> Action {
-        .downloadParts(etag: object?.etag ?? "", rangeStart: plan?.span.start ?? 0, tempFilePath: tempFilePath, parts: parts)
+        let remainders = parts.map { part in
+            guard let base = bases[part.number] else { return part }
+            return OSSPart(number: part.number, offset: part.offset + base.bytes, length: part.length - base.bytes)
+        }
+        return .downloadParts(
+            etag: object?.etag ?? "", rangeStart: plan?.span.start ?? 0, tempFilePath: tempFilePath, parts: remainders)
     }
 
     private mutating func partDownloaded(number: Int, crc: UInt64) -> [Action] {
         guard let plan, let part = plan.part(number: number) else { return invalid("unknown part \(number)") }
         outstanding.remove(number)
-        completed[number] = OSSDownloadRecord.CompletedPart(number: number, offset: part.offset, length: part.length, crc64: crc)
+        let base = bases.removeValue(forKey: number)
+        partial[number] = nil
+        let whole = base.map { CRC64.combine($0.crc64, crc, length2: UInt64(part.length - $0.bytes)) } ?? crc
+        completed[number] = OSSDownloadRecord.CompletedPart(number: number, offset: part.offset, length: part.length, crc64: whole)
         var actions: [Action] = []
         if configuration.persistsRecord, let record { actions.append(.writeRecord(record)) }
         actions += progressActions()
         if outstanding.isEmpty { actions += finishing() }
         return actions
+    }
+
+    /// A checkpoint: the part's prefix up to `bytes` past its fetch's start is written. Recorded when it grows the
+    /// prefix and leaves some of the part to fetch (the part's end comes as ``Event/partDownloaded(number:crc64:)``).
+    private mutating func partProgressed(number: Int, bytes: Int64, crc: UInt64) -> [Action] {
+        guard let part = plan?.part(number: number), bytes > 0 else { return [] }
+        let base = bases[number]
+        let written = (base?.bytes ?? 0) + bytes
+        guard written < part.length, written > partial[number]?.bytes ?? 0 else { return [] }
+        let prefixCRC = base.map { CRC64.combine($0.crc64, crc, length2: UInt64(bytes)) } ?? crc
+        partial[number] = OSSDownloadRecord.PartialPart(number: number, offset: part.offset, bytes: written, crc64: prefixCRC)
+        guard configuration.persistsRecord, let record else { return [] }
+        return [.writeRecord(record)]
     }
 
     /// The combined CRC-64 of the completed parts in order.
@@ -216,6 +264,8 @@ public struct OSSDownloadStateMachine: Sendable {
         if configuration.onObjectChanged == .restartOnce && restarts < 1 {
             restarts += 1
             completed = [:]
+            partial = [:]
+            bases = [:]
             outstanding = []
             phase = .heading
             actions.append(.headObject)

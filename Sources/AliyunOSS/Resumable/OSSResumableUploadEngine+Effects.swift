@@ -57,7 +57,7 @@ extension OSSResumableUploadEngine: OSSTransferEffects {
         let path = filePath
         let integrity = partIntegrity
         let headers = partHeaders  // parity-b
-        return { part, progress in
+        return { part, progress, _ in
             try await Self.send(
                 client: client, bucket: bucket, key: key, uploadId: uploadId, part: part, path: path,
                 integrity: integrity, progress: progress, headers: headers)

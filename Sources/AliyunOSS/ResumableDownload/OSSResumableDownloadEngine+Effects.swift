@@ -73,10 +73,13 @@ extension OSSResumableDownloadEngine: OSSTransferEffects {
         let bucket = request.bucketName
         let key = request.objectKey
         let headers = getHeaders  // parity-b
-        return { part, progress in
+        return { part, progress, checkpoint in
             let crc = try await Self.fetch(
                 client: client, bucket: bucket, key: key, etag: etag, part: part, fileOffset: part.offset - rangeStart,
-                handle: handle, progress: progress, headers: headers)
+                handle: handle, progress: progress, headers: headers
+            ) { bytes, crc in
+                checkpoint(.partProgressed(number: part.number, bytes: bytes, crc64: crc))
+            }
             return .partDownloaded(number: part.number, crc64: crc)
         }
     }

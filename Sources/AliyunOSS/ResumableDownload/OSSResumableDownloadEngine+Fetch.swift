@@ -5,14 +5,23 @@ import OSSResumable
 import _NIOFileSystem
 
 extension OSSResumableDownloadEngine {
+    /// How many bytes a part in flight writes between two checkpoints. With four parts in flight a process killed
+    /// at any moment has at most about 1 MiB written but not yet recorded (plus what arrived while the last record
+    /// was being saved).
+    static let checkpointInterval: Int64 = 256 * 1024
+
     /// One ranged GET: `If-Match` pins the object version, `x-oss-range-behavior: standard` makes the range
     /// exact; the answer must be 206 with the expected `Content-Range` and exactly `part.length` bytes, which are
     /// streamed into `handle` at `fileOffset` chunk by chunk (never a whole part in memory) while their CRC-64
     /// is computed. Network failures and 5xx are retried by the client pipeline, each attempt rewriting the
     /// part from its start.
+    ///
+    /// Every ``checkpointInterval`` bytes written (by this attempt), `checkpoint` gets the attempt's byte count
+    /// and their CRC-64: the bytes are in the file (not yet synced: the record's save syncs them first).
     static func fetch(
         client: OSSClient, bucket: String, key: String, etag: String, part: OSSPart, fileOffset: Int64,
-        handle: WriteFileHandle, progress: (@Sendable (Int64) -> Void)? = nil, headers: [String: String] = [:]
+        handle: WriteFileHandle, progress: (@Sendable (Int64) -> Void)? = nil, headers: [String: String] = [:],
+        checkpoint: (@Sendable (_ bytes: Int64, _ crc64: UInt64) -> Void)? = nil
     ) async throws -> UInt64 {
         var get = OSSGetObjectRequest(
             bucketName: bucket, objectKey: key, range: .closed(part.offset, part.end - 1), standardRangeBehavior: true,
@@ -38,6 +47,7 @@ extension OSSResumableDownloadEngine {
             }
             var crc = CRC64()
             var received: Int64 = 0
+            var checkpointed: Int64 = 0
             for try await chunk in response.body {
                 let count = Int64(chunk.readableBytes)
                 guard received + count <= part.length else {
@@ -52,6 +62,10 @@ extension OSSResumableDownloadEngine {
                 received += count
                 // Each attempt starts from zero; the part's high-water mark keeps the total from going back.
                 progress?(received)
+                if let checkpoint, received - checkpointed >= checkpointInterval, received < part.length {
+                    checkpointed = received
+                    checkpoint(received, crc.value)
+                }
             }
             guard received == part.length else {
                 throw OSSClientError(.networkError, "the body of \(part) ended after \(received) of \(part.length) bytes")

@@ -6,6 +6,11 @@ extension OSSTransferDriver {
     /// again (a CRC disagreement) join the queue; a part that fails with a retryable error is tried again, up to
     /// ``partAttempts`` times in all. A waited-on step the machine asks for waits until the parts drained.
     ///
+    /// Checkpoints the parts post while they move (``OSSTransferCheckpoints``) are fed to the machine as they come,
+    /// a burst at a time, and of the records the machine asks to save for one burst only the last is saved (each
+    /// record is the whole state). Checkpoints still posted when the parts ended are fed before a stop, so a
+    /// paused or failed transfer keeps them.
+    ///
     /// The first failure (or a pause or cancel) stops new parts and cancels the ones in flight; parts that still
     /// finish are fed to the machine. Then the failure decides: a stop, or the worst part failure
     /// (``OSSTransferEffects/rank(ofPartFailure:)``).
@@ -22,9 +27,12 @@ extension OSSTransferDriver {
         var deferred: [Action] = []
         /// The machine's answer to a step that failed while parts were moving.
         var answer: [Action]?
-        await withTaskGroup(of: OSSTransferPartAnswer<Machine.Event>.self) { group in
+        let checkpoints = OSSTransferCheckpoints<Machine.Event>()
+        let post: @Sendable (Machine.Event) -> Void = { checkpoints.post($0) }
+        await withTaskGroup(of: OSSTransferPartAnswer<Machine.Event>?.self) { group in
             var inFlight = 0
             var stopping = false
+            var listening = false
             func startNext() {
                 guard let part = queue.popFirst() else { return }
                 inFlight += 1
@@ -32,10 +40,19 @@ extension OSSTransferDriver {
                 let callback = progress.callback(for: part, expected: expected)
                 group.addTask {
                     do {
-                        return OSSTransferPartAnswer(part: part, result: .success(try await mover(part, callback)))
+                        return OSSTransferPartAnswer(part: part, result: .success(try await mover(part, callback, post)))
                     } catch {
                         return OSSTransferPartAnswer(part: part, result: .failure(error))
                     }
+                }
+            }
+            /// Keeps one child waiting for checkpoints while parts move (it answers `nil`).
+            func listen() {
+                guard !listening, !stopping, inFlight > 0 else { return }
+                listening = true
+                group.addTask {
+                    await checkpoints.wait()
+                    return nil
                 }
             }
             func stop() {
@@ -44,7 +61,17 @@ extension OSSTransferDriver {
                 group.cancelAll()
             }
             while inFlight < limit, !queue.isEmpty { startNext() }
-            while let finished = await group.next() {
+            listen()
+            while let next = await group.next() {
+                guard let finished = next else {
+                    listening = false
+                    if answer == nil, outcome == nil, let failed = await feedCheckpoints(checkpoints.drain()) {
+                        answer = failed
+                        stop()
+                    }
+                    listen()
+                    continue
+                }
                 inFlight -= 1
                 let number = finished.part.number
                 switch finished.result {
@@ -82,8 +109,11 @@ extension OSSTransferDriver {
                         while inFlight < limit, !queue.isEmpty { startNext() }
                     }
                 }
+                // The listener must not outlive the parts (the group waits for it); no part starts after this.
+                if inFlight == 0, listening { group.cancelAll() }
             }
         }
+        if answer == nil, outcome == nil, let failed = await feedCheckpoints(checkpoints.drain()) { answer = failed }
         if outcome != nil { return [] }
         if let answer { return answer }
         // Parts cancelled by `cancelAll()` after another part failed report cancellation too: only the caller's
@@ -92,6 +122,22 @@ extension OSSTransferDriver {
         let real = failures.filter { !$0.isTransferCancellation }
         if let worst = worst(of: real) ?? failures.first { return fail(worst) }
         return deferred
+    }
+
+    /// Feeds checkpoints to the machine and performs its answers, saving only the last of the records asked for.
+    /// Returns the machine's answer when a step failed.
+    private func feedCheckpoints(_ events: [Machine.Event]) async -> [Action]? {
+        guard !events.isEmpty else { return nil }
+        let actions = events.flatMap { handle($0) }
+        let lastSave = actions.lastIndex { action in
+            if case .saveRecord = Machine.step(for: action) { true } else { false }
+        }
+        for (index, action) in actions.enumerated() {
+            if case .saveRecord = Machine.step(for: action), index != lastSave { continue }
+            if let failed = await local(action) { return failed }
+            if outcome != nil { return nil }
+        }
+        return nil
     }
 
     /// The failure with the highest rank, the first of equals.

@@ -8,9 +8,11 @@ protocol OSSTransferEffects: AnyObject {
     associatedtype Machine: OSSTransferMachine
 
     /// Moves one part: sends it (upload) or fetches it into the file (download), calling `progress` with the
-    /// bytes its current attempt moved, and returns the event that confirms it.
-    typealias PartMover = @Sendable (_ part: OSSPart, _ progress: (@Sendable (Int64) -> Void)?) async throws
-        -> Machine.Event
+    /// bytes its current attempt moved, and returns the event that confirms it. On the way it may post
+    /// checkpoints for the machine to `checkpoint` (a download part's written prefix); posting never waits.
+    typealias PartMover = @Sendable (
+        _ part: OSSPart, _ progress: (@Sendable (Int64) -> Void)?, _ checkpoint: @escaping @Sendable (Machine.Event) -> Void
+    ) async throws -> Machine.Event
 
     /// Performs an ``OSSTransferStep/ask(restartsProgress:)`` action and returns the machine's answer.
     func answer(_ action: Machine.Action, machine: Machine) async throws -> Machine.Event

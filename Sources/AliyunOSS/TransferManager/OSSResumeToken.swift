@@ -141,8 +141,14 @@ public struct OSSResumeToken: Sendable, Hashable, Codable {
             r.parts.map { Part(number: $0.number, offset: $0.offset, size: $0.length, eTag: nil, crc64: $0.crc64) }
         }
     }
-    /// The sum of the confirmed parts' sizes.
-    public var bytesDone: Int64 { parts.reduce(0) { $0 + $1.size } }
+    /// The bytes a resume keeps: the confirmed parts' sizes, plus for a download the written prefixes of the parts
+    /// that were in flight (``OSSDownloadRecord/partials``).
+    public var bytesDone: Int64 {
+        switch record {
+        case .upload: parts.reduce(0) { $0 + $1.size }
+        case .download(let r): r.bytesDone
+        }
+    }
 
     /// The record file name this token restores to (the transfer's ``OSSTransfer/id``).
     var recordName: String {

@@ -295,7 +295,7 @@ public actor OSSTransferManager {
                 partSize: record.partSize, bytesDone: done, totalBytes: record.fileIdentity.size,
                 completedParts: record.parts.count, problem: nil)
         case .download(let record):
-            let done = record.parts.reduce(Int64(0)) { $0 + $1.length }
+            let done = record.bytesDone
             return OSSTransfer(
                 id: entry.name, kind: kind, state: isRunning ? .ongoing : .suspended, bucketName: record.bucket,
                 objectKey: record.key, filePath: record.destinationPath, uploadId: nil,

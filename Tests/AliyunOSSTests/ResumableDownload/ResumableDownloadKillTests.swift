@@ -47,22 +47,11 @@ struct ResumableDownloadKillTests {
             // Slow the parts down so the child is surely mid-download when it is killed.
             await server.addFault(LocalOSSFaultRule(operation: .getObject, action: .delay(milliseconds: 60)))
 
-            let process = Process()
-            process.executableURL = binary
-            process.arguments = [
-                "--endpoint", server.endpoint.absoluteString, "--bucket", "bkt", "--key", "kill.bin",
-                "--file", scratch.destination.path, "--record-dir", scratch.recordDirectory,
+            let process = try rdLaunchSample(binary, server, scratch, [
+                "--key", "kill.bin", "--file", scratch.destination.path, "--record-dir", scratch.recordDirectory,
                 "--part-size", String(rdPartSize), "--threads", String(threads), "--signature-version", "v4",
                 "--region", "cn-hangzhou",
-            ]
-            process.environment = [
-                "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
-                "OSS_ACCESS_KEY_ID": server.credentials.accessKeyId,
-                "OSS_ACCESS_KEY_SECRET": server.credentials.accessKeySecret,
-            ]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            ])
 
             // Kill once `afterParts` parts of the 40 have been served.
             var waited = 0

@@ -1,4 +1,5 @@
 @testable import AliyunOSS
+import NIOConcurrencyHelpers
 import OSSResumable
 
 /// A scripted stand-in for the download's effects, to test the ``OSSTransferDriver`` with the download state
@@ -11,10 +12,20 @@ final class ScriptedDownloadEffects: ScriptedEffects, Sendable {
     let script: TransferScript
     /// What a second HEAD answers (after the object was replaced).
     let replacement: OSSObjectIdentity
+    /// For a part number: the byte counts it posts as checkpoints (CRC-64 = the count) before its trouble.
+    let checkpoints: [Int: [Int64]]
+    /// The partial parts' prefixes (number, bytes) of each record saved, in order.
+    let savedPartials = NIOLockedValueBox<[[OSSDownloadRecord.PartialPart]]>([])
+    /// The partial parts of the last record saved.
+    var lastSavedPartials: [OSSDownloadRecord.PartialPart]? { savedPartials.withLockedValue { $0.last } }
 
-    init(troubles: [TransferScript.Step: TransferScript.Trouble] = [:], replacement: OSSObjectIdentity) {
+    init(
+        troubles: [TransferScript.Step: TransferScript.Trouble] = [:], replacement: OSSObjectIdentity,
+        checkpoints: [Int: [Int64]] = [:]
+    ) {
         script = TransferScript(troubles: troubles, granularity: .confirmedParts)
         self.replacement = replacement
+        self.checkpoints = checkpoints
     }
 
     func answer(_ action: Machine.Action, machine: Machine) async throws -> Machine.Event {
@@ -30,12 +41,19 @@ final class ScriptedDownloadEffects: ScriptedEffects, Sendable {
         }
     }
 
-    func save(_ record: OSSDownloadRecord) async throws { try script.save(parts: record.parts.map(\.number)) }
+    func save(_ record: OSSDownloadRecord) async throws {
+        try script.save(parts: record.parts.map(\.number))
+        savedPartials.withLockedValue { $0.append(record.partials) }
+    }
 
     func partMover(for action: Machine.Action) async throws -> PartMover {
         let script = self.script
-        return { part, progress in
-            try await script.move(
+        let checkpoints = self.checkpoints
+        return { part, progress, checkpoint in
+            for bytes in checkpoints[part.number] ?? [] {
+                checkpoint(.partProgressed(number: part.number, bytes: bytes, crc64: UInt64(bytes)))
+            }
+            return try await script.move(
                 part, progress: progress, event: .partDownloaded(number: part.number, crc64: UInt64(part.number)))
         }
     }

@@ -45,7 +45,7 @@ final class ScriptedUploadEffects: ScriptedEffects, Sendable {
 
     func partMover(for action: Machine.Action) async throws -> PartMover {
         let script = self.script
-        return { part, progress in
+        return { part, progress, _ in
             try await script.move(
                 part, progress: progress,
                 event: .partUploaded(

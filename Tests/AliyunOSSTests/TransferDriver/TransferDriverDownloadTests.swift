@@ -40,6 +40,29 @@ struct TransferDriverDownloadTests {
         #expect(effects.script.reports == [scriptedPartSize, 2 * scriptedPartSize, Self.size])
     }
 
+    @Test func checkpointsOfAPartInFlightAreSavedAndAPauseKeepsTheLast() async {
+        let effects = ScriptedDownloadEffects(
+            troubles: [.part(2): .pause], replacement: Self.object(), checkpoints: [2: [25_600, 51_200]])
+        let (end, driver) = await Self.run(effects)
+        #expect(end.name == "paused")
+        let expected = [OSSDownloadRecord.PartialPart(number: 2, offset: scriptedPartSize, bytes: 51_200, crc64: 51_200)]
+        #expect(driver.machine.record?.partials == expected)
+        #expect(effects.lastSavedPartials == expected)
+        #expect(effects.script.saved.last == [1])
+        #expect(driver.machine.record?.bytesDone == scriptedPartSize + 51_200)
+    }
+
+    @Test func aCheckpointWhoseSaveFailsStopsTheDownloadAndKeepsTheRecord() async {
+        let effects = ScriptedDownloadEffects(
+            troubles: [.save(2): .fail(times: 1, error: TransferScript.networkFailure), .part(1): .block],
+            replacement: Self.object(), checkpoints: [1: [25_600]])
+        let (end, _) = await Self.run(effects)
+        #expect(end.name == "operationFailed")
+        #expect(!effects.script.log.contains("delete record"))
+        #expect(!effects.script.log.contains("delete temp"))
+        #expect(effects.script.saved.count == 1)
+    }
+
     @Test func aWrongObjectCRCFailsAndRemovesThePartialDownload() async {
         let effects = ScriptedDownloadEffects(replacement: Self.object())
         let (end, _) = await Self.run(effects, object: Self.object(crc64: 12_345))
