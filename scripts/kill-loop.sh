@@ -11,10 +11,12 @@
 #             file, the process gets SIGKILL; the same command is run again and must resume; then the object is
 #             read back with a plain signed GET and compared byte for byte with the file, ListMultipartUploads must be
 #             empty and the checkpoint directory empty;
-#   download: the same object is copied back with `oss cp oss://killloop/KEY OUT ...` (own seeded P, T and kill
-#             point, on the GetObject response-body counter), killed, resumed, compared with the file; no
-#             temporary file or record may be left.
-# Re-sent bytes = what the server counted over both runs - the file size; each run checks it is <= T x P.
+#   download: the same object is copied back with `oss cp oss://killloop/KEY OUT ... --traffic-limit 209715200`
+#             (own seeded P, T and kill point, on the counter of GetObject response bytes written to the
+#             connections; each part paced at 25 MB/s, a fast network), killed, resumed, compared with the file;
+#             no temporary file or record may be left.
+# Re-sent bytes = what the server counted over both runs - the file size; each upload run checks it is <= T x P,
+# each download run that it is <= T x 256 KiB + 1 MiB (downloads resume at the byte).
 # One `KILL kind=... run=...` line per run, a `KILL summary ...` line per kind; exit status 1 on any failure.
 #
 # Environment (all optional):

@@ -37,6 +37,18 @@ public enum OSSDurableFile {
         }
     }
 
+    /// Asks the kernel to start writing the range `[offset, offset + length)` of the open file `fd` to storage now,
+    /// without waiting (Linux: `posix_fadvise(POSIX_FADV_DONTNEED)`, which starts writeback of the range's dirty
+    /// pages and lets the cache drop them once written; a no-op elsewhere). A later ``sync(fd:)`` then finds little
+    /// left to write: a download that syncs its temporary file before every record keeps each sync short instead of
+    /// flushing everything since the last one. Advisory: failures are ignored.
+    public static func startWriteback(fd: Int32, offset: Int64, length: Int64) {
+        #if os(Linux)
+        guard length > 0 else { return }
+        _ = posix_fadvise(fd, off_t(offset), off_t(length), POSIX_FADV_DONTNEED)
+        #endif
+    }
+
     /// Syncs the regular file at `path` (opened read-only: a sync applies to the file, whichever descriptor
     /// wrote it). Returns `errno` on failure.
     public static func sync(path: String) -> Int32? {

@@ -23,6 +23,8 @@ struct Copy: AsyncParsableCommand {
         inversion: .prefixedNo,
         help: "On Ctrl-C keep the server-side upload and the checkpoint so a rerun resumes (default); with --no-keep-upload-on-cancel the upload is aborted and the checkpoint deleted.")
     var keepUploadOnCancel = true
+    @Option(help: "Limit each part's transfer to this many bits per second (x-oss-traffic-limit, 819200-838860800), e.g. to leave bandwidth to others.")
+    var trafficLimit: Int?
     @Flag(help: "Uploads: also send Content-MD5 with each part, so the server itself refuses damaged bytes (each part is then read twice; by default its CRC-64 is checked as it streams).")
     var contentMD5 = false
     @OptionGroup var connection: ConnectionOptions
@@ -33,6 +35,9 @@ struct Copy: AsyncParsableCommand {
         }
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         if let partSize, partSize < 102_400 { throw ValidationError("--part-size must be at least 102400 bytes") }
+        if let trafficLimit, !(819_200...838_860_800).contains(trafficLimit) {
+            throw ValidationError("--traffic-limit must be between 819200 and 838860800 bits per second")
+        }
     }
 
     var recordDirectory: String {
@@ -70,6 +75,7 @@ struct Copy: AsyncParsableCommand {
             deleteUploadIdOnCancelling: !keepUploadOnCancel,
             uploadProgress: { _, done, total in Task { await progress.report(done: done, total: total) } })
         if let partSize { request.partSize = partSize }
+        request.trafficLimit = trafficLimit
         request.sendContentMD5 = contentMD5
         request.progressGranularity = .bytes
         let upload = request
@@ -104,6 +110,7 @@ struct Copy: AsyncParsableCommand {
             recordDirectoryPath: recordDirectory,
             downloadProgress: { _, done, total in Task { await progress.report(done: done, total: total) } })
         if let partSize { request.partSize = partSize }
+        request.trafficLimit = trafficLimit
         request.progressGranularity = .bytes
         let download = request
         let result = try await withClient(connection) { client in

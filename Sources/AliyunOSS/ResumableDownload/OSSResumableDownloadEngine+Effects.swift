@@ -1,5 +1,6 @@
 import Logging
 import OSSResumable
+import _NIOFileSystem
 
 /// The download's effects for the ``OSSTransferDriver``.
 extension OSSResumableDownloadEngine: OSSTransferEffects {
@@ -40,14 +41,28 @@ extension OSSResumableDownloadEngine: OSSTransferEffects {
     }
 
     func save(_ record: OSSDownloadRecord) async throws {
+        try await Self.save(record, records: records, handle: handle, tempFilePath: tempFilePath)
+    }
+
+    /// Saves in the background while parts move: checkpoints and finished parts then never wait for a disk sync.
+    func backgroundSaver() -> (@Sendable (OSSDownloadRecord) async throws -> Void)? {
+        guard let records else { return nil }
+        let handle = self.handle
+        let tempFilePath = self.tempFilePath
+        return { record in try await Self.save(record, records: records, handle: handle, tempFilePath: tempFilePath) }
+    }
+
+    /// Syncs the temporary file (the bytes the record lists must be on disk before the record is), then saves
+    /// the record atomically.
+    static func save(
+        _ record: OSSDownloadRecord, records: OSSTransferRecordSlot?, handle: WriteFileHandle?, tempFilePath: String
+    ) async throws {
         guard let records else { return }
-        // The parts a record lists must be on disk before the record is.
         if let handle {
             do {
                 // Not abandoned on cancellation: the parts that did finish are worth recording.
                 // records: F_FULLFSYNC on Darwin (OSSDurableFile), on NIO's thread pool.
-                let path = tempFilePath
-                try await Self.ignoringCancellation { try await handle.synchronizeDurably(path: path) }
+                try await ignoringCancellation { try await handle.synchronizeDurably(path: tempFilePath) }
             } catch {
                 throw OSSClientError(.fileCantWrite, "cannot sync the temporary file \(tempFilePath)", underlying: error)
             }

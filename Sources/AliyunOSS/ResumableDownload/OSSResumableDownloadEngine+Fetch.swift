@@ -63,6 +63,12 @@ extension OSSResumableDownloadEngine {
                 // Each attempt starts from zero; the part's high-water mark keeps the total from going back.
                 progress?(received)
                 if let checkpoint, received - checkpointed >= checkpointInterval, received < part.length {
+                    // Writing the bytes out now keeps the sync before the next record short.
+                    let start = fileOffset + checkpointed
+                    let length = received - checkpointed
+                    try? await handle.withUnsafeDescriptor { descriptor in
+                        OSSDurableFile.startWriteback(fd: descriptor.rawValue, offset: start, length: length)
+                    }
                     checkpointed = received
                     checkpoint(received, crc.value)
                 }

@@ -28,6 +28,7 @@ extension OSSTransferDriver {
         /// The machine's answer to a step that failed while parts were moving.
         var answer: [Action]?
         let checkpoints = OSSTransferCheckpoints<Machine.Event>()
+        let writer = effects.backgroundSaver().map { OSSTransferRecordWriter(save: $0) }
         let post: @Sendable (Machine.Event) -> Void = { checkpoints.post($0) }
         await withTaskGroup(of: OSSTransferPartAnswer<Machine.Event>?.self) { group in
             var inFlight = 0
@@ -65,7 +66,9 @@ extension OSSTransferDriver {
             while let next = await group.next() {
                 guard let finished = next else {
                     listening = false
-                    if answer == nil, outcome == nil, let failed = await feedCheckpoints(checkpoints.drain()) {
+                    if answer == nil, outcome == nil,
+                        let failed = await feedCheckpoints(checkpoints.drain(), writer: writer)
+                    {
                         answer = failed
                         stop()
                     }
@@ -87,7 +90,7 @@ extension OSSTransferDriver {
                         case .ask:
                             deferred = Array(actions[index...])
                         default:
-                            answer = await local(action)
+                            answer = await localWhileMoving(action, writer: writer)
                         }
                         if !deferred.isEmpty || answer != nil || outcome != nil { break }
                     }
@@ -113,7 +116,16 @@ extension OSSTransferDriver {
                 if inFlight == 0, listening { group.cancelAll() }
             }
         }
-        if answer == nil, outcome == nil, let failed = await feedCheckpoints(checkpoints.drain()) { answer = failed }
+        if answer == nil, outcome == nil, let failed = await feedCheckpoints(checkpoints.drain(), writer: writer) {
+            answer = failed
+        }
+        if let writer {
+            do {
+                try await writer.flush()
+            } catch {
+                if answer == nil, outcome == nil { answer = fail(error) }
+            }
+        }
         if outcome != nil { return [] }
         if let answer { return answer }
         // Parts cancelled by `cancelAll()` after another part failed report cancellation too: only the caller's
@@ -126,7 +138,9 @@ extension OSSTransferDriver {
 
     /// Feeds checkpoints to the machine and performs its answers, saving only the last of the records asked for.
     /// Returns the machine's answer when a step failed.
-    private func feedCheckpoints(_ events: [Machine.Event]) async -> [Action]? {
+    private func feedCheckpoints(
+        _ events: [Machine.Event], writer: OSSTransferRecordWriter<Machine.Record>?
+    ) async -> [Action]? {
         guard !events.isEmpty else { return nil }
         let actions = events.flatMap { handle($0) }
         let lastSave = actions.lastIndex { action in
@@ -134,10 +148,31 @@ extension OSSTransferDriver {
         }
         for (index, action) in actions.enumerated() {
             if case .saveRecord = Machine.step(for: action), index != lastSave { continue }
-            if let failed = await local(action) { return failed }
+            if let failed = await localWhileMoving(action, writer: writer) { return failed }
             if outcome != nil { return nil }
         }
         return nil
+    }
+
+    /// Performs a local action while parts move. With a background `writer`, a record save is handed to it and
+    /// not waited for, and any other step but progress first waits until the saves are done (a commit or a
+    /// removal must not race a save); a failed save is the step's failure.
+    private func localWhileMoving(_ action: Action, writer: OSSTransferRecordWriter<Machine.Record>?) async -> [Action]? {
+        guard let writer else { return await local(action) }
+        switch Machine.step(for: action) {
+        case .saveRecord(let record):
+            writer.submit(record)
+            return nil
+        case .reportProgress:
+            return await local(action)
+        default:
+            do {
+                try await writer.flush()
+            } catch {
+                return fail(error)
+            }
+            return await local(action)
+        }
     }
 
     /// The failure with the highest rank, the first of equals.

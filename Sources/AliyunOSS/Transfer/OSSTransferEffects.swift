@@ -23,6 +23,10 @@ protocol OSSTransferEffects: AnyObject {
     /// Saves `record` atomically (and what it lists durably). A throw fails the transfer, keeping the last record.
     func save(_ record: Machine.Record) async throws
 
+    /// How to save records in the background while parts move (``OSSTransferRecordWriter``), or `nil` to save each
+    /// one before going on. Asked when parts start (after ``partMover(for:)``).
+    func backgroundSaver() -> (@Sendable (Machine.Record) async throws -> Void)?
+
     /// Removes the record (a failure is only logged).
     func deleteRecord()
 
@@ -44,4 +48,9 @@ protocol OSSTransferEffects: AnyObject {
 
     /// Reports progress to the caller (never under a lock; the driver calls it in increasing order).
     var progress: OSSTransferProgressReporter { get }
+}
+
+extension OSSTransferEffects {
+    /// Records are saved one by one, before the driver goes on.
+    func backgroundSaver() -> (@Sendable (Machine.Record) async throws -> Void)? { nil }
 }
