@@ -39,20 +39,6 @@ extension ObjectStore {
             try encoder.encode(b.record), to: bucketDirectory(bucket) + "/bucket.json", tempDirectory: tempDirectory)
         buckets[bucket] = b
     }
-
-    /// Commits an appended object built at `tempPath`, provided the object is still the one it was built from
-    /// (`expectedDataFile`, `nil` when there was none); otherwise a concurrent write won and the append is
-    /// refused with PositionNotEqualToLength.
-    func commitAppend(_ bucket: String, record: ObjectRecord, expectedDataFile: String?, tempPath: String) throws
-        -> ObjectRecord
-    {
-        let current = buckets[bucket]?.objects[ExactKey(record.key)]
-        guard current?.dataFile == expectedDataFile else {
-            FileIO.remove(tempPath)
-            throw LocalOSSError.positionNotEqualToLength(current?.size ?? 0)
-        }
-        return try commitObject(bucket, record: record, tempPath: tempPath)
-    }
 }
 
 extension LocalOSSError {
