@@ -39,6 +39,8 @@ extension ObjectStore {
             throw error
         }
         var record = record
+        // ACL, tags and restore state may have changed while the body arrived (they do not change the files).
+        if let previous { record.extra = previous.extra }
         record.dataFile = ""
         record.segments = keep + [segment]
         record.completedUpload = nil

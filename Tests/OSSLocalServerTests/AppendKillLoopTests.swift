@@ -8,15 +8,13 @@ import Testing
 /// the object holds its bytes before the append or after it (byte for byte, CRC-64 consistent, appendable at its
 /// length) and that the objects directory holds exactly the files the records name: no orphan, no missing file.
 @Suite struct AppendKillLoopTests {
-    static let iterations = 12
-    static let windowMicroseconds: UInt64 = 30_000
-
     @Test func killDuringAppendLeavesTheObjectBeforeOrAfterIt() async throws {
-        let binary = try #require(ServerProcess.executable(), "oss-local-server was not built next to \(CommandLine.arguments[0])")
+        let binary = try #require(ServerProcess.executable(), "oss-local-server was not built")
         let dir = tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let arguments = ["--host", "127.0.0.1", "--port", "0", "--data-dir", dir.path, "--bucket", "kill"]
+        let arguments = ServerProcess.arguments(dataDirectory: dir, bucket: "kill")
         var server = try await ServerProcess(binary, arguments: arguments)
+        let iterations = 12
         // Appends below the default 4 MiB merge threshold, so kills also land in merges of small segments.
         var current: [UInt8] = []
         for size in [300_000, 200_000, 100_000] {
@@ -25,19 +23,14 @@ import Testing
             current += data
         }
         var outcomes: [String: Int] = [:]
-        for iteration in 0..<Self.iterations {
-            let client = server.client
+        for iteration in 0..<iterations {
             let piece = randomBytes(60_000 + 9_001 * iteration)
             let position = current.count
-            let delay = UInt64((7 * iteration) % Self.iterations) * Self.windowMicroseconds / UInt64(Self.iterations)
-            let append = Task {
-                try? await client.send(
-                    "POST", bucket: "kill", key: "k", query: ["append": "", "position": String(position)], body: piece)
-            }
-            try await Task.sleep(nanoseconds: delay * 1_000)
-            await server.stop(signal: SIGKILL)
-            _ = await append.value
-            server = try await ServerProcess(binary, arguments: arguments)
+            let delay = ServerProcess.killDelayMicroseconds(iteration: iteration, of: iterations, window: 30_000)
+            let query = ["append": "", "position": String(position)]
+            server = try await server.killDuring(
+                { client in _ = try? await client.send("POST", bucket: "kill", key: "k", query: query, body: piece) },
+                afterMicroseconds: delay, restart: binary, arguments: arguments)
             let get = try await server.client.send("GET", bucket: "kill", key: "k")
             #expect(get.status == 200, "iteration \(iteration)")
             #expect(get.header("x-oss-hash-crc64ecma") == String(CRC64.checksum(get.body)), "iteration \(iteration)")

@@ -31,13 +31,21 @@ import Testing
         return sizes
     }
 
-    @Test func anAppendWritesOnlyItsBytesAndKeepsEarlierFiles() async throws {
+    /// Runs `body` with a client of a server over a fresh data directory (removed afterwards) holding bucket
+    /// `apnd`, whose appends merge segments below `threshold` bytes.
+    static func withAppendServer(
+        threshold: Int64, isolation: isolated (any Actor)? = #isolation,
+        _ body: (TestClient, URL) async throws -> Void
+    ) async throws {
         let dir = tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         var configuration = LocalOSSServerConfiguration(dataDirectory: dir, buckets: ["apnd"])
-        configuration.appendCompactionBytes = 1000  // every append below is at least this big: none is merged
-        try await withLocalOSSServer(configuration) { server in
-            let client = TestClient(server)
+        configuration.appendCompactionBytes = threshold
+        try await withLocalOSSServer(configuration) { server in try await body(TestClient(server), dir) }
+    }
+
+    @Test func anAppendWritesOnlyItsBytesAndKeepsEarlierFiles() async throws {
+        try await Self.withAppendServer(threshold: 1000) { client, dir in // every append below is at least this big: none is merged
             var all: [UInt8] = []
             var files: [String: Int] = [:]
             for size in [5000, 3000, 7000, 1000] {
@@ -57,12 +65,7 @@ import Testing
     }
 
     @Test func manySmallAppendsReadBackWholeRangedAndChecksummed() async throws {
-        let dir = tempDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        var configuration = LocalOSSServerConfiguration(dataDirectory: dir, buckets: ["apnd"])
-        configuration.appendCompactionBytes = 4096
-        try await withLocalOSSServer(configuration) { server in
-            let client = TestClient(server)
+        try await Self.withAppendServer(threshold: 4096) { client, dir in
             var all: [UInt8] = []
             var generator = SystemRandomNumberGenerator()
             var etags = Set<String>()
@@ -101,12 +104,7 @@ import Testing
     }
 
     @Test func copyOverwriteAndDeleteFreeEverySegment() async throws {
-        let dir = tempDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        var configuration = LocalOSSServerConfiguration(dataDirectory: dir, buckets: ["apnd"])
-        configuration.appendCompactionBytes = 100
-        try await withLocalOSSServer(configuration) { server in
-            let client = TestClient(server)
+        try await Self.withAppendServer(threshold: 100) { client, dir in
             var all: [UInt8] = []
             for _ in 0..<5 {
                 let data = randomBytes(1000)
