@@ -15,8 +15,7 @@ extension ObjectStore {
         }
     }
 
-    /// Changes an object's record (not its bytes) and persists it. `expectedDataFile`, when given, must still be
-    /// the object's data file (the object was not replaced meanwhile), else `onReplaced` is thrown.
+    /// Changes an object's record (not its bytes) and persists it; `change` may throw to refuse the change.
     @discardableResult
     func updateObject(
         _ bucket: String, _ key: String, _ change: @Sendable (inout ObjectRecord) throws(LocalOSSError) -> Void
