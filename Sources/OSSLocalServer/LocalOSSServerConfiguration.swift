@@ -54,6 +54,10 @@ public struct LocalOSSServerConfiguration: Sendable {
     /// How long an upload callback's server has to answer before the upload is answered with 203 `CallbackFailed`
     /// (OSS: 5 seconds).
     public var callbackTimeout: Duration = .seconds(5)
+    /// Appended segments of an Appendable object smaller than this are merged now and then, so that many tiny
+    /// appends do not leave thousands of tiny files; larger ones are never rewritten. Default 4 MiB; 0 never
+    /// merges.
+    public var appendCompactionBytes: Int64 = 4 << 20
 
     /// Creates a configuration; every parameter has a development default.
     public init(

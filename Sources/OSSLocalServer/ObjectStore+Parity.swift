@@ -15,8 +15,7 @@ extension ObjectStore {
         }
     }
 
-    /// Changes an object's record (not its bytes) and persists it. `expectedDataFile`, when given, must still be
-    /// the object's data file (the object was not replaced meanwhile), else `onReplaced` is thrown.
+    /// Changes an object's record (not its bytes) and persists it; `change` may throw to refuse the change.
     @discardableResult
     func updateObject(
         _ bucket: String, _ key: String, _ change: @Sendable (inout ObjectRecord) throws(LocalOSSError) -> Void
@@ -38,20 +37,6 @@ extension ObjectStore {
         try FileIO.writeAtomically(
             try encoder.encode(b.record), to: bucketDirectory(bucket) + "/bucket.json", tempDirectory: tempDirectory)
         buckets[bucket] = b
-    }
-
-    /// Commits an appended object built at `tempPath`, provided the object is still the one it was built from
-    /// (`expectedDataFile`, `nil` when there was none); otherwise a concurrent write won and the append is
-    /// refused with PositionNotEqualToLength.
-    func commitAppend(_ bucket: String, record: ObjectRecord, expectedDataFile: String?, tempPath: String) throws
-        -> ObjectRecord
-    {
-        let current = buckets[bucket]?.objects[ExactKey(record.key)]
-        guard current?.dataFile == expectedDataFile else {
-            FileIO.remove(tempPath)
-            throw LocalOSSError.positionNotEqualToLength(current?.size ?? 0)
-        }
-        return try commitObject(bucket, record: record, tempPath: tempPath)
     }
 }
 

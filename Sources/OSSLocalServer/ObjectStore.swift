@@ -238,7 +238,7 @@ actor ObjectStore {
         return record
     }
 
-    private static func removeFiles(_ files: [String], in directory: String) {
+    static func removeFiles(_ files: [String], in directory: String) {
         for file in files { FileIO.remove(directory + "/" + file) }
     }
 

@@ -30,8 +30,19 @@ extension RequestHandler {
     }
 
     /// The source object, checked: it exists, the caller may read it, it is restored if archived, and the
-    /// `x-oss-copy-source-if-*` conditions hold (If-Match / If-Unmodified-Since: 412; If-None-Match /
-    /// If-Modified-Since: 304, as OSS documents).
+    /// `x-oss-copy-source-if-*` conditions hold. Each condition is checked on its own, for CopyObject and
+    /// UploadPartCopy alike, and a failure copies nothing:
+    /// - If-Match or If-Unmodified-Since failing: 412 with an `<Error>` body, code `PreconditionFailed`;
+    /// - If-None-Match or If-Modified-Since failing: 304 Not Modified with no body.
+    ///
+    /// Sources: the CopyObject reference, request headers table
+    /// (https://www.alibabacloud.com/help/tc/object-storage-service/latest/copyobject: if-match and
+    /// if-unmodified-since "otherwise 412", if-none-match and if-modified-since "otherwise 304"), and the official
+    /// Java SDK's integration test (aliyun/aliyun-oss-java-sdk,
+    /// src/test/java/com/aliyun/oss/integrationtests/CopyObjectTest.java), which expects `PreconditionFailed` for
+    /// the first two and `NotModified` with the message "Not Modified" (what its OSSErrorResponseHandler makes of a
+    /// bodiless 304) for the other two. The docs describe no S3-style rule combining two conditions, so none is
+    /// applied.
     func readableCopySource(_ context: RequestContext) async throws -> (bucket: String, key: String, object: ObjectRecord) {
         let (bucket, key) = try copySource(context)
         let object = try await store.object(bucket, key)

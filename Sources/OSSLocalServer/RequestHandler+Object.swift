@@ -100,6 +100,9 @@ extension RequestHandler {
             value: OSSDateFormat.rfc1123(Date(timeIntervalSince1970: TimeInterval(object.lastModified))))
         headers.add(name: "x-oss-hash-crc64ecma", value: String(object.crc64))
         headers.add(name: "x-oss-object-type", value: object.objectType)
+        if object.objectType == "Appendable" {  // as OSS answers, so a client can resume appending after a HEAD
+            headers.add(name: "x-oss-next-append-position", value: String(object.size))
+        }
         headers.add(name: "x-oss-storage-class", value: "Standard")
         headers.add(name: "Accept-Ranges", value: "bytes")
         if let md5 = object.contentMD5, object.objectType == "Normal" { headers.add(name: "Content-MD5", value: md5) }

@@ -22,14 +22,16 @@ struct ObjectRecord: Codable, Sendable {
     var userMetadata: [String: String]
     /// Other stored headers (`cache-control`, `content-disposition`, `content-encoding`, `content-language`, `expires`).
     var headers: [String: String]
-    /// `Normal` or `Multipart`.
+    /// `Normal`, `Multipart` or `Appendable`.
     var objectType: String
     /// The data file's name inside the bucket's `objects` directory (empty for a manifest object).
     var dataFile: String
     /// Object ACL, storage class, tags, symlink target and restore state (ObjectRecord+Parity.swift).
     var extra: ObjectExtra? = nil
     /// For a completed multipart object: its parts' data files in order (a manifest), instead of `dataFile`.
-    /// Absent in records written before manifests existed, which are single-file objects.
+    /// For an Appendable object: one file per append (or per merge of small appends, see ``AppendCompaction``);
+    /// successive records of the object share these files. Absent in records written before manifests existed,
+    /// which are single-file objects.
     var segments: [ObjectSegment]? = nil
     /// The upload this object completed; a restart removes that upload's directory if a crash left it behind.
     var completedUpload: String? = nil
@@ -46,6 +48,7 @@ struct ObjectSegment: Codable, Sendable {
     var file: String
     var length: Int64
     var crc64: UInt64
+    /// The part number for a completed multipart object; 0 for an appended segment.
     var partNumber: Int
 }
 

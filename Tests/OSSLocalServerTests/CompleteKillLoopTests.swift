@@ -8,15 +8,14 @@ import Testing
 /// left that no record references.
 @Suite struct CompleteKillLoopTests {
     static let iterations = 12
-    /// The kills sweep this window after Complete is sent (deterministic, so a failing iteration can be replayed);
-    /// an odd step spreads them over the window's phases.
+    /// The kills sweep this window after Complete is sent (``ServerProcess/killDelayMicroseconds(iteration:of:window:)``).
     static let windowMicroseconds: UInt64 = 40_000
 
     @Test func killDuringCompleteLeavesOldOrNewObject() async throws {
         let binary = try #require(ServerProcess.executable(), "oss-local-server was not built next to \(CommandLine.arguments[0])")
         let dir = tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let arguments = ["--host", "127.0.0.1", "--port", "0", "--data-dir", dir.path, "--bucket", "kill"]
+        let arguments = ServerProcess.arguments(dataDirectory: dir, bucket: "kill")
         var server = try await ServerProcess(binary, arguments: arguments)
         var current = randomBytes(200_000)
         #expect(try await server.client.send("PUT", bucket: "kill", key: "k", body: current).status == 200)
@@ -36,16 +35,12 @@ import Testing
                     next += data
                 }
             }
-            // Microseconds after sending Complete: iteration i of n kills at (7i mod n)/n of the window.
-            let delay = UInt64((7 * iteration) % Self.iterations) * Self.windowMicroseconds / UInt64(Self.iterations)
-            let complete = Task {
-                try? await client.send(
-                    "POST", bucket: "kill", key: "k", query: ["uploadId": id], body: MultipartTests.completeBody(listed))
-            }
-            try await Task.sleep(nanoseconds: delay * 1_000)
-            await server.stop(signal: SIGKILL)
-            _ = await complete.value
-            server = try await ServerProcess(binary, arguments: arguments)
+            let delay = ServerProcess.killDelayMicroseconds(
+                iteration: iteration, of: Self.iterations, window: Self.windowMicroseconds)
+            let body = MultipartTests.completeBody(listed)
+            server = try await server.killDuring(
+                { client in _ = try? await client.send("POST", bucket: "kill", key: "k", query: ["uploadId": id], body: body) },
+                afterMicroseconds: delay, restart: binary, arguments: arguments)
             let get = try await server.client.send("GET", bucket: "kill", key: "k")
             #expect(get.status == 200, "iteration \(iteration)")
             #expect(get.header("x-oss-hash-crc64ecma") == String(CRC64.checksum(get.body)), "iteration \(iteration)")

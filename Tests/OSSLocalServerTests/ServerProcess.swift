@@ -20,6 +20,32 @@ final class ServerProcess {
         return nil
     }
 
+    /// The arguments that start the server on 127.0.0.1 (an ephemeral port) over `dataDirectory`, with `bucket`.
+    static func arguments(dataDirectory: URL, bucket: String) -> [String] {
+        ["--host", "127.0.0.1", "--port", "0", "--data-dir", dataDirectory.path, "--bucket", bucket]
+    }
+
+    /// Kill loops sweep a window after their request is sent, deterministically (a failing iteration can be
+    /// replayed): iteration i of n kills at (7i mod n)/n of the window, an odd step that spreads the kills over
+    /// the window's phases.
+    static func killDelayMicroseconds(iteration: Int, of iterations: Int, window: UInt64) -> UInt64 {
+        UInt64((7 * iteration) % iterations) * window / UInt64(iterations)
+    }
+
+    /// Starts `request` against this server, SIGKILLs the server `delay` microseconds later, lets the request end
+    /// and starts the executable `binary` again with `arguments`.
+    func killDuring(
+        _ request: @escaping @Sendable (TestClient) async -> Void, afterMicroseconds delay: UInt64, restart binary: URL,
+        arguments: [String]
+    ) async throws -> ServerProcess {
+        let client = self.client
+        let task = Task { await request(client) }
+        try await Task.sleep(nanoseconds: delay * 1_000)
+        await stop(signal: SIGKILL)
+        _ = await task.value
+        return try await ServerProcess(binary, arguments: arguments)
+    }
+
     struct LaunchFailure: Error, CustomStringConvertible {
         var description: String
     }

@@ -47,6 +47,16 @@ def copy(make_bucket, mode):
         expect_error(lambda: b.copy_object(b.bucket_name, src, "copy/x",
                                            headers={"x-oss-copy-source-if-none-match": put.etag}),
                      304, None, "copy If-None-Match")
+        future = oss2.utils.http_date(int(time.time()) + 3600)
+        expect_error(lambda: b.copy_object(b.bucket_name, src, "copy/x",
+                                           headers={"x-oss-copy-source-if-modified-since": future}),
+                     304, None, "copy If-Modified-Since")
+        check(not b.object_exists("copy/x"), "a failed copy condition writes nothing")
+        for name, value in (("if-match", put.etag), ("if-none-match", '"0000"'), ("if-unmodified-since", future),
+                            ("if-modified-since", past)):
+            b.copy_object(b.bucket_name, src, "copy/x", headers={"x-oss-copy-source-" + name: value})
+            equal(b.get_object("copy/x").read(), data, "copy when %s holds" % name)
+            b.delete_object("copy/x")
         expect_error(lambda: b.copy_object(b.bucket_name, "copy/missing", "copy/x"), 404, "NoSuchKey",
                      "copy of a missing source")
         expect_error(lambda: b.copy_object("no-such-bucket-x", "k", "copy/x"), 404, "NoSuchBucket",
@@ -58,6 +68,12 @@ def copy(make_bucket, mode):
         p2 = b.upload_part_copy(b.bucket_name, src, (200000, 299999), key, upload_id, 2)
         expect_error(lambda: b.upload_part_copy(b.bucket_name, src, (299999, 300000), key, upload_id, 3),
                      400, "InvalidArgument", "part copy range beyond the object")
+        for name, value, status in (("if-match", '"0000"', 412), ("if-unmodified-since", past, 412),
+                                    ("if-none-match", put.etag, 304), ("if-modified-since", future, 304)):
+            expect_error(lambda: b.upload_part_copy(b.bucket_name, src, (0, 99), key, upload_id, 3,
+                                                    headers={"x-oss-copy-source-" + name: value}),
+                         status, "PreconditionFailed" if status == 412 else None, "part copy %s" % name)
+        equal([p.part_number for p in b.list_parts(key, upload_id).parts], [1, 2], "failed part copies add no part")
         done = b.complete_multipart_upload(key, upload_id, [oss2.models.PartInfo(1, p1.etag),
                                                             oss2.models.PartInfo(2, p2.etag)])
         equal(done.crc, crc64(data), "part copy crc")
@@ -85,7 +101,28 @@ def append(make_bucket, mode):
         b.put_object(key + ".normal", b"n")
         expect_error(lambda: b.append_object(key + ".normal", 1, b"x"), 409, "ObjectNotAppendable",
                      "append to a Normal object")
+        # Many appends, each CRC checked by oss2 against the chained one; then ranged reads, HEAD and a copy.
+        body, crc = a + c, r2.crc
+        for i in range(60):
+            piece = os.urandom(1 + (i * 37) % 700)
+            r = b.append_object(key, len(body), piece, init_crc=crc)
+            body, crc = body + piece, r.crc
+            equal(r.next_position, len(body), "next position after append %d" % i)
+        equal(crc, crc64(body), "chained crc after many appends")
+        equal(b.get_object(key).read(), body, "body after many appends")
+        equal(b.get_object(key, byte_range=(999, 4321)).read(), body[999:4322], "ranged read across appends")
+        h = b.head_object(key)
+        equal(h.content_length, len(body), "HEAD length")
+        equal(h.headers.get("x-oss-next-append-position"), str(len(body)), "HEAD next append position")
+        equal(int(h.headers.get("x-oss-hash-crc64ecma")), crc64(body), "HEAD crc")
+        b.copy_object(b.bucket_name, key, key + ".copy")
+        equal(b.get_object(key + ".copy").read(), body, "copy of an appendable object")
         b.delete_object(key)
+        equal(b.get_object(key + ".copy").read(), body, "the copy outlives its source")
+        b.put_object(key + ".copy", b"over")
+        expect_error(lambda: b.append_object(key + ".copy", 4, b"x"), 409, "ObjectNotAppendable",
+                     "append to an appendable object overwritten by PUT")
+        b.delete_object(key + ".copy")
         b.delete_object(key + ".normal")
     return run
 

@@ -32,6 +32,29 @@ struct AccessTaggingTests {
         }
     }
 
+    /// What a reader without credentials sees: the SDK's public URL (iOS `presignPublicURLWithBucketName:`) opens
+    /// a public-read object, or any object without its own ACL in a public-read bucket, and is refused otherwise.
+    @Test func publicURLsFollowTheACLs() async throws {
+        try await withServerAndClient { _, client in
+            let anonymous = PresignTests()
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "pub/o", data: Data([1, 2, 3])))
+            let url = try client.presignPublicURL(bucket: "bkt", key: "pub/o")
+            #expect(try await anonymous.send("GET", url).0 == 403)
+            try await client.putObjectACL(OSSPutObjectACLRequest(bucketName: "bkt", objectKey: "pub/o", acl: .publicRead))
+            let (status, body) = try await anonymous.send("GET", url)
+            #expect(status == 200 && body == [1, 2, 3])
+            #expect(try await anonymous.send("PUT", url, body: [9]).0 == 403, "public-read allows no writes")
+            try await client.putObjectACL(OSSPutObjectACLRequest(bucketName: "bkt", objectKey: "pub/o", acl: .private))
+            #expect(try await anonymous.send("GET", url).0 == 403)
+
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "pub/d", data: Data([4])))
+            try await client.putBucketACL(OSSPutBucketACLRequest(bucketName: "bkt", acl: .publicRead))
+            let inherited = try await anonymous.send("GET", try client.presignPublicURL(bucket: "bkt", key: "pub/d"))
+            #expect(inherited.0 == 200 && inherited.1 == [4], "the default ACL follows the bucket's")
+            #expect(try await anonymous.send("GET", url).0 == 403, "an object's own private ACL wins")
+        }
+    }
+
     @Test func taggingOnPutInitiateAndItsOwnCalls() async throws {
         try await withServerAndClient { _, client in
             var put = OSSPutObjectRequest(bucketName: "bkt", objectKey: "t", data: Data([1]))

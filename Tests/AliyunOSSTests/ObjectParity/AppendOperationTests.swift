@@ -55,4 +55,39 @@ struct AppendOperationTests {
             #expect(notAppendable?.code == "ObjectNotAppendable")
         }
     }
+
+    @Test func manyAppendsReadBackAndCopy() async throws {
+        try await withServerAndClient(extraBuckets: ["other"]) { _, client in
+            var all: [UInt8] = []
+            var crc: UInt64 = 0
+            for i in 0..<40 {
+                let piece = patternBytes(1 + (i * 997) % 3000, seed: UInt64(i + 10))
+                // The SDK checks every answer's whole-object CRC against initCRC64 combined with the piece's.
+                let r = try await client.appendObject(
+                    OSSAppendObjectRequest(
+                        bucketName: "bkt", objectKey: "many", appendPosition: Int64(all.count),
+                        source: .data(Data(piece)), initCRC64: crc))
+                all += piece
+                crc = try #require(r.crc64)
+                #expect(r.xOssNextAppendPosition == Int64(all.count))
+            }
+            #expect(crc == CRC64.checksum(all))
+            let whole = try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "many"))
+            #expect(whole.content.map(Array.init) == all)
+            let ranged = try await client.getObject(
+                OSSGetObjectRequest(bucketName: "bkt", objectKey: "many", range: .closed(1000, 20_000)))
+            #expect(ranged.content.map(Array.init) == Array(all[1000...20_000]))
+            let head = try await client.headObject(OSSHeadObjectRequest(bucketName: "bkt", objectKey: "many"))
+            #expect(head.objectType == "Appendable")
+            #expect(head.contentLength == Int64(all.count))
+            #expect(head.headers["x-oss-next-append-position"] == String(all.count))
+
+            let copied = try await client.copyObject(
+                OSSCopyObjectRequest(sourceBucketName: "bkt", sourceObjectKey: "many", bucketName: "other", objectKey: "c"))
+            #expect(copied.crc64 == crc)
+            _ = try await client.deleteObject(OSSDeleteObjectRequest(bucketName: "bkt", objectKey: "many"))
+            let copy = try await client.getObject(OSSGetObjectRequest(bucketName: "other", objectKey: "c"))
+            #expect(copy.content.map(Array.init) == all)
+        }
+    }
 }

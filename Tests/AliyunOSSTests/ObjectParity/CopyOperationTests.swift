@@ -48,10 +48,18 @@ struct CopyOperationTests {
                 }
             }
             #expect(await copy(.init(ifMatch: put.eTag)) == nil)
+            _ = try await client.deleteObject(OSSDeleteObjectRequest(bucketName: "bkt", objectKey: "d"))
             #expect(await copy(.init(ifMatch: "\"0000\""))?.code == "PreconditionFailed")
             #expect(await copy(.init(ifUnmodifiedSince: Date(timeIntervalSinceNow: -3600)))?.statusCode == 412)
             #expect(await copy(.init(ifNoneMatch: put.eTag))?.statusCode == 304)
             #expect(await copy(.init(ifModifiedSince: Date(timeIntervalSinceNow: 3600)))?.statusCode == 304)
+            let missing = await serverError {
+                _ = try await client.headObject(OSSHeadObjectRequest(bucketName: "bkt", objectKey: "d"))
+            }
+            #expect(missing?.statusCode == 404, "a failed copy condition writes nothing")
+            #expect(await copy(.init(ifNoneMatch: "\"0000\"")) == nil)
+            #expect(await copy(.init(ifModifiedSince: Date(timeIntervalSinceNow: -3600))) == nil)
+            #expect(await copy(.init(ifUnmodifiedSince: Date(timeIntervalSinceNow: 3600))) == nil)
             #expect(await copy(.init(), source: "missing")?.code == "NoSuchKey")
             #expect(await copy(.init(), bucket: "no-such-bucket")?.code == "NoSuchBucket")
             let invalid = await thrownClientError {
@@ -111,6 +119,39 @@ struct CopyOperationTests {
                     sourceBucketName: "bkt", sourceObjectKey: "ranged", bucketName: "dest", objectKey: "small"))
             #expect(small.partCount == 0)
             #expect(small.crc64 == CRC64.checksum(bytes[10...109]))
+        }
+    }
+
+    @Test func uploadPartCopyConditions() async throws {
+        try await withServerAndClient { _, client in
+            let bytes = patternBytes(1000, seed: 5)
+            let put = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "s", data: Data(bytes)))
+            let upload = try await client.initiateMultipartUpload(
+                OSSInitiateMultipartUploadRequest(bucketName: "bkt", objectKey: "d"))
+            func partCopy(_ conditions: OSSCopySourceConditions) async -> OSSServerError? {
+                await serverError {
+                    _ = try await client.uploadPartCopy(
+                        OSSUploadPartCopyRequest(
+                            bucketName: "bkt", objectKey: "d", uploadId: upload.uploadId, partNumber: 1,
+                            sourceBucketName: "bkt", sourceObjectKey: "s", conditions: conditions))
+                }
+            }
+            let past = Date(timeIntervalSinceNow: -3600)
+            let future = Date(timeIntervalSinceNow: 3600)
+            let failing: [(OSSCopySourceConditions, Int)] = [
+                (.init(ifMatch: "\"0000\""), 412), (.init(ifUnmodifiedSince: past), 412),
+                (.init(ifNoneMatch: put.eTag), 304), (.init(ifModifiedSince: future), 304),
+            ]
+            for (conditions, status) in failing {
+                let error = await partCopy(conditions)
+                #expect(error?.statusCode == status)
+                if status == 412 { #expect(error?.code == "PreconditionFailed") }
+            }
+            let parts = try await client.listParts(
+                OSSListPartsRequest(bucketName: "bkt", objectKey: "d", uploadId: upload.uploadId))
+            #expect(parts.parts.isEmpty, "a failed condition adds no part")
+            #expect(await partCopy(.init(ifMatch: put.eTag, ifModifiedSince: past)) == nil)
+            #expect(await partCopy(.init(ifNoneMatch: "\"0000\"", ifUnmodifiedSince: future)) == nil)
         }
     }
 }
