@@ -36,8 +36,23 @@ extension OSSResumableUploadEngine: OSSTransferEffects {
     }
 
     func save(_ record: OSSUploadRecord) async throws {
+        try await Self.save(record, records: records, callbackHeaders: callbackHeaders)
+    }
+
+    /// Saves in the background while parts move, so that many small parts do not wait for a record save each (a
+    /// part the record misses at a kill is found by the resume's ListParts and verified, not sent again).
+    func backgroundSaver() -> (@Sendable (OSSUploadRecord) async throws -> Void)? {
+        guard let records else { return nil }
+        let headers = callbackHeaders
+        return { record in try await Self.save(record, records: records, callbackHeaders: headers) }
+    }
+
+    /// Saves `record` atomically, with the upload's callback in it (a resumed upload still sends it).
+    static func save(
+        _ record: OSSUploadRecord, records: OSSTransferRecordSlot?, callbackHeaders: [String: String]?
+    ) async throws {
         do {
-            try await records?.save(record.withCallbackHeaders(callbackHeaders))  // parity-b: callback in the record
+            try await records?.save(record.withCallbackHeaders(callbackHeaders))
         } catch {
             throw error.uploadClientError
         }

@@ -4,7 +4,7 @@ import OSSResumable
 /// How often a resumable transfer reports progress.
 public enum OSSTransferProgressGranularity: String, Sendable, Hashable {
     /// One report per confirmed part (the default): a part the server acknowledged (upload), or written to the
-    /// temporary file and recorded (download). The total is what a resume would keep.
+    /// temporary file (download; its record is saved right behind it). The total is what a resume keeps.
     case confirmedParts
     /// Also reports as each part's bytes go out (upload) or come in (download), every chunk of up to 1 MiB, so
     /// the bar moves while big parts are in flight. The total counts the confirmed parts plus what the parts in

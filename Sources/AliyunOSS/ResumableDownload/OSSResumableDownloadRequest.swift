@@ -54,13 +54,13 @@ public struct OSSResumableDownloadRequest: Sendable {
     public var partSize: Int64
     /// How many parts are fetched at once (1...64). Default 4.
     public var threadNum: Int
-    /// Progress as parts are written and recorded (like the upload's) or, with ``progressGranularity``
+    /// Progress as parts are written (and recorded right after, in the background) or, with ``progressGranularity``
     /// `.bytes`, as their bytes arrive: (bytes in this step, total bytes received, total bytes expected). A
     /// resumed download starts with one report of the bytes already on disk. Never runs backwards (after a
     /// restart against a replaced object, nothing is reported until the new total passes the old one) and never
     /// exceeds the total. Called one report at a time; keep it quick.
     public var downloadProgress: OSSProgressHandler?
-    /// When ``downloadProgress`` is called: per recorded part (default) or as bytes arrive.
+    /// When ``downloadProgress`` is called: per written part (default) or as bytes arrive.
     public var progressGranularity: OSSTransferProgressGranularity = .confirmedParts
     /// Where checkpoint records are kept; `nil` means the download is not resumable across calls (a cancel or
     /// a failure removes the temporary file).

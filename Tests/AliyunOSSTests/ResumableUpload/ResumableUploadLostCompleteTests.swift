@@ -64,18 +64,18 @@ struct ResumableUploadLostCompleteTests {
         try scratch.write(bytes)
         let saved = scratch.root.appendingPathComponent("saved.record")
         try await withServerAndClient { server, client in
-            // Keep a copy of the record as it is when the last part is confirmed, just before Complete is sent.
-            let name = NIOLockedValueBox<String?>(nil)
-            let size = Int64(Self.size)
-            let first = try await client.resumableUpload(
-                ruRequest("died.bin", scratch, progress: { _, total, _ in
-                    guard total == size, let record = scratch.records().first else { return }
-                    name.withLockedValue { $0 = record }
-                    try? FileManager.default.copyItem(atPath: scratch.recordDirectory + "/" + record, toPath: saved.path)
-                }))
+            // Keep a copy of the record as it is when Complete is sent (held up by the server for a moment).
+            await server.addFault(
+                LocalOSSFaultRule(operation: .completeMultipartUpload, action: .delay(milliseconds: 500), times: 1))
+            async let uploaded = client.resumableUpload(ruRequest("died.bin", scratch))
+            while await server.stats()[.completeMultipartUpload].requests == 0 {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            let recordName = try #require(scratch.records().first)
+            try FileManager.default.copyItem(atPath: scratch.recordDirectory + "/" + recordName, toPath: saved.path)
+            let first = try await uploaded
             #expect(scratch.records().isEmpty)
             // As if the process had died after sending Complete: the record is back, the upload is gone.
-            let recordName = try #require(name.withLockedValue { $0 })
             try FileManager.default.copyItem(atPath: saved.path, toPath: scratch.recordDirectory + "/" + recordName)
             #expect(scratch.records().count == 1)
             await server.resetStats()
