@@ -39,12 +39,15 @@ extension OSSResumableUploadEngine: OSSTransferEffects {
         try await Self.save(record, records: records, callbackHeaders: callbackHeaders)
     }
 
-    /// Saves in the background while parts move, so that many small parts do not wait for a record save each (a
-    /// part the record misses at a kill is found by the resume's ListParts and verified, not sent again).
-    func backgroundSaver() -> (@Sendable (OSSUploadRecord) async throws -> Void)? {
+    /// Saves in the background while parts move, at most ten times a second, so that many small parts do not wait
+    /// for a record save each (a part the record misses at a kill is found by the resume's ListParts and verified,
+    /// not sent again).
+    func backgroundWriter() -> OSSTransferRecordWriter<OSSUploadRecord>? {
         guard let records else { return nil }
         let headers = callbackHeaders
-        return { record in try await Self.save(record, records: records, callbackHeaders: headers) }
+        return OSSTransferRecordWriter(minimumInterval: .milliseconds(100)) { record in
+            try await Self.save(record, records: records, callbackHeaders: headers)
+        }
     }
 
     /// Saves `record` atomically, with the upload's callback in it (a resumed upload still sends it).

@@ -45,11 +45,13 @@ extension OSSResumableDownloadEngine: OSSTransferEffects {
     }
 
     /// Saves in the background while parts move: checkpoints and finished parts then never wait for a disk sync.
-    func backgroundSaver() -> (@Sendable (OSSDownloadRecord) async throws -> Void)? {
+    func backgroundWriter() -> OSSTransferRecordWriter<OSSDownloadRecord>? {
         guard let records else { return nil }
         let handle = self.handle
         let tempFilePath = self.tempFilePath
-        return { record in try await Self.save(record, records: records, handle: handle, tempFilePath: tempFilePath) }
+        return OSSTransferRecordWriter { record in
+            try await Self.save(record, records: records, handle: handle, tempFilePath: tempFilePath)
+        }
     }
 
     /// Syncs the temporary file (the bytes the record lists must be on disk before the record is), then saves

@@ -28,7 +28,7 @@ extension OSSTransferDriver {
         /// The machine's answer to a step that failed while parts were moving.
         var answer: [Action]?
         let checkpoints = OSSTransferCheckpoints<Machine.Event>()
-        let writer = effects.backgroundSaver().map { OSSTransferRecordWriter(save: $0) }
+        let writer = effects.backgroundWriter()
         let post: @Sendable (Machine.Event) -> Void = { checkpoints.post($0) }
         await withTaskGroup(of: OSSTransferPartAnswer<Machine.Event>?.self) { group in
             var inFlight = 0

@@ -23,9 +23,9 @@ protocol OSSTransferEffects: AnyObject {
     /// Saves `record` atomically (and what it lists durably). A throw fails the transfer, keeping the last record.
     func save(_ record: Machine.Record) async throws
 
-    /// How to save records in the background while parts move (``OSSTransferRecordWriter``), or `nil` to save each
-    /// one before going on. Asked when parts start (after ``partMover(for:)``).
-    func backgroundSaver() -> (@Sendable (Machine.Record) async throws -> Void)?
+    /// A writer that saves records in the background while parts move, or `nil` to save each one before going on.
+    /// Asked when parts start (after ``partMover(for:)``).
+    func backgroundWriter() -> OSSTransferRecordWriter<Machine.Record>?
 
     /// Removes the record (a failure is only logged).
     func deleteRecord()
@@ -52,5 +52,5 @@ protocol OSSTransferEffects: AnyObject {
 
 extension OSSTransferEffects {
     /// Records are saved one by one, before the driver goes on.
-    func backgroundSaver() -> (@Sendable (Machine.Record) async throws -> Void)? { nil }
+    func backgroundWriter() -> OSSTransferRecordWriter<Machine.Record>? { nil }
 }

@@ -8,6 +8,11 @@ import NIOConcurrencyHelpers
 /// ``flush()``: before any step that depends on what the record says (commit, delete, the end of the parts).
 /// A failed save is kept and thrown by the next ``flush()`` (and read by ``failure``); later records are dropped.
 /// A save runs to its end even when the transfer is cancelled (a confirmed part is worth recording).
+///
+/// With a `minimumInterval`, a save starts at least that long after the previous one started (uploads: a part
+/// missing from the record at a kill is found by ListParts, so saving ten times a second is plenty, and
+/// encoding a record of hundreds of parts for every part would cost more than sending them); ``flush()`` does not
+/// wait for the interval.
 final class OSSTransferRecordWriter<Record: Sendable>: Sendable {
     private struct State {
         var waiting: Record?
@@ -17,8 +22,10 @@ final class OSSTransferRecordWriter<Record: Sendable>: Sendable {
 
     private let state = NIOLockedValueBox(State())
     private let save: @Sendable (Record) async throws -> Void
+    private let minimumInterval: Duration
 
-    init(save: @escaping @Sendable (Record) async throws -> Void) {
+    init(minimumInterval: Duration = .zero, save: @escaping @Sendable (Record) async throws -> Void) {
+        self.minimumInterval = minimumInterval
         self.save = save
     }
 
@@ -38,13 +45,20 @@ final class OSSTransferRecordWriter<Record: Sendable>: Sendable {
 
     /// Waits until every submitted record is saved (or dropped after a failure); throws the first failure.
     func flush() async throws {
-        if let running = state.withLockedValue({ $0.running }) { await running.value }
+        if let running = state.withLockedValue({ $0.running }) {
+            running.cancel()  // skips the interval, not the save
+            await running.value
+        }
         if let failure { throw failure }
     }
 
     /// Saves the waiting record until none is left.
     private func drain() async {
+        var last: ContinuousClock.Instant?
         while true {
+            if let last, minimumInterval > .zero {
+                try? await Task.sleep(until: last.advanced(by: minimumInterval), clock: .continuous)
+            }
             let next = state.withLockedValue { state -> Record? in
                 guard let record = state.waiting, state.failure == nil else {
                     state.waiting = nil
@@ -55,6 +69,7 @@ final class OSSTransferRecordWriter<Record: Sendable>: Sendable {
                 return record
             }
             guard let record = next else { return }
+            last = .now
             do {
                 try await save(record)
             } catch {
