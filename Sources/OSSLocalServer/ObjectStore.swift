@@ -13,8 +13,9 @@ import Foundation
 /// buckets/<bucket>/objects/<sha256(key)>.json         ObjectRecord (holds the key)
 /// buckets/<bucket>/objects/<sha256(key)>.<random>.data      one file per object, or one per part (manifest)
 /// buckets/<bucket>/uploads/<uploadId>/upload.json     UploadRecord
-/// buckets/<bucket>/uploads/<uploadId>/part-<n>.json   PartRecord
-/// buckets/<bucket>/uploads/<uploadId>/part-<n>.<random>.data
+/// buckets/<bucket>/uploads/<uploadId>/part-<n>.<size>.<md5>.<crc64>.<mtime>.<random>.data   a part; its name is
+///                                                     its PartRecord (earlier versions: part-<n>.json beside
+///                                                     part-<n>.<random>.data, still loaded)
 /// ```
 /// Bucket names are validated (`[a-z0-9-]`), upload ids are checked to be hex, and object keys never appear in
 /// a path (only their SHA-256), so no key or id can reach outside the data directory.
@@ -104,12 +105,21 @@ actor ObjectStore {
                 }
                 var upload = Upload(record: record)
                 var partFiles = Set<String>()
-                for file in FileIO.list(udir) where file.hasPrefix("part-") && file.hasSuffix(".json") {
+                let files = FileIO.list(udir)
+                for file in files where file.hasPrefix("part-") && file.hasSuffix(".json") {
                     guard let data = FileIO.read(udir + "/" + file),
                         let part = try? decoder.decode(PartRecord.self, from: data)
                     else { continue }
                     upload.parts[part.partNumber] = part
                     partFiles.insert(part.dataFile)
+                }
+                for file in files {
+                    guard let part = PartRecord(committedFileName: file) else { continue }
+                    if let legacy = upload.parts[part.partNumber], partFiles.contains(legacy.dataFile) {
+                        partFiles.remove(legacy.dataFile)  // the newer format wins over a leftover JSON record
+                    }
+                    upload.parts[part.partNumber] = part
+                    partFiles.insert(file)
                 }
                 for file in FileIO.list(udir) where file.hasSuffix(".data") && !partFiles.contains(file) {
                     FileIO.remove(udir + "/" + file)
@@ -298,16 +308,19 @@ actor ObjectStore {
             throw LocalOSSError.noSuchUpload(uploadId)
         }
         var part = part
-        part.dataFile = "part-\(part.partNumber).\(RequestID.make()).data"
+        part.dataFile = part.committedFileName(unique: RequestID.make())
         let dir = uploadDirectory(bucket, uploadId)
+        // The previous upload of this part goes first: a crash in between leaves no part rather than two (the
+        // new UploadPart was not answered yet, so its client sends it again).
+        if let previous = upload.parts[part.partNumber] {
+            FileIO.remove(dir + "/" + previous.dataFile)
+            FileIO.remove(dir + "/part-\(part.partNumber).json")
+        }
+        // The rename commits the part: its name is its record (the data was synced when received).
         try FileIO.rename(tempPath, dir + "/" + part.dataFile)
-        try FileIO.writeAtomically(
-            try encoder.encode(part), to: dir + "/part-\(part.partNumber).json", tempDirectory: tempDirectory)
-        let previous = upload.parts[part.partNumber]
         upload.parts[part.partNumber] = part
         b.uploads[uploadId] = upload
         buckets[bucket] = b
-        if let previous { FileIO.remove(dir + "/" + previous.dataFile) }
     }
 
     /// Removes an upload (after abort or complete) and its files.

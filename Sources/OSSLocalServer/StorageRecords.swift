@@ -78,5 +78,29 @@ struct PartRecord: Codable, Sendable {
     var etag: String { "\"\(md5Hex)\"" }
 }
 
+/// A part's record lives in its data file's name, `part-<n>.<size>.<md5 hex>.<crc64>.<last modified>.<random>.data`,
+/// so that committing a part is one rename (no second file to create, sync and rename per part; the data itself
+/// is synced before). Uploads written by earlier versions keep a `part-<n>.json` beside the data and still load.
+extension PartRecord {
+    /// The committed name of this part's data file, with `unique` to tell two uploads of one part apart.
+    func committedFileName(unique: String) -> String {
+        "part-\(partNumber).\(size).\(md5Hex).\(crc64).\(lastModified).\(unique).data"
+    }
+
+    /// The part a committed data file's name records; `nil` for any other name.
+    init?(committedFileName name: String) {
+        let fields = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard fields.count == 7, fields[6] == "data", fields[0].hasPrefix("part-"),
+            let number = Int(fields[0].dropFirst(5)), number >= 1,
+            let size = Int64(fields[1]), size >= 0,
+            fields[2].utf8.count == 32, fields[2].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }),
+            let crc = UInt64(fields[3]), let modified = Int64(fields[4]), !fields[5].isEmpty
+        else { return nil }
+        self.init(
+            partNumber: number, size: size, md5Hex: String(fields[2]), crc64: crc, lastModified: modified,
+            dataFile: name)
+    }
+}
+
 /// Headers stored with an object and returned by GetObject/HeadObject.
 let storedObjectHeaders = ["cache-control", "content-disposition", "content-encoding", "content-language", "expires"]

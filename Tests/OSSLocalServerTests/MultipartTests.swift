@@ -186,4 +186,37 @@ import Testing
             #expect(try await client.send("GET", bucket: "persist", key: "other").body == [9, 9])
         }
     }
+
+    @Test func aPartSentAgainReplacesTheFirstAcrossARestart() async throws {
+        let dir = tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let configuration = LocalOSSServerConfiguration(dataDirectory: dir, buckets: ["persist"])
+        let first = randomBytes(102_400)
+        let second = randomBytes(102_400)
+        let id = try await withLocalOSSServer(configuration) { server in
+            let client = TestClient(server)
+            let id = try await Self.initiate(client, bucket: "persist", key: "again")
+            for body in [first, second] {
+                let r = try await client.send(
+                    "PUT", bucket: "persist", key: "again", query: ["partNumber": "1", "uploadId": id], body: body)
+                #expect(r.status == 200)
+            }
+            return id
+        }
+        // One data file for part 1, whose name records it (no separate record file per part).
+        let uploadDir = dir.appendingPathComponent("buckets/persist/uploads/\(id)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: uploadDir.path).filter { $0.hasPrefix("part-") }
+        #expect(files.count == 1, "\(files)")
+        try await withLocalOSSServer(configuration) { server in
+            let client = TestClient(server)
+            let listed = try await client.send("GET", bucket: "persist", key: "again", query: ["uploadId": id])
+            let etag = Insecure.MD5.hash(data: second).map { String(format: "%02X", $0) }.joined()
+            #expect(xmlValues("ETag", in: listed.text) == ["&quot;\(etag)&quot;"])
+            let done = try await client.send(
+                "POST", bucket: "persist", key: "again", query: ["uploadId": id],
+                body: Self.completeBody([(1, "\"\(etag)\"")]))
+            #expect(done.status == 200, "\(done.text)")
+            #expect(try await client.send("GET", bucket: "persist", key: "again").body == second)
+        }
+    }
 }
