@@ -16,7 +16,8 @@ struct Copy: AsyncParsableCommand {
 
     @Argument(help: "The source: a local file or oss://bucket/key.") var source: String
     @Argument(help: "The destination: oss://bucket/key or a local file.") var destination: String
-    @Option(help: "Part size in bytes (minimum 102400).") var partSize: Int64?
+    @Option(help: "Part size in bytes (minimum 102400). Uploads default to about 64 parts of 1-64 MiB; downloads to 8 MiB.")
+    var partSize: Int64?
     @Option(help: "Parts in flight.") var threads: Int = 4
     @Option(help: "Checkpoint directory (default: ~/.oss-swift/checkpoints).") var checkpointDir: String?
     @Flag(
@@ -74,7 +75,12 @@ struct Copy: AsyncParsableCommand {
             // Ctrl-C pauses by default: keep the upload id and the record so the next run resumes.
             deleteUploadIdOnCancelling: !keepUploadOnCancel,
             uploadProgress: { _, done, total in Task { await progress.report(done: done, total: total) } })
-        if let partSize { request.partSize = partSize }
+        let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
+        if let partSize {
+            request.partSize = partSize
+        } else if let size = (attributes?[.size] as? NSNumber)?.int64Value {
+            request.partSize = PartSizing.uploadPartSize(fileSize: size)
+        }
         request.trafficLimit = trafficLimit
         request.sendContentMD5 = contentMD5
         request.progressGranularity = .bytes

@@ -45,6 +45,25 @@ struct OSSToolTests {
         }
     }
 
+    @Test("cp picks the upload part size from the file size when --part-size is not given")
+    func automaticPartSize() async throws {
+        let work = try makeWorkDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["auto"])) { server in
+            let tool = ToolRunner(server: server, home: work)
+            // 3 MiB: 1 MiB parts (3); 70 MiB: about 64 parts, rounded to a power of two: 2 MiB parts (35).
+            for (mebibytes, parts) in [(3, 3), (70, 35)] {
+                let file = work.appendingPathComponent("f\(mebibytes).bin")
+                let crc = try writeFile(file, count: mebibytes << 20, seed: UInt64(mebibytes))
+                await server.resetStats()
+                let r = try await tool.run(["cp", file.path, "oss://auto/f.bin", "--checkpoint-dir", work.path])
+                #expect(r.status == 0, "\(r.stderr)")
+                #expect(r.stdout.contains("crc64 \(crc)"), "\(r.stdout)")
+                #expect(await server.stats()[.uploadPart].requests == Int64(parts), "\(mebibytes) MiB")
+            }
+        }
+    }
+
     @Test func presignedURLIsFetchableWithPlainHTTP() async throws {
         let work = try makeWorkDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
