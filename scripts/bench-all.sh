@@ -9,11 +9,14 @@
 # 1. micro: signing, presigning, CRC-64, combine, MD5, XML decoding — this SDK beside oss2 (scripts/bench-micro.sh)
 # 2. the CPU floor of an upload on one core: read + MD5 + CRC-64 of the same file (oss-microbench --floor)
 # 3. the local server vs a trivial sink, curl PUT/GET (scripts/bench-server.sh)
+# 3c. upload paths: one curl PUT vs `oss cp` tuned (8 MiB x 4), with its defaults and with 1 MiB parts vs oss2, and
+#    the part-size sweep behind the CLI's default (scripts/bench-upload-paths.sh)
 # 4. resumable upload: this SDK (defaults and tuned) vs oss2 resumable_upload (same settings) vs one curl PUT;
 #    wall, client CPU, peak RSS; RSS at more sizes (Samples/ResumableUpload/benchmark.sh)
 # 5. resumable download: the same for downloads (Samples/ResumableDownload/benchmark.sh)
 # 6. resume waste: `oss cp` killed with SIGKILL at 50% (server counters), resumed; bytes sent twice vs the
-#    threads x partSize bound (scripts/kill_loop.py, one run each way, tuned settings)
+#    bound: threads x partSize for uploads, threads x 256 KiB + 1 MiB for downloads (they resume at the byte;
+#    paced at 25 MB/s a part) (scripts/kill_loop.py, one run each way, tuned settings)
 # 7. transports: oss cp upload/download through URLSession and AsyncHTTPClient beside curl; URLSession RSS at
 #    more sizes (scripts/bench-transport.sh)
 # The SDK's client CPU per GiB is then printed as a ratio to the floor (target: 1.5x or less), and a markdown
@@ -61,6 +64,10 @@ echo
 
 echo "== 3b. multipart: Complete latency (64 parts) and GET of a multipart vs a single-PUT object =="
 SCRATCH="${SCRATCH:-.build-release}" ./scripts/bench-multipart.sh "8,$SIZE_MIB" 64 | tee "$LOG/multipart.txt"
+echo
+
+echo "== 3c. upload paths: curl PUT vs oss cp (tuned, defaults, 1 MiB parts) vs oss2; part-size sweep =="
+SKIP_BUILD=1 SWEEP_MIB="${SWEEP_MIB:-512}" ./scripts/bench-upload-paths.sh "$SIZE_MIB" | tee "$LOG/upload-paths.txt"
 echo
 
 echo "== 4. resumable upload =="
