@@ -32,7 +32,7 @@ struct ResumableDownloadKillTests {
     }
 
     @Test(
-        "kill -9 mid-download, resume in this process: identical file, at most threads × partSize fetched again",
+        "kill -9 mid-download, resume in this process: identical file, at most 2 × threads × partSize fetched again",
         arguments: [3, 12, 30])
     func killAndResume(afterParts: Int64) async throws {
         let binary = try #require(
@@ -93,7 +93,9 @@ struct ResumableDownloadKillTests {
             #expect(secondRun >= Int64(bytes.count) - result.resumedBytes)
             let refetched = firstRun + secondRun - Int64(bytes.count)
             #expect(refetched >= 0)
-            #expect(refetched <= Int64(threads) * rdPartSize, "fetched again: \(refetched) bytes")
+            // Parts of 100 KB never reach a checkpoint (256 KiB): what is fetched again is the parts in flight and
+            // those that finished while the record was being saved in the background (at most as many again).
+            #expect(refetched <= 2 * Int64(threads) * rdPartSize, "fetched again: \(refetched) bytes")
             #expect(try scratch.leftovers().isEmpty)
             #expect(scratch.records().isEmpty)
         }
