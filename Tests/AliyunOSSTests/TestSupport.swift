@@ -133,3 +133,20 @@ func thrownClientError(_ body: () async throws -> Void) async -> OSSClientError?
         return nil
     }
 }
+
+/// Starts a sample binary against `server` (its endpoint and bucket `bkt` first, then `arguments`), with the
+/// server's credentials in the environment and its output discarded; the caller waits for it or kills it.
+func launchSample(_ binary: URL, against server: LocalOSSServer, _ arguments: [String]) throws -> Process {
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = ["--endpoint", server.endpoint.absoluteString, "--bucket", "bkt"] + arguments
+    process.environment = [
+        "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+        "OSS_ACCESS_KEY_ID": server.credentials.accessKeyId,
+        "OSS_ACCESS_KEY_SECRET": server.credentials.accessKeySecret,
+    ]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    return process
+}

@@ -47,7 +47,7 @@ struct ResumableDownloadKillTests {
             // Slow the parts down so the child is surely mid-download when it is killed.
             await server.addFault(LocalOSSFaultRule(operation: .getObject, action: .delay(milliseconds: 60)))
 
-            let process = try rdLaunchSample(binary, server, scratch, [
+            let process = try launchSample(binary, against: server, [
                 "--key", "kill.bin", "--file", scratch.destination.path, "--record-dir", scratch.recordDirectory,
                 "--part-size", String(rdPartSize), "--threads", String(threads), "--signature-version", "v4",
                 "--region", "cn-hangzhou",

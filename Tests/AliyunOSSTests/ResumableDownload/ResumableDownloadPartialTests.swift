@@ -77,7 +77,7 @@ struct ResumableDownloadPartialTests {
             // The first two parts send 1.5 MB each, then the server holds them: the child is surely midway.
             await server.addFault(
                 LocalOSSFaultRule(operation: .getObject, action: .stall(afterBytes: sentBeforeStall), times: threads))
-            let process = try rdLaunchSample(binary, server, scratch, [
+            let process = try launchSample(binary, against: server, [
                 "--key", "kill-mid.bin", "--file", scratch.destination.path, "--record-dir", scratch.recordDirectory,
                 "--part-size", String(partSize), "--threads", String(threads),
             ])

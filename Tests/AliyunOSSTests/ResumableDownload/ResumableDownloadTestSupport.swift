@@ -102,19 +102,3 @@ func rdRequest(
         objectChangedPolicy: policy, downloadProgress: progress)
 }
 
-/// Starts the `resumable-download` sample against `server` with `arguments` after the endpoint and bucket, its
-/// output discarded; the caller waits for it or kills it.
-func rdLaunchSample(_ binary: URL, _ server: LocalOSSServer, _ scratch: RDScratch, _ arguments: [String]) throws -> Process {
-    let process = Process()
-    process.executableURL = binary
-    process.arguments = ["--endpoint", server.endpoint.absoluteString, "--bucket", "bkt"] + arguments
-    process.environment = [
-        "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
-        "OSS_ACCESS_KEY_ID": server.credentials.accessKeyId,
-        "OSS_ACCESS_KEY_SECRET": server.credentials.accessKeySecret,
-    ]
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    return process
-}

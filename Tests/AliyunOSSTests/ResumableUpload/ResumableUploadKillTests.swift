@@ -42,22 +42,11 @@ struct ResumableUploadKillTests {
         try await withServerAndClient { server, client in
             // Slow the parts down so the child is surely mid-upload when it is killed.
             await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 40)))
-            let process = Process()
-            process.executableURL = binary
-            process.arguments = [
-                "--endpoint", server.endpoint.absoluteString, "--bucket", "bkt", "--key", "kill.bin",
-                "--file", scratch.source.path, "--record-dir", scratch.recordDirectory,
+            let process = try launchSample(binary, against: server, [
+                "--key", "kill.bin", "--file", scratch.source.path, "--record-dir", scratch.recordDirectory,
                 "--part-size", String(ruPartSize), "--threads", String(threads), "--signature-version", "v4",
                 "--region", "cn-hangzhou", "--keep-upload-on-cancel",
-            ]
-            process.environment = [
-                "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
-                "OSS_ACCESS_KEY_ID": server.credentials.accessKeyId,
-                "OSS_ACCESS_KEY_SECRET": server.credentials.accessKeySecret,
-            ]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            ])
 
             var waited = 0
             while await ruPartBytes(server) < Int64(killAfterParts) * ruPartSize, process.isRunning, waited < 6000 {
