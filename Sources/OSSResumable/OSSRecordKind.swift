@@ -2,6 +2,8 @@
 public enum OSSRecordKind: String, Sendable, Hashable, Codable {
     case upload
     case download
+    /// A multipart upload whose parts the system carries (``OSSBackgroundUploadRecord``).
+    case backgroundUpload
 }
 
 /// Whether CRC-64 checking is on for a transfer. Part of a record's identity: a record written with one mode

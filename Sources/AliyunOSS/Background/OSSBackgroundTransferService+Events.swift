@@ -1,0 +1,41 @@
+import Foundation
+
+extension OSSBackgroundTransferService {
+    /// The entry point for `application(_:handleEventsForBackgroundURLSession:completionHandler:)` (and SwiftUI's
+    /// `.backgroundTask(.urlSession(_:))`): when `identifier` is this service's session, waits until the system
+    /// delivered its events, reconciles (records the outcomes, submits what remains, completes the uploads whose
+    /// parts are all verified), and calls `completionHandler` last. For another identifier it calls it at once.
+    public func handleEventsForBackgroundURLSession(
+        identifier: String, completionHandler: @escaping @Sendable () -> Void
+    ) {
+        guard identifier == system.sessionIdentifier else {
+            completionHandler()
+            return
+        }
+        Task {
+            _ = try? await handleEvents()
+            completionHandler()
+        }
+    }
+
+    /// The async form of ``handleEventsForBackgroundURLSession(identifier:completionHandler:)``: waits for the
+    /// system's events, then reconciles.
+    public func handleEvents() async throws -> OSSBackgroundReconcileReport {
+        await system.eventsDelivered()
+        return try await reconcile()
+    }
+
+    /// Reconciles until every background upload of the record directory is finished, sleeping `pollInterval`
+    /// between attaches; `onReport` sees each attach's report. For a process that stays in the foreground while
+    /// the system works (a CLI, tests, the simulated daemon).
+    public func reconcileUntilFinished(
+        pollInterval: Duration = .milliseconds(100), onReport: @Sendable (OSSBackgroundReconcileReport) -> Void = { _ in }
+    ) async throws {
+        while true {
+            let report = try await reconcile()
+            onReport(report)
+            if try recordNames().isEmpty { return }
+            try await Task.sleep(for: pollInterval)
+        }
+    }
+}

@@ -1,0 +1,102 @@
+/// The checkpoint of a background multipart upload: the upload id, and for every part its byte span, the
+/// CRC-64 and MD5 of the bytes handed to the system, and its state (``OSSBackgroundPartState``).
+///
+/// Written atomically and durably through ``OSSRecordStore`` after every change, before the system is told
+/// anything (a part is recorded `queued` before its task is submitted), so a process killed at any point leaves
+/// a record the next process can reconcile. It never holds credentials, signatures or presigned URLs.
+public struct OSSBackgroundUploadRecord: Sendable, Hashable, Codable {
+    /// One part.
+    public struct Part: Sendable, Hashable, Codable {
+        public let number: Int
+        /// Offset of the part in the local file.
+        public let offset: Int64
+        public let length: Int64
+        /// CRC-64 of the part's bytes, computed while its copy was made (`nil` before that).
+        public var crc64: UInt64?
+        /// Base64 MD5 of the part's bytes (sent as `Content-MD5`, so the server refuses other bytes).
+        public var contentMD5: String?
+        /// The copy's file name inside the transfer's part directory; `nil` when the part is the whole file and
+        /// the original is sent as it is.
+        public var copyName: String?
+        public var state: OSSBackgroundPartState
+
+        public init(number: Int, offset: Int64, length: Int64, state: OSSBackgroundPartState = .waiting) {
+            self.number = number
+            self.offset = offset
+            self.length = length
+            self.state = state
+        }
+    }
+
+    public static let currentVersion = 1
+
+    public var version: Int
+    public var kind: OSSRecordKind
+    /// The record's name and the prefix of its tasks' descriptions.
+    public var transferId: String
+    public var bucket: String
+    public var key: String
+    /// The local file (absolute path).
+    public var filePath: String
+    public var fileSize: Int64
+    public var partSize: Int64
+    public var uploadId: String
+    /// The most part tasks in the system's hands at once.
+    public var maximumQueuedParts: Int
+    public var parts: [Part]
+
+    public init(
+        transferId: String, bucket: String, key: String, filePath: String, plan: OSSPartPlan, uploadId: String,
+        maximumQueuedParts: Int = 16
+    ) {
+        self.maximumQueuedParts = max(1, maximumQueuedParts)
+        self.version = Self.currentVersion
+        self.kind = .backgroundUpload
+        self.transferId = transferId
+        self.bucket = bucket
+        self.key = key
+        self.filePath = filePath
+        self.fileSize = plan.totalLength
+        self.partSize = plan.partSize
+        self.uploadId = uploadId
+        self.parts = plan.parts.map { Part(number: $0.number, offset: $0.offset, length: $0.length) }
+    }
+
+    /// Bytes of the confirmed parts: where progress starts after a relaunch.
+    public var completedBytes: Int64 {
+        parts.reduce(0) { $0 + ($1.state.isDone ? $1.length : 0) }
+    }
+
+    /// Whether every part is confirmed.
+    public var allPartsDone: Bool { parts.allSatisfy(\.state.isDone) }
+
+    /// The description of part `number`'s task.
+    public func taskDescription(part number: Int) -> String {
+        OSSBackgroundTaskDescription(transferId: transferId, partNumber: number).description
+    }
+}
+
+extension OSSBackgroundUploadRecord: OSSTransferRecord {
+    public static var recordKind: OSSRecordKind { .backgroundUpload }
+
+    public func validate() throws(OSSResumableError) {
+        guard kind == .backgroundUpload else { throw .recordForeign("a \(kind.rawValue) record where a background upload record was expected") }
+        guard version == Self.currentVersion else { throw .recordUnsupportedVersion(version) }
+        guard !uploadId.isEmpty, !transferId.isEmpty else { throw .recordCorrupt("empty upload or transfer id") }
+        guard partSize > 0, fileSize >= 0, maximumQueuedParts >= 1 else { throw .recordCorrupt("bad sizes") }
+        var expectedOffset: Int64 = 0
+        for (index, part) in parts.enumerated() {
+            guard part.number == index + 1, part.offset == expectedOffset, part.length >= 0, part.length <= partSize else {
+                throw .recordCorrupt("part \(part.number) does not follow the plan")
+            }
+            if case .done = part.state, part.crc64 == nil { throw .recordCorrupt("part \(part.number) is done without a CRC-64") }
+            expectedOffset += part.length
+        }
+        guard expectedOffset == fileSize, !parts.isEmpty else { throw .recordCorrupt("the parts do not cover the file") }
+    }
+
+    /// Background records keep absolute paths (the part copies live beside the record).
+    public func relativized(to base: OSSBaseDirectory) -> OSSBackgroundUploadRecord { self }
+
+    public func resolved(against base: OSSBaseDirectory?) throws(OSSResumableError) -> OSSBackgroundUploadRecord { self }
+}
