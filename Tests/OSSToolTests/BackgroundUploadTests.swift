@@ -185,6 +185,21 @@ struct BackgroundUploadTests {
         }
     }
 
+    @Test("oss demo --background exits 0 and reports parts finished while the app was dead, and an identical object")
+    func demoBackground() async throws {
+        let work = try makeWorkDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        var tool = ToolRunner(home: work)
+        tool.environment["TMPDIR"] = work.path
+        let outcome = try await tool.run(["demo", "--background", "--size-mib", "8", "--part-size", String(1 << 20)])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(outcome.stdout.contains("UploadPart requests so far: 0"), "\(outcome.stdout)")
+        #expect(outcome.stdout.contains("parts finished while the app was not running: 8 (8.0 MiB)"), "\(outcome.stdout)")
+        #expect(outcome.stdout.contains("done-before=0 verified=8 failed=0"), "\(outcome.stdout)")
+        #expect(outcome.stdout.contains("UploadPart requests: 8 for 8 parts (no part sent twice)"), "\(outcome.stdout)")
+        #expect(outcome.stdout.contains("identical."), "\(outcome.stdout)")
+    }
+
     /// The numeric `name=value` fields of the first `attach:` line (`finished=true` maps to 1).
     static func fields(_ output: String) -> [String: Int] {
         guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("attach: transfer=") }) else { return [:] }
