@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 extension OSSBackgroundTransferService {
@@ -14,7 +15,11 @@ extension OSSBackgroundTransferService {
         }
         Task {
             _ = try? await handleEvents()
+            #if canImport(Darwin)
+            DispatchQueue.main.async(execute: completionHandler)  // UIKit wants it on the main thread
+            #else
             completionHandler()
+            #endif
         }
     }
 
