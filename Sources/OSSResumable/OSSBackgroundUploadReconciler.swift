@@ -71,19 +71,13 @@ public enum OSSBackgroundUploadReconciler {
             record.parts[index].state = .done(etag: etag, crc64: expected)
             outcomes.append(.verified(part: part.number))
         }
-        var inFlight: [Int] = []
-        for index in record.parts.indices {
-            guard case .queued(let description) = record.parts[index].state else { continue }
-            if pendingDescriptions.contains(description) && !reported.contains(record.parts[index].number) {
-                inFlight.append(record.parts[index].number)
-            } else if !reported.contains(record.parts[index].number) {
-                // Recorded as queued, but the system neither holds nor reported it: it never got there.
-                record.parts[index].state = .waiting
-            }
-        }
-        let room = max(0, maximumQueued - inFlight.count)
-        let toSubmit = record.parts.filter { $0.state == .waiting }.prefix(room).map(\.number)
-        return Decision(record: record, outcomes: outcomes, partsToSubmit: Array(toSubmit), partsInFlight: inFlight)
+        var states = record.parts.map(\.state)
+        let schedule = OSSBackgroundPartScheduler.schedule(
+            states: &states, numbers: record.parts.map(\.number), reported: reported, pendingDescriptions: pendingDescriptions,
+            maximumQueued: maximumQueued)
+        for index in record.parts.indices { record.parts[index].state = states[index] }
+        return Decision(
+            record: record, outcomes: outcomes, partsToSubmit: schedule.partsToSubmit, partsInFlight: schedule.partsInFlight)
     }
 
     /// The CRC-64 of the whole file, combined from the confirmed parts' CRCs; `nil` unless every part is done.

@@ -1,0 +1,101 @@
+/// The checkpoint of a background download: the object it pins (size, ETag, CRC-64), the temporary file the
+/// ranges are placed into, and per range its state (``OSSBackgroundPartState``: `done` holds the object's ETag
+/// and the CRC-64 of the range's bytes as placed).
+///
+/// Written atomically and durably through ``OSSRecordStore`` before the system is told anything; a range is
+/// recorded done only after its bytes are in the temporary file and synced. Never holds credentials or URLs.
+public struct OSSBackgroundDownloadRecord: Sendable, Hashable, Codable {
+    /// One range of the object.
+    public struct Part: Sendable, Hashable, Codable {
+        public let number: Int
+        /// Offset of the range in the object (and in the temporary file).
+        public let offset: Int64
+        public let length: Int64
+        public var state: OSSBackgroundPartState
+
+        public init(number: Int, offset: Int64, length: Int64, state: OSSBackgroundPartState = .waiting) {
+            self.number = number
+            self.offset = offset
+            self.length = length
+            self.state = state
+        }
+    }
+
+    public static let currentVersion = 1
+
+    public var version: Int
+    public var kind: OSSRecordKind
+    public var transferId: String
+    public var bucket: String
+    public var key: String
+    /// Where the object goes once every range is verified (absolute path).
+    public var destinationPath: String
+    /// The temporary file the ranges are placed into (absolute path).
+    public var tempFilePath: String
+    public var objectSize: Int64
+    /// The object's ETag, sent as `If-Match` with every range: a replaced object fails the ranges with 412.
+    public var etag: String
+    /// The object's CRC-64 as the server reported it, checked against the ranges' combined CRC-64.
+    public var objectCRC64: UInt64?
+    public var partSize: Int64
+    public var maximumQueuedParts: Int
+    public var parts: [Part]
+
+    public init(
+        transferId: String, bucket: String, key: String, destinationPath: String, tempFilePath: String, etag: String,
+        objectCRC64: UInt64?, plan: OSSPartPlan, maximumQueuedParts: Int = 16
+    ) {
+        self.version = Self.currentVersion
+        self.kind = .backgroundDownload
+        self.transferId = transferId
+        self.bucket = bucket
+        self.key = key
+        self.destinationPath = destinationPath
+        self.tempFilePath = tempFilePath
+        self.objectSize = plan.totalLength
+        self.etag = etag
+        self.objectCRC64 = objectCRC64
+        self.partSize = plan.partSize
+        self.maximumQueuedParts = max(1, maximumQueuedParts)
+        self.parts = plan.parts.map { Part(number: $0.number, offset: $0.offset, length: $0.length) }
+    }
+
+    /// Bytes of the verified ranges.
+    public var completedBytes: Int64 { parts.reduce(0) { $0 + ($1.state.isDone ? $1.length : 0) } }
+
+    public var allPartsDone: Bool { parts.allSatisfy(\.state.isDone) }
+
+    public func taskDescription(part number: Int) -> String {
+        OSSBackgroundTaskDescription(transferId: transferId, partNumber: number).description
+    }
+
+    /// The `Range` header of part `number`'s task.
+    public func rangeHeader(part number: Int) -> String? {
+        guard let part = parts.first(where: { $0.number == number }), part.length > 0 else { return nil }
+        return "bytes=\(part.offset)-\(part.offset + part.length - 1)"
+    }
+}
+
+extension OSSBackgroundDownloadRecord: OSSTransferRecord {
+    public static var recordKind: OSSRecordKind { .backgroundDownload }
+
+    public func validate() throws(OSSResumableError) {
+        guard kind == .backgroundDownload else { throw .recordForeign("a \(kind.rawValue) record where a background download record was expected") }
+        guard version == Self.currentVersion else { throw .recordUnsupportedVersion(version) }
+        guard !transferId.isEmpty, !etag.isEmpty, partSize > 0, objectSize >= 0, maximumQueuedParts >= 1 else {
+            throw .recordCorrupt("bad background download record")
+        }
+        var expectedOffset: Int64 = 0
+        for (index, part) in parts.enumerated() {
+            guard part.number == index + 1, part.offset == expectedOffset, part.length > 0, part.length <= partSize else {
+                throw .recordCorrupt("range \(part.number) does not follow the plan")
+            }
+            expectedOffset += part.length
+        }
+        guard expectedOffset == objectSize else { throw .recordCorrupt("the ranges do not cover the object") }
+    }
+
+    public func relativized(to base: OSSBaseDirectory) -> OSSBackgroundDownloadRecord { self }
+
+    public func resolved(against base: OSSBaseDirectory?) throws(OSSResumableError) -> OSSBackgroundDownloadRecord { self }
+}
