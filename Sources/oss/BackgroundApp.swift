@@ -23,6 +23,7 @@ struct BackgroundApp: AsyncParsableCommand {
     @Option(help: "start: part size in bytes") var partSize: Int64 = 4 << 20
     @Option(help: "start: a file created once the tasks are submitted") var submittedMarker: String?
     @Flag(help: "start: wait (forever) once the tasks are submitted") var waitForKill = false
+    @Flag(help: "start: download the object to --file instead of uploading --file") var download = false
     @Flag(help: "resume: attach once") var once = false
 
     func run() async throws {
@@ -42,9 +43,13 @@ struct BackgroundApp: AsyncParsableCommand {
 
     func start(_ service: OSSBackgroundTransferService) async throws {
         guard let bucket, let key, let file else { throw CLIFailure(.clientError, "start needs --bucket, --key and --file") }
-        let id = try await service.startUpload(
-            OSSBackgroundUploadRequest(
-                bucketName: bucket, objectKey: key, uploadingFileURL: URL(fileURLWithPath: file), partSize: partSize))
+        let url = URL(fileURLWithPath: file)
+        let id =
+            download
+            ? try await service.startDownload(
+                OSSBackgroundDownloadRequest(bucketName: bucket, objectKey: key, downloadToFileURL: url, partSize: partSize))
+            : try await service.startUpload(
+                OSSBackgroundUploadRequest(bucketName: bucket, objectKey: key, uploadingFileURL: url, partSize: partSize))
         let status = try service.backgroundTransfers().first { $0.transferId == id }
         say("submitted: transfer \(id), \(status?.partsQueued ?? 0) of \(status?.totalParts ?? 0) part task(s)")
         if let submittedMarker { _ = FileManager.default.createFile(atPath: submittedMarker, contents: Data(id.utf8)) }
@@ -61,13 +66,14 @@ struct BackgroundApp: AsyncParsableCommand {
 
     /// One line per upload and attach, `name=value` pairs the tests read.
     static func print(_ report: OSSBackgroundReconcileReport) {
-        for upload in report.uploads {
-            let crc = upload.completedCRC64.map(String.init) ?? "-"
+        for transfer in report.transfers {
+            let crc = transfer.completedCRC64.map(String.init) ?? "-"
             say(
-                "attach: transfer=\(upload.transferId) done-before=\(upload.partsDoneBefore) verified=\(upload.partsVerified.count) "
-                    + "failed=\(upload.partsFailed.count) submitted=\(upload.partsSubmitted.count) "
-                    + "in-flight=\(upload.partsInFlight.count) parts=\(upload.totalParts) bytes=\(upload.completedBytes)/\(upload.totalBytes) "
-                    + "busy=\(upload.busy) finished=\(upload.finished) crc64=\(crc)")
+                "attach: transfer=\(transfer.transferId) done-before=\(transfer.partsDoneBefore) verified=\(transfer.partsVerified.count) "
+                    + "failed=\(transfer.partsFailed.count) submitted=\(transfer.partsSubmitted.count) "
+                    + "in-flight=\(transfer.partsInFlight.count) parts=\(transfer.totalParts) "
+                    + "bytes=\(transfer.completedBytes)/\(transfer.totalBytes) busy=\(transfer.busy) finished=\(transfer.finished) "
+                    + "crc64=\(crc) kind=\(transfer.kind.rawValue) object-changed=\(transfer.objectChanged)")
         }
         if report.unknownEvents > 0 { say("attach: unknown-events=\(report.unknownEvents)") }
     }

@@ -3,12 +3,12 @@ import OSSCRC64
 import OSSResumable
 
 extension OSSBackgroundTransferService {
-    /// One attach: takes the system's delivered events and pending tasks, reconciles every background upload
-    /// of the record directory with them (``OSSBackgroundUploadReconciler``), saves each record, submits what
-    /// is missing or failed, completes the uploads whose parts are all verified (checking the object's CRC-64),
-    /// sweeps their part copies and records, and only then acknowledges the events.
+    /// One attach: takes the system's delivered events and pending tasks, reconciles every background transfer
+    /// of the record directory with them, saves each record, submits what is missing or failed, finishes the
+    /// transfers whose parts are all verified (checking CRC-64), sweeps their temporary files and records, and
+    /// only then acknowledges the events.
     ///
-    /// A transfer whose record another process holds is left alone (``OSSBackgroundReconcileReport/Upload/busy``),
+    /// A transfer whose record another process holds is left alone (``OSSBackgroundReconcileReport/Transfer/busy``),
     /// and so are its events.
     public func reconcile() async throws -> OSSBackgroundReconcileReport {
         let events = try await system.deliveredEvents()
@@ -26,15 +26,25 @@ extension OSSBackgroundTransferService {
         }
         var known = Set<String>()
         for name in try recordNames() {
-            let transferId = String(name.dropLast(Self.recordSuffix.count))
+            let (transferId, kind) = Self.parseRecordName(name)
             known.insert(transferId)
             let mine = byTransfer[transferId] ?? []
-            if let upload = try await reconcileUpload(transferId, events: mine, pending: pending) {
-                report.uploads.append(upload)
-                if !upload.busy { acknowledged += mine }
-            } else {
-                acknowledged += mine  // the record vanished meanwhile
+            guard let lock = try await lockRecord(name) else {
+                var busy = OSSBackgroundReconcileReport.Transfer(kind: kind, transferId: transferId)
+                busy.busy = true
+                report.transfers.append(busy)
+                continue
             }
+            let transfer: OSSBackgroundReconcileReport.Transfer?
+            do {
+                defer { withExtendedLifetime(lock) {} }
+                switch kind {
+                case .upload: transfer = try await reconcileUpload(transferId, events: mine, pending: pending)
+                case .download: transfer = try await reconcileDownload(transferId, events: mine, pending: pending)
+                }
+            }
+            if let transfer { report.transfers.append(transfer) }
+            acknowledged += mine  // recorded durably above (or the record vanished meanwhile)
         }
         for (transferId, orphans) in byTransfer where !known.contains(transferId) {
             report.unknownEvents += orphans.count
@@ -44,30 +54,29 @@ extension OSSBackgroundTransferService {
         return report
     }
 
-    private func reconcileUpload(_ transferId: String, events: [OSSBackgroundTaskEvent], pending: Set<String>)
-        async throws -> OSSBackgroundReconcileReport.Upload?
-    {
-        let name = Self.recordName(transferId)
-        let lock: OSSRecordLock
+    /// The record's lock, or `nil` when another process holds it.
+    func lockRecord(_ name: String) async throws -> OSSRecordLock? {
         do {
-            lock = try await OSSBlockingIO.run { [store] () throws(OSSResumableError) in try store.lock(name: name) }
+            return try await OSSBlockingIO.run { [store] () throws(OSSResumableError) in try store.lock(name: name) }
         } catch .recordLocked {
-            return OSSBackgroundReconcileReport.Upload(
-                transferId: transferId, bucket: "", key: "", totalParts: 0, partsDoneBefore: 0, partsVerified: [], partsFailed: [],
-                partsSubmitted: [], partsInFlight: [], completedBytes: 0, totalBytes: 0, completedCRC64: nil, busy: true)
+            return nil
         } catch {
             throw OSSClientError(.fileCantWrite, "cannot lock the background record \(name): \(error)", underlying: error)
         }
-        defer { withExtendedLifetime(lock) {} }
-        let loaded: OSSBackgroundUploadRecord?
+    }
+
+    func load<Record: OSSTransferRecord>(_ type: Record.Type, name: String) async throws -> Record? {
         do {
-            loaded = try await OSSBlockingIO.run { [store] () throws(OSSResumableError) in
-                try store.load(OSSBackgroundUploadRecord.self, name: name)
-            }
+            return try await OSSBlockingIO.run { [store] () throws(OSSResumableError) in try store.load(type, name: name) }
         } catch {
             throw OSSClientError(.fileCantRead, "the background record \(name) is unusable: \(error)", underlying: error)
         }
-        guard let record = loaded else { return nil }
+    }
+
+    private func reconcileUpload(_ transferId: String, events: [OSSBackgroundTaskEvent], pending: Set<String>)
+        async throws -> OSSBackgroundReconcileReport.Transfer?
+    {
+        guard let record = try await load(OSSBackgroundUploadRecord.self, name: Self.recordName(transferId)) else { return nil }
         let completions = events.map {
             OSSBackgroundPartCompletion(
                 description: $0.taskDescription, status: $0.status, etag: $0.headers["etag"],
@@ -75,11 +84,15 @@ extension OSSBackgroundTransferService {
         }
         var decision = OSSBackgroundUploadReconciler.reconcile(
             record, completions: completions, pendingDescriptions: pending, maximumQueued: record.maximumQueuedParts)
-        var upload = OSSBackgroundReconcileReport.Upload(
-            transferId: transferId, bucket: record.bucket, key: record.key, totalParts: record.parts.count,
-            partsDoneBefore: record.parts.filter(\.state.isDone).count, partsVerified: [], partsFailed: [],
-            partsSubmitted: decision.partsToSubmit, partsInFlight: decision.partsInFlight,
-            completedBytes: decision.record.completedBytes, totalBytes: record.fileSize, completedCRC64: nil)
+        var upload = OSSBackgroundReconcileReport.Transfer(kind: .upload, transferId: transferId)
+        upload.bucket = record.bucket
+        upload.key = record.key
+        upload.totalParts = record.parts.count
+        upload.partsDoneBefore = record.parts.filter(\.state.isDone).count
+        upload.partsSubmitted = decision.partsToSubmit
+        upload.partsInFlight = decision.partsInFlight
+        upload.completedBytes = decision.record.completedBytes
+        upload.totalBytes = record.fileSize
         for outcome in decision.outcomes {
             switch outcome {
             case .verified(let part): upload.partsVerified.append(part)

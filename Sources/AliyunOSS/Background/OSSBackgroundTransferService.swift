@@ -31,6 +31,7 @@ public final class OSSBackgroundTransferService: Sendable {
     let store: OSSRecordStore
 
     static let recordSuffix = ".bgupload.record"
+    static let downloadRecordSuffix = ".bgdownload.record"
 
     public init(
         client: OSSClient, system: any OSSBackgroundTaskSystem, recordDirectoryPath: String, urlLifetime: TimeInterval = 24 * 3600,
@@ -82,12 +83,18 @@ public final class OSSBackgroundTransferService: Sendable {
     /// The background uploads this directory holds, as their records say.
     public func backgroundTransfers() throws -> [OSSBackgroundTransferStatus] {
         try recordNames().compactMap { name in
-            guard let record = try store.load(OSSBackgroundUploadRecord.self, name: name) else { return nil }
-            return OSSBackgroundTransferStatus(
-                transferId: record.transferId, bucket: record.bucket, key: record.key,
-                partsDone: record.parts.filter(\.state.isDone).count,
-                partsQueued: record.parts.filter { if case .queued = $0.state { true } else { false } }.count,
-                totalParts: record.parts.count, completedBytes: record.completedBytes, totalBytes: record.fileSize)
+            switch Self.parseRecordName(name).1 {
+            case .upload:
+                guard let record = try store.load(OSSBackgroundUploadRecord.self, name: name) else { return nil }
+                return OSSBackgroundTransferStatus(
+                    kind: .upload, transferId: record.transferId, bucket: record.bucket, key: record.key,
+                    states: record.parts.map(\.state), completedBytes: record.completedBytes, totalBytes: record.fileSize)
+            case .download:
+                guard let record = try store.load(OSSBackgroundDownloadRecord.self, name: name) else { return nil }
+                return OSSBackgroundTransferStatus(
+                    kind: .download, transferId: record.transferId, bucket: record.bucket, key: record.key,
+                    states: record.parts.map(\.state), completedBytes: record.completedBytes, totalBytes: record.objectSize)
+            }
         }
     }
 
@@ -99,6 +106,14 @@ public final class OSSBackgroundTransferService: Sendable {
 
     static func recordName(_ transferId: String) -> String { transferId + recordSuffix }
 
+    static func downloadRecordName(_ transferId: String) -> String { transferId + downloadRecordSuffix }
+
+    /// The transfer id and direction a record name holds.
+    static func parseRecordName(_ name: String) -> (String, OSSTransferKind) {
+        if name.hasSuffix(downloadRecordSuffix) { return (String(name.dropLast(downloadRecordSuffix.count)), .download) }
+        return (String(name.dropLast(recordSuffix.count)), .upload)
+    }
+
     /// The directory of a transfer's part copies.
     func partDirectory(_ transferId: String) -> String { recordDirectoryPath + "/" + transferId + ".parts" }
 
@@ -106,7 +121,8 @@ public final class OSSBackgroundTransferService: Sendable {
         guard FileManager.default.fileExists(atPath: recordDirectoryPath) else { return [] }
         do {
             return try FileManager.default.contentsOfDirectory(atPath: recordDirectoryPath)
-                .filter { $0.hasSuffix(Self.recordSuffix) && !$0.hasPrefix(".") }.sorted()
+                .filter { ($0.hasSuffix(Self.recordSuffix) || $0.hasSuffix(Self.downloadRecordSuffix)) && !$0.hasPrefix(".") }
+                .sorted()
         } catch {
             throw OSSClientError(.fileCantRead, "cannot list \(recordDirectoryPath)", underlying: error)
         }
