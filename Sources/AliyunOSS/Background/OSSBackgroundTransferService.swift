@@ -84,16 +84,9 @@ public final class OSSBackgroundTransferService: Sendable {
     public func backgroundTransfers() throws -> [OSSBackgroundTransferStatus] {
         try recordNames().compactMap { name in
             switch Self.parseRecordName(name).1 {
-            case .upload:
-                guard let record = try store.load(OSSBackgroundUploadRecord.self, name: name) else { return nil }
-                return OSSBackgroundTransferStatus(
-                    kind: .upload, transferId: record.transferId, bucket: record.bucket, key: record.key,
-                    states: record.parts.map(\.state), completedBytes: record.completedBytes, totalBytes: record.fileSize)
+            case .upload: try store.load(OSSBackgroundUploadRecord.self, name: name).map(OSSBackgroundTransferStatus.init(upload:))
             case .download:
-                guard let record = try store.load(OSSBackgroundDownloadRecord.self, name: name) else { return nil }
-                return OSSBackgroundTransferStatus(
-                    kind: .download, transferId: record.transferId, bucket: record.bucket, key: record.key,
-                    states: record.parts.map(\.state), completedBytes: record.completedBytes, totalBytes: record.objectSize)
+                try store.load(OSSBackgroundDownloadRecord.self, name: name).map(OSSBackgroundTransferStatus.init(download:))
             }
         }
     }

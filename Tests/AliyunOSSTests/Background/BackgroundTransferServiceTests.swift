@@ -1,0 +1,93 @@
+import AliyunOSS
+import Foundation
+import NIOConcurrencyHelpers
+import OSSCRC64
+import OSSLocalServer
+import Testing
+
+/// The background service's API in one process, with the simulated daemon run in a task here (the subprocess
+/// tests are in OSSToolTests): listing, the transfer manager's view, progress from what is done, at most
+/// `maximumQueuedParts` in the system's hands, and the completion handler called last.
+@Suite("Background transfer service")
+struct BackgroundTransferServiceTests {
+    @Test("V1 + STS: parts go to the system two at a time; each attach records, lists progress and calls the handler last")
+    func attachesStepByStep() async throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("bg-service-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let bytes = (0..<1_000_000).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ ($0 >> 9)) }
+        let file = work.appendingPathComponent("five.bin")
+        try Data(bytes).write(to: file)
+        let spool = work.appendingPathComponent("spool").path
+        try await withServerAndClient(version: .v1, sts: true) { server, client in
+            let service = OSSBackgroundTransferService(
+                client: client, system: OSSSimulatedTaskSystem(spoolDirectory: spool, sessionIdentifier: "s"),
+                recordDirectoryPath: work.appendingPathComponent("records").path,
+                credentialExpiration: { Date().addingTimeInterval(3600) })
+            let daemon = OSSSimulatedTransferDaemon(spoolDirectory: spool, sessionIdentifier: "s")
+            let manager = OSSTransferManager(client: client, recordDirectoryPath: work.appendingPathComponent("manager").path)
+            let id = try await service.startUpload(
+                OSSBackgroundUploadRequest(
+                    bucketName: "bkt", objectKey: "five.bin", uploadingFileURL: file, partSize: 200_000, maximumQueuedParts: 2))
+            var listed = try #require(try service.backgroundTransfers().first)
+            #expect(listed.transferId == id)
+            #expect((listed.partsQueued, listed.partsDone, listed.totalParts, listed.completedBytes) == (2, 0, 5, 0))
+            #expect(try manager.backgroundTransfers(of: service).map(\.state) == [.ongoing])
+
+            // Another session's events are not ours: the handler is called at once.
+            let calledAtOnce = NIOLockedValueBox(false)
+            service.handleEventsForBackgroundURLSession(identifier: "another") { calledAtOnce.withLockedValue { $0 = true } }
+            #expect(calledAtOnce.withLockedValue { $0 })
+
+            var attaches = 0
+            while try !service.backgroundTransfers().isEmpty {
+                #expect(try await daemon.run(exitWhenIdle: true) <= 2, "never more than maximumQueuedParts in the system")
+                // The handler comes last: by then the attach's outcome is recorded (or the transfer is finished).
+                let seenByHandler = await withCheckedContinuation { (continuation: CheckedContinuation<[OSSBackgroundTransferStatus], Never>) in
+                    service.handleEventsForBackgroundURLSession(identifier: "s") {
+                        continuation.resume(returning: (try? service.backgroundTransfers()) ?? [])
+                    }
+                }
+                attaches += 1
+                if let status = seenByHandler.first {
+                    #expect(status.partsDone == min(5, 2 * attaches))
+                    #expect(status.completedBytes == Int64(status.partsDone) * 200_000)
+                    listed = status
+                }
+                #expect(attaches <= 3)
+            }
+            #expect(attaches == 3)
+            #expect(try manager.backgroundTransfers(of: service).isEmpty)
+            let stats = await server.stats()
+            #expect(stats[.uploadPart].requests == 5)
+            #expect(stats[.completeMultipartUpload].requests == 1)
+            let head = try await client.headObject(OSSHeadObjectRequest(bucketName: "bkt", objectKey: "five.bin"))
+            #expect(head.crc64 == CRC64.checksum(bytes))
+        }
+    }
+
+    @Test("a one-part upload sends the original file, no copy")
+    func onePartSendsTheOriginal() async throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("bg-service-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let bytes = [UInt8](repeating: 7, count: 50_000)
+        let file = work.appendingPathComponent("small.bin")
+        try Data(bytes).write(to: file)
+        let spool = work.appendingPathComponent("spool").path
+        let records = work.appendingPathComponent("records").path
+        try await withServerAndClient(version: .v4) { server, client in
+            let service = OSSBackgroundTransferService(
+                client: client, system: OSSSimulatedTaskSystem(spoolDirectory: spool, sessionIdentifier: "one"),
+                recordDirectoryPath: records)
+            let id = try await service.startUpload(
+                OSSBackgroundUploadRequest(bucketName: "bkt", objectKey: "small.bin", uploadingFileURL: file))
+            #expect(!FileManager.default.fileExists(atPath: records + "/" + id + ".parts"))
+            _ = try await OSSSimulatedTransferDaemon(spoolDirectory: spool, sessionIdentifier: "one").run(exitWhenIdle: true)
+            let report = try await service.handleEvents()
+            #expect(report.transfers.first?.completedCRC64 == CRC64.checksum(bytes))
+            #expect(await server.stats()[.uploadPart].requests == 1)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: records).isEmpty)
+        }
+    }
+}
