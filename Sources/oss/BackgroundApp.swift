@@ -74,6 +74,7 @@ struct BackgroundApp: AsyncParsableCommand {
                     + "in-flight=\(transfer.partsInFlight.count) parts=\(transfer.totalParts) "
                     + "bytes=\(transfer.completedBytes)/\(transfer.totalBytes) busy=\(transfer.busy) finished=\(transfer.finished) "
                     + "crc64=\(crc) kind=\(transfer.kind.rawValue) object-changed=\(transfer.objectChanged)")
+            if let error = transfer.error { say("attach: transfer=\(transfer.transferId) error: \(error)") }
         }
         if report.unknownEvents > 0 { say("attach: unknown-events=\(report.unknownEvents)") }
     }

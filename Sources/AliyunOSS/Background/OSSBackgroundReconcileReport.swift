@@ -25,6 +25,8 @@ public struct OSSBackgroundReconcileReport: Sendable, Hashable {
         public var objectChanged: Bool = false
         /// Another process holds the transfer's lock: nothing was done to it.
         public var busy: Bool = false
+        /// Why this attach could not reconcile the transfer (its events are kept for the next attach).
+        public var error: String?
 
         public init(kind: OSSTransferKind, transferId: String) {
             self.kind = kind
@@ -38,6 +40,9 @@ public struct OSSBackgroundReconcileReport: Sendable, Hashable {
     public var transfers: [Transfer] = []
     /// Events of tasks no record knows (a deleted transfer, another SDK): acknowledged and dropped.
     public var unknownEvents: Int = 0
+
+    /// The transfers this attach could not reconcile.
+    public var failures: [Transfer] { transfers.filter { $0.error != nil } }
 
     /// Whether every transfer this attach saw finished (or ended with its object changed).
     public var allEnded: Bool { transfers.allSatisfy { $0.finished || $0.objectChanged } }

@@ -30,8 +30,8 @@ extension OSSBackgroundTransferService {
         return try await reconcile()
     }
 
-    /// Reconciles until every background upload of the record directory is finished, sleeping `pollInterval`
-    /// between attaches; `onReport` sees each attach's report. For a process that stays in the foreground while
+    /// Reconciles until every background transfer of the record directory is finished (or one fails: its error
+    /// is thrown), sleeping `pollInterval` between attaches; `onReport` sees each attach's report. For a process that stays in the foreground while
     /// the system works (a CLI, tests, the simulated daemon).
     public func reconcileUntilFinished(
         pollInterval: Duration = .milliseconds(100), onReport: @Sendable (OSSBackgroundReconcileReport) -> Void = { _ in }
@@ -39,6 +39,9 @@ extension OSSBackgroundTransferService {
         while true {
             let report = try await reconcile()
             onReport(report)
+            if let failure = report.failures.first {
+                throw OSSClientError(.notKnown, "background transfer \(failure.transferId): \(failure.error ?? "failed")")
+            }
             if try recordNames().isEmpty { return }
             try await Task.sleep(for: pollInterval)
         }

@@ -35,16 +35,23 @@ extension OSSBackgroundTransferService {
                 report.transfers.append(busy)
                 continue
             }
-            let transfer: OSSBackgroundReconcileReport.Transfer?
             do {
                 defer { withExtendedLifetime(lock) {} }
-                switch kind {
-                case .upload: transfer = try await reconcileUpload(transferId, events: mine, pending: pending)
-                case .download: transfer = try await reconcileDownload(transferId, events: mine, pending: pending)
-                }
+                let transfer =
+                    switch kind {
+                    case .upload: try await reconcileUpload(transferId, events: mine, pending: pending)
+                    case .download: try await reconcileDownload(transferId, events: mine, pending: pending)
+                    }
+                if let transfer { report.transfers.append(transfer) }
+                acknowledged += mine  // recorded durably above (or the record vanished meanwhile)
+            } catch let error as CancellationError {
+                throw error
+            } catch {
+                // This transfer's events stay with the system for the next attach; the others go on.
+                var failed = OSSBackgroundReconcileReport.Transfer(kind: kind, transferId: transferId)
+                failed.error = "\(error)"
+                report.transfers.append(failed)
             }
-            if let transfer { report.transfers.append(transfer) }
-            acknowledged += mine  // recorded durably above (or the record vanished meanwhile)
         }
         for (transferId, orphans) in byTransfer where !known.contains(transferId) {
             report.unknownEvents += orphans.count

@@ -90,4 +90,46 @@ struct BackgroundTransferServiceTests {
             #expect(try FileManager.default.contentsOfDirectory(atPath: records).isEmpty)
         }
     }
+
+    @Test("tasks the system lost are submitted again; a file changed under a lost copy fails only its own transfer")
+    func lostTasksAndAChangedFile() async throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("bg-service-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let spool = work.appendingPathComponent("spool").path
+        let records = work.appendingPathComponent("records").path
+        let steady = work.appendingPathComponent("steady.bin")
+        let changing = work.appendingPathComponent("changing.bin")
+        try Data([UInt8](repeating: 1, count: 300_000)).write(to: steady)
+        try Data([UInt8](repeating: 2, count: 300_000)).write(to: changing)
+        try await withServerAndClient(version: .v4) { server, client in
+            let service = OSSBackgroundTransferService(
+                client: client, system: OSSSimulatedTaskSystem(spoolDirectory: spool, sessionIdentifier: "lost"),
+                recordDirectoryPath: records)
+            let good = try await service.startUpload(
+                OSSBackgroundUploadRequest(bucketName: "bkt", objectKey: "steady", uploadingFileURL: steady, partSize: 102_400))
+            let bad = try await service.startUpload(
+                OSSBackgroundUploadRequest(bucketName: "bkt", objectKey: "changing", uploadingFileURL: changing, partSize: 102_400))
+            // The system loses every task (its queue is wiped), one copy is gone, and its file changed meanwhile.
+            let submitted = spool + "/lost/submitted"
+            for entry in try FileManager.default.contentsOfDirectory(atPath: submitted) {
+                try FileManager.default.removeItem(atPath: submitted + "/" + entry)
+            }
+            try FileManager.default.removeItem(atPath: records + "/" + bad + ".parts/2")
+            try Data([UInt8](repeating: 3, count: 300_000)).write(to: changing)
+
+            let report = try await service.reconcile()
+            let goodReport = try #require(report.transfers.first { $0.transferId == good })
+            #expect(goodReport.partsSubmitted == [1, 2, 3], "lost tasks are submitted again")
+            #expect(goodReport.error == nil)
+            let badReport = try #require(report.transfers.first { $0.transferId == bad })
+            #expect(badReport.error?.contains("changed") == true, "\(String(describing: badReport.error))")
+            #expect(report.failures.count == 1)
+
+            _ = try await OSSSimulatedTransferDaemon(spoolDirectory: spool, sessionIdentifier: "lost").run(exitWhenIdle: true)
+            let second = try await service.reconcile()
+            #expect(second.transfers.first { $0.transferId == good }?.completedCRC64 == CRC64.checksum([UInt8](repeating: 1, count: 300_000)))
+            #expect(await server.stats()[.completeMultipartUpload].requests == 1)
+        }
+    }
 }
