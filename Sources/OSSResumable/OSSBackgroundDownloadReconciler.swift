@@ -1,6 +1,4 @@
-import OSSCRC64
-
-/// The pure decisions of a background download: whether a range's completion is usable, and the combined CRC-64.
+/// The pure decision of a background download: whether a range's completion is usable.
 public enum OSSBackgroundDownloadReconciler {
     public enum Verdict: Sendable, Hashable {
         /// The range holds the pinned object's bytes: place it.
@@ -23,15 +21,5 @@ public enum OSSBackgroundDownloadReconciler {
         guard let etag else { return .retry }
         guard etag == record.etag else { return .objectChanged }
         return receivedLength == part.length ? .accept : .retry
-    }
-
-    /// The object's CRC-64 combined from the verified ranges; `nil` unless every range is done.
-    public static func combinedCRC64(_ record: OSSBackgroundDownloadRecord) -> UInt64? {
-        var pieces: [(crc: UInt64, length: UInt64)] = []
-        for part in record.parts {
-            guard case .done(_, let crc) = part.state else { return nil }
-            pieces.append((crc, UInt64(part.length)))
-        }
-        return pieces.isEmpty ? 0 : CRC64.combine(parts: pieces)
     }
 }

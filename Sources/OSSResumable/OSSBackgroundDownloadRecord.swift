@@ -5,21 +5,7 @@
 /// Written atomically and durably through ``OSSRecordStore`` before the system is told anything; a range is
 /// recorded done only after its bytes are in the temporary file and synced. Never holds credentials or URLs.
 public struct OSSBackgroundDownloadRecord: Sendable, Hashable, Codable {
-    /// One range of the object.
-    public struct Part: Sendable, Hashable, Codable {
-        public let number: Int
-        /// Offset of the range in the object (and in the temporary file).
-        public let offset: Int64
-        public let length: Int64
-        public var state: OSSBackgroundPartState
-
-        public init(number: Int, offset: Int64, length: Int64, state: OSSBackgroundPartState = .waiting) {
-            self.number = number
-            self.offset = offset
-            self.length = length
-            self.state = state
-        }
-    }
+    public typealias Part = OSSBackgroundPart
 
     public static let currentVersion = 1
 
@@ -60,15 +46,6 @@ public struct OSSBackgroundDownloadRecord: Sendable, Hashable, Codable {
         self.parts = plan.parts.map { Part(number: $0.number, offset: $0.offset, length: $0.length) }
     }
 
-    /// Bytes of the verified ranges.
-    public var completedBytes: Int64 { parts.reduce(0) { $0 + ($1.state.isDone ? $1.length : 0) } }
-
-    public var allPartsDone: Bool { parts.allSatisfy(\.state.isDone) }
-
-    public func taskDescription(part number: Int) -> String {
-        OSSBackgroundTaskDescription(transferId: transferId, partNumber: number).description
-    }
-
     /// The `Range` header of part `number`'s task.
     public func rangeHeader(part number: Int) -> String? {
         guard let part = parts.first(where: { $0.number == number }), part.length > 0 else { return nil }
@@ -76,7 +53,7 @@ public struct OSSBackgroundDownloadRecord: Sendable, Hashable, Codable {
     }
 }
 
-extension OSSBackgroundDownloadRecord: OSSTransferRecord {
+extension OSSBackgroundDownloadRecord: OSSBackgroundRecord {
     public static var recordKind: OSSRecordKind { .backgroundDownload }
 
     public func validate() throws(OSSResumableError) {

@@ -1,5 +1,3 @@
-import OSSCRC64
-
 /// The pure decision at every attach of a background upload: given its record, the completions the system
 /// delivered for it and the descriptions of the tasks the system still holds, which parts are now confirmed,
 /// which must be handed to the system (again), and whether the upload can be completed.
@@ -78,15 +76,5 @@ public enum OSSBackgroundUploadReconciler {
         for index in record.parts.indices { record.parts[index].state = states[index] }
         return Decision(
             record: record, outcomes: outcomes, partsToSubmit: schedule.partsToSubmit, partsInFlight: schedule.partsInFlight)
-    }
-
-    /// The CRC-64 of the whole file, combined from the confirmed parts' CRCs; `nil` unless every part is done.
-    public static func combinedCRC64(_ record: OSSBackgroundUploadRecord) -> UInt64? {
-        var pieces: [(crc: UInt64, length: UInt64)] = []
-        for part in record.parts {
-            guard case .done(_, let crc) = part.state else { return nil }
-            pieces.append((crc, UInt64(part.length)))
-        }
-        return CRC64.combine(parts: pieces)
     }
 }

@@ -5,28 +5,7 @@
 /// anything (a part is recorded `queued` before its task is submitted), so a process killed at any point leaves
 /// a record the next process can reconcile. It never holds credentials, signatures or presigned URLs.
 public struct OSSBackgroundUploadRecord: Sendable, Hashable, Codable {
-    /// One part.
-    public struct Part: Sendable, Hashable, Codable {
-        public let number: Int
-        /// Offset of the part in the local file.
-        public let offset: Int64
-        public let length: Int64
-        /// CRC-64 of the part's bytes, computed while its copy was made (`nil` before that).
-        public var crc64: UInt64?
-        /// Base64 MD5 of the part's bytes (sent as `Content-MD5`, so the server refuses other bytes).
-        public var contentMD5: String?
-        /// The copy's file name inside the transfer's part directory; `nil` when the part is the whole file and
-        /// the original is sent as it is.
-        public var copyName: String?
-        public var state: OSSBackgroundPartState
-
-        public init(number: Int, offset: Int64, length: Int64, state: OSSBackgroundPartState = .waiting) {
-            self.number = number
-            self.offset = offset
-            self.length = length
-            self.state = state
-        }
-    }
+    public typealias Part = OSSBackgroundPart
 
     public static let currentVersion = 1
 
@@ -61,22 +40,9 @@ public struct OSSBackgroundUploadRecord: Sendable, Hashable, Codable {
         self.uploadId = uploadId
         self.parts = plan.parts.map { Part(number: $0.number, offset: $0.offset, length: $0.length) }
     }
-
-    /// Bytes of the confirmed parts: where progress starts after a relaunch.
-    public var completedBytes: Int64 {
-        parts.reduce(0) { $0 + ($1.state.isDone ? $1.length : 0) }
-    }
-
-    /// Whether every part is confirmed.
-    public var allPartsDone: Bool { parts.allSatisfy(\.state.isDone) }
-
-    /// The description of part `number`'s task.
-    public func taskDescription(part number: Int) -> String {
-        OSSBackgroundTaskDescription(transferId: transferId, partNumber: number).description
-    }
 }
 
-extension OSSBackgroundUploadRecord: OSSTransferRecord {
+extension OSSBackgroundUploadRecord: OSSBackgroundRecord {
     public static var recordKind: OSSRecordKind { .backgroundUpload }
 
     public func validate() throws(OSSResumableError) {

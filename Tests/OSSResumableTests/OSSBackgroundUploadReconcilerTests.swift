@@ -74,7 +74,7 @@ struct OSSBackgroundUploadReconcilerTests {
             pendingDescriptions: [], maximumQueued: 2)
         #expect(decision.outcomes == [.duplicate(part: 2)])
         #expect(decision.record == record)
-        #expect(OSSBackgroundUploadReconciler.combinedCRC64(record) == CRC64.combine(parts: [(crc: UInt64(101), length: UInt64(200_000)), (crc: UInt64(102), length: UInt64(200_000))]))
+        #expect(record.combinedCRC64 == CRC64.combine(parts: [(crc: UInt64(101), length: UInt64(200_000)), (crc: UInt64(102), length: UInt64(200_000))]))
     }
 
     @Test func theRecordSurvivesTheStoreAndHoldsNoURL() throws {

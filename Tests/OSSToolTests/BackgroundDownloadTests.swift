@@ -18,15 +18,8 @@ struct BackgroundDownloadTests {
 
     /// Puts `file` as `bucket/key` from this process.
     static func put(_ server: LocalOSSServer, _ file: URL, bucket: String, key: String) async throws {
-        let client = try OSSClient(
-            endpoint: server.endpoint, credentialProvider: server.credentials.provider,
-            configuration: OSSClientConfiguration(region: "cn-hangzhou", signatureVersion: .v4))
-        do {
-            _ = try await client.putObject(OSSPutObjectRequest(bucketName: bucket, objectKey: key, fileURL: file))
-            try await client.shutdown()
-        } catch {
-            try? await client.shutdown()
-            throw error
+        _ = try await TransferRestartTests().withClient(server) {
+            try await $0.putObject(OSSPutObjectRequest(bucketName: bucket, objectKey: key, fileURL: file))
         }
     }
 

@@ -73,17 +73,7 @@ struct BackgroundUploadTests {
     }
 
     static func object(_ server: LocalOSSServer, bucket: String, key: String) async throws -> OSSHeadObjectResult {
-        let client = try OSSClient(
-            endpoint: server.endpoint, credentialProvider: server.credentials.provider,
-            configuration: OSSClientConfiguration(region: "cn-hangzhou", signatureVersion: .v4))
-        do {
-            let head = try await client.headObject(OSSHeadObjectRequest(bucketName: bucket, objectKey: key))
-            try await client.shutdown()
-            return head
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
+        try await TransferRestartTests().withClient(server) { try await $0.headObject(OSSHeadObjectRequest(bucketName: bucket, objectKey: key)) }
     }
 
     @Test("64 MiB in 4 MiB parts: app SIGKILLed after submitting, daemon uploads every part, relaunch completes; no part sent twice")

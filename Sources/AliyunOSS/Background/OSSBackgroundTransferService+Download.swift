@@ -116,7 +116,7 @@ extension OSSBackgroundTransferService {
     /// Checks the combined CRC-64 against the object's, renames the temporary file over the destination, and
     /// removes the record. Returns the CRC-64.
     private func finishDownload(_ record: OSSBackgroundDownloadRecord) async throws -> UInt64 {
-        guard let crc = OSSBackgroundDownloadReconciler.combinedCRC64(record) else {
+        guard let crc = record.combinedCRC64 else {
             throw OSSClientError(.exceptionCaught, "a download finishes only with every range verified")
         }
         if let expected = record.objectCRC64, expected != crc {

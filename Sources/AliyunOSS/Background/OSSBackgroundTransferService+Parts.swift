@@ -81,7 +81,7 @@ extension OSSBackgroundTransferService {
     /// CompleteMultipartUpload with the verified parts; the object's CRC-64 must equal the parts' combined CRC-64.
     /// A Complete whose answer was lost (NoSuchUpload now) is adopted when the object has the expected CRC-64.
     func complete(_ record: OSSBackgroundUploadRecord) async throws -> UInt64 {
-        guard let expected = OSSBackgroundUploadReconciler.combinedCRC64(record) else {
+        guard let expected = record.combinedCRC64 else {
             throw OSSClientError(.exceptionCaught, "Complete needs every part verified")
         }
         var parts: [OSSPartInfo] = []

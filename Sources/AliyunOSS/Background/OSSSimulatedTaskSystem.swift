@@ -38,18 +38,13 @@ public struct OSSSimulatedTaskSystem: OSSBackgroundTaskSystem {
         let spool = self.spool
         return try await OSSBlockingIO.run {
             try Self.recoverIfNoDaemon(spool)
-            return spool.entries(spool.completed).compactMap { spool.read(OSSBackgroundTaskEvent.self, folder: spool.completed, id: $0) }
+            return spool.completedEvents()
         }
     }
 
     public func acknowledge(_ events: [OSSBackgroundTaskEvent]) async throws {
         let spool = self.spool
-        await OSSBlockingIO.run {
-            for event in events {
-                if let file = event.downloadedFilePath { try? FileManager.default.removeItem(atPath: file) }
-                spool.remove(folder: spool.completed, id: event.eventId)
-            }
-        }
+        await OSSBlockingIO.run { spool.acknowledge(events) }
     }
 
     /// Whether a daemon is attached to this session now (it holds the session's lock).

@@ -75,6 +75,19 @@ struct OSSTransferSpool: Sendable {
         try OSSDurableFile.rename(from + "/" + id + ".json", to: to + "/" + id + ".json")
     }
 
+    /// The outcomes waiting in `completed/`, oldest first.
+    func completedEvents() -> [OSSBackgroundTaskEvent] {
+        entries(completed).compactMap { read(OSSBackgroundTaskEvent.self, folder: completed, id: $0) }
+    }
+
+    /// Forgets `events` (and their downloaded files, which the receiver has moved or copied away).
+    func acknowledge(_ events: [OSSBackgroundTaskEvent]) {
+        for event in events {
+            if let file = event.downloadedFilePath { try? FileManager.default.removeItem(atPath: file) }
+            remove(folder: completed, id: event.eventId)
+        }
+    }
+
     /// Ends the tasks a dead daemon had claimed, as the system ends the tasks of a force-quit app: each gets a
     /// `cancelled` outcome (unless its outcome was written before the daemon died), so it can be submitted
     /// again. Call only while holding ``lockPath``.

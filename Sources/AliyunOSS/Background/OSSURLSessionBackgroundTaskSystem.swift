@@ -59,18 +59,13 @@ public final class OSSURLSessionBackgroundTaskSystem: OSSBackgroundTaskSystem {
     public func deliveredEvents() async throws -> [OSSBackgroundTaskEvent] {
         let spool = delegate.spool
         return await OSSBlockingIO.run {
-            spool.entries(spool.completed).compactMap { spool.read(OSSBackgroundTaskEvent.self, folder: spool.completed, id: $0) }
+            spool.completedEvents()
         }
     }
 
     public func acknowledge(_ events: [OSSBackgroundTaskEvent]) async throws {
         let spool = delegate.spool
-        await OSSBlockingIO.run {
-            for event in events {
-                if let file = event.downloadedFilePath { try? FileManager.default.removeItem(atPath: file) }
-                spool.remove(folder: spool.completed, id: event.eventId)
-            }
-        }
+        await OSSBlockingIO.run { spool.acknowledge(events) }
     }
 
     /// Waits for `urlSessionDidFinishEvents(forBackgroundURLSession:)` (at most 5 seconds: a launch that was
