@@ -138,7 +138,7 @@ struct BackgroundUploadTests {
                 ]))
             #expect(started.status == 0, "\(started.stderr)")
             // Slow answers, so the daemon surely has tasks in flight when it is killed.
-            await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 300)))
+            await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 1000)))
             let (daemon, _, _) = try tool.start(layout.daemon(["--concurrency", "2"]))
             try await Self.wait(for: daemon) { await server.stats()[.uploadPart].requests >= 4 }
             #expect(daemon.isRunning, "the daemon ended before it was killed")
