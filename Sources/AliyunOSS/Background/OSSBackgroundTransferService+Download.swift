@@ -8,6 +8,7 @@ extension OSSBackgroundTransferService {
         guard request.downloadToFileURL.isFileURL, request.maximumQueuedParts >= 1 else {
             throw OSSClientError.invalidArgument("a background download needs a file URL and maximumQueuedParts >= 1")
         }
+        _ = try await presignExpiration()  // credentials about to expire: fail before anything is recorded
         let head = try await client.headObject(OSSHeadObjectRequest(bucketName: request.bucketName, objectKey: request.objectKey))
         guard let etag = head.eTag, !etag.isEmpty else {
             throw OSSClientError(.notKnown, "the object has no ETag to pin its version with")

@@ -64,6 +64,7 @@ public final class OSSBackgroundTransferService: Sendable {
         } catch {
             throw OSSClientError.invalidArgument("\(error)")
         }
+        _ = try await presignExpiration()  // credentials about to expire: fail before anything is initiated
         let initiated = try await client.initiateMultipartUpload(
             OSSInitiateMultipartUploadRequest(
                 bucketName: request.bucketName, objectKey: request.objectKey,

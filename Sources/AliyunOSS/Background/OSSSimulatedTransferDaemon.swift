@@ -28,11 +28,24 @@ public struct OSSSimulatedTransferDaemon: Sendable {
     /// - Throws: `OSSResumableError.recordLocked` when another daemon serves the session.
     public func run(exitWhenIdle: Bool, pollInterval: Duration = .milliseconds(50)) async throws -> Int {
         let spool = self.spool
-        let lock = try await OSSBlockingIO.run { () throws -> OSSRecordLock in
-            try spool.makeDirectories()
-            let lock = try OSSRecordLock.acquire(path: spool.lockPath)
-            try spool.cancelOrphanedTasks()
-            return lock
+        var attempts = 0
+        let lock: OSSRecordLock
+        while true {
+            do {
+                lock = try await OSSBlockingIO.run { () throws -> OSSRecordLock in
+                    try spool.makeDirectories()
+                    let lock = try OSSRecordLock.acquire(path: spool.lockPath)
+                    try spool.cancelOrphanedTasks()
+                    return lock
+                }
+                break
+            } catch OSSResumableError.recordLocked(let path) {
+                // An attaching app holds the lock for a moment to check that no daemon runs; another daemon holds
+                // it for good.
+                attempts += 1
+                guard attempts < 40 else { throw OSSResumableError.recordLocked(path: path) }
+                try await Task.sleep(for: .milliseconds(50))
+            }
         }
         defer { withExtendedLifetime(lock) {} }
         let transport = transportKind.makeTransport(configuration: OSSClientConfiguration())

@@ -132,4 +132,31 @@ struct BackgroundTransferServiceTests {
             #expect(await server.stats()[.completeMultipartUpload].requests == 1)
         }
     }
+
+    @Test("credentials that expire within a minute: a precise signFailed before anything is initiated")
+    func expiringCredentialsFailFirst() async throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("bg-service-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let file = work.appendingPathComponent("f.bin")
+        try Data([UInt8](repeating: 9, count: 1000)).write(to: file)
+        try await withServerAndClient(version: .v4, sts: true) { server, client in
+            let service = OSSBackgroundTransferService(
+                client: client, system: OSSSimulatedTaskSystem(spoolDirectory: work.appendingPathComponent("spool").path, sessionIdentifier: "x"),
+                recordDirectoryPath: work.appendingPathComponent("records").path,
+                credentialExpiration: { Date().addingTimeInterval(30) })
+            await #expect(throws: OSSClientError.self) {
+                try await service.startUpload(OSSBackgroundUploadRequest(bucketName: "bkt", objectKey: "f", uploadingFileURL: file))
+            }
+            do {
+                _ = try await service.startDownload(
+                    OSSBackgroundDownloadRequest(bucketName: "bkt", objectKey: "f", downloadToFileURL: file))
+                Issue.record("the download started")
+            } catch let error as OSSClientError {
+                #expect(error.code == .signFailed)
+            }
+            #expect(await server.stats()[.initiateMultipartUpload].requests == 0)
+            #expect(try service.backgroundTransfers().isEmpty)
+        }
+    }
 }
