@@ -1,8 +1,8 @@
 import Foundation
 import OSSResumable
 
-/// Background transfers: multipart uploads whose parts the system carries while the app is suspended or not
-/// running, reconciled when a process of the app attaches again.
+/// Background transfers: multipart uploads and ranged downloads whose parts the system carries while the app is
+/// suspended or not running, reconciled when a process of the app attaches again.
 ///
 /// ```swift
 /// let service = OSSBackgroundTransferService(
@@ -18,7 +18,8 @@ import OSSResumable
 /// completions to their parts, checks each response's CRC-64 against the part copy's, records the confirmed
 /// parts durably, submits what is missing or failed (with fresh signatures), and completes the upload only when
 /// every part is verified, checking the object's combined CRC-64, then removes the part copies and the record.
-/// The record (``OSSBackgroundUploadRecord``) never holds credentials or URLs.
+/// The record (``OSSBackgroundUploadRecord``) never holds credentials or URLs. Downloads
+/// (``startDownload(_:)``) work the same way with one download task per range (`Range`, `If-Match`).
 public final class OSSBackgroundTransferService: Sendable {
     public let client: OSSClient
     public let system: any OSSBackgroundTaskSystem
