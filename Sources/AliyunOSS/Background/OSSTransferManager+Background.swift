@@ -13,4 +13,30 @@ extension OSSTransferManager {
                 totalBytes: status.totalBytes, completedParts: status.partsDone, problem: nil)
         }
     }
+
+    /// Attaches `service` (``OSSBackgroundTransferService/reconcile()``) and reports each background transfer it
+    /// reconciled on ``events`` and ``events(for:)``, with the other transfers' vocabulary: `.state` (`ongoing`
+    /// while the system holds parts), `.progress` from the confirmed bytes (after a relaunch it starts from what
+    /// is done), then `.completed`; or `.failed` (the object changed, or the attach could not reconcile it).
+    public nonisolated func reconcileBackground(_ service: OSSBackgroundTransferService) async throws
+        -> OSSBackgroundReconcileReport
+    {
+        let report = try await service.reconcile()
+        for transfer in report.transfers where !transfer.busy {
+            let id = transfer.transferId
+            if let error = transfer.error {
+                hub.yield(OSSTransferEvent(id: id, change: .failed(message: error)))
+            } else if transfer.objectChanged {
+                hub.yield(OSSTransferEvent(id: id, change: .failed(message: "objectChanged: the object was replaced")))
+            } else if transfer.finished {
+                hub.yield(OSSTransferEvent(id: id, change: .progress(bytesDone: transfer.totalBytes, totalBytes: transfer.totalBytes)))
+                hub.yield(OSSTransferEvent(id: id, change: .completed))
+            } else {
+                let held = !(transfer.partsInFlight.isEmpty && transfer.partsSubmitted.isEmpty)
+                hub.yield(OSSTransferEvent(id: id, change: .state(held ? .ongoing : .suspended)))
+                hub.yield(OSSTransferEvent(id: id, change: .progress(bytesDone: transfer.completedBytes, totalBytes: transfer.totalBytes)))
+            }
+        }
+        return report
+    }
 }

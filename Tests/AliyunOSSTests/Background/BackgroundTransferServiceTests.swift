@@ -159,4 +159,39 @@ struct BackgroundTransferServiceTests {
             #expect(try service.backgroundTransfers().isEmpty)
         }
     }
+
+    @Test("the transfer manager reports a background download: ongoing, progress from what is done, completed")
+    func managerEventsForABackgroundDownload() async throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("bg-service-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let bytes = (0..<700_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ ($0 >> 11)) }
+        let spool = work.appendingPathComponent("spool").path
+        let destination = work.appendingPathComponent("copy.bin")
+        try await withServerAndClient(version: .v4) { server, client in
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "d.bin", data: Data(bytes)))
+            let service = OSSBackgroundTransferService(
+                client: client, system: OSSSimulatedTaskSystem(spoolDirectory: spool, sessionIdentifier: "d"),
+                recordDirectoryPath: work.appendingPathComponent("records").path)
+            let manager = OSSTransferManager(client: client, recordDirectoryPath: work.appendingPathComponent("manager").path)
+            let id = try await service.startDownload(
+                OSSBackgroundDownloadRequest(
+                    bucketName: "bkt", objectKey: "d.bin", downloadToFileURL: destination, partSize: 65_536 * 4,
+                    maximumQueuedParts: 2))
+            let events = manager.events(for: id)
+            let daemon = OSSSimulatedTransferDaemon(spoolDirectory: spool, sessionIdentifier: "d")
+            while try !service.backgroundTransfers().isEmpty {
+                _ = try await daemon.run(exitWhenIdle: true)
+                _ = try await manager.reconcileBackground(service)
+            }
+            var seen: [OSSTransferEvent.Change] = []
+            for await event in events { seen.append(event.change) }
+            #expect(seen == [
+                .state(.ongoing), .progress(bytesDone: 524_288, totalBytes: 700_000),
+                .progress(bytesDone: 700_000, totalBytes: 700_000), .completed,
+            ])
+            #expect([UInt8](try Data(contentsOf: destination)) == bytes)
+            #expect(await server.stats()[.getObject].requests == 3)
+        }
+    }
 }
