@@ -18,6 +18,13 @@ public enum OSSBackgroundUploadReconciler {
         case failed(part: Int, status: Int?)
         /// A completion for a part that was already confirmed.
         case duplicate(part: Int)
+
+        /// The part the completion was for.
+        public var part: Int {
+            switch self {
+            case .verified(let part), .crcMismatch(let part, _, _), .failed(let part, _), .duplicate(let part): part
+            }
+        }
     }
 
     /// The result of one reconciliation.

@@ -91,6 +91,24 @@ extension OSSBackgroundTransferService {
         }
         var decision = OSSBackgroundUploadReconciler.reconcile(
             record, completions: completions, pendingDescriptions: pending, maximumQueued: record.maximumQueuedParts)
+        // Parts recorded queued whose task the system neither holds nor reported (a lost event, or a submission a
+        // crash cut short): ListParts decides before anything is sent again.
+        let outcomes = decision.outcomes
+        let reported = Set(outcomes.map(\.part))
+        let vanished = Set(
+            record.parts.filter { part in
+                guard case .queued = part.state else { return false }
+                return !reported.contains(part.number) && decision.record.parts[part.number - 1].state == .waiting
+            }.map(\.number))
+        var adopted: [Int] = []
+        if !vanished.isEmpty {
+            let listed = try await client.listAllParts(bucket: record.bucket, key: record.key, uploadId: record.uploadId)
+            (decision.record, adopted) = OSSBackgroundUploadReconciler.adopt(decision.record, listed: listed, candidates: vanished)
+            if !adopted.isEmpty {
+                decision = OSSBackgroundUploadReconciler.reconcile(
+                    decision.record, completions: [], pendingDescriptions: pending, maximumQueued: record.maximumQueuedParts)
+            }
+        }
         var upload = OSSBackgroundReconcileReport.Transfer(kind: .upload, transferId: transferId)
         upload.bucket = record.bucket
         upload.key = record.key
@@ -100,7 +118,8 @@ extension OSSBackgroundTransferService {
         upload.partsInFlight = decision.partsInFlight
         upload.completedBytes = decision.record.completedBytes
         upload.totalBytes = record.fileSize
-        for outcome in decision.outcomes {
+        upload.partsVerified = adopted
+        for outcome in outcomes {
             switch outcome {
             case .verified(let part): upload.partsVerified.append(part)
             case .failed(let part, _), .crcMismatch(let part, _, _): upload.partsFailed.append(part)

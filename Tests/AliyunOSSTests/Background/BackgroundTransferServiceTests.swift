@@ -194,4 +194,34 @@ struct BackgroundTransferServiceTests {
             #expect(await server.stats()[.getObject].requests == 3)
         }
     }
+
+    @Test("events the system lost: ListParts shows the parts with their CRC-64, so they are adopted, not sent again")
+    func lostEventsAreAdoptedFromListParts() async throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("bg-service-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let bytes = (0..<500_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ ($0 >> 10)) }
+        let file = work.appendingPathComponent("f.bin")
+        try Data(bytes).write(to: file)
+        let spool = work.appendingPathComponent("spool").path
+        try await withServerAndClient(version: .v4) { server, client in
+            let service = OSSBackgroundTransferService(
+                client: client, system: OSSSimulatedTaskSystem(spoolDirectory: spool, sessionIdentifier: "lost-events"),
+                recordDirectoryPath: work.appendingPathComponent("records").path)
+            _ = try await service.startUpload(
+                OSSBackgroundUploadRequest(bucketName: "bkt", objectKey: "f", uploadingFileURL: file, partSize: 200_000))
+            _ = try await OSSSimulatedTransferDaemon(spoolDirectory: spool, sessionIdentifier: "lost-events").run(exitWhenIdle: true)
+            // The outcomes never reach the app (the system's once-only delivery to a process that died).
+            let completed = spool + "/lost-events/completed"
+            for entry in try FileManager.default.contentsOfDirectory(atPath: completed) {
+                try FileManager.default.removeItem(atPath: completed + "/" + entry)
+            }
+            let report = try await service.reconcile()
+            let transfer = try #require(report.transfers.first)
+            #expect(transfer.partsVerified == [1, 2, 3])
+            #expect(transfer.partsSubmitted.isEmpty)
+            #expect(transfer.completedCRC64 == CRC64.checksum(bytes))
+            #expect(await server.stats()[.uploadPart].requests == 3, "no part sent twice")
+        }
+    }
 }
