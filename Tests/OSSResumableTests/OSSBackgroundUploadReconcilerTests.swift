@@ -112,4 +112,18 @@ struct OSSBackgroundUploadReconcilerTests {
         }
         #expect(!FileManager.default.fileExists(atPath: copy + "2"))
     }
+
+    @Test func listPartsAdoptsOnlyCandidatesWithTheirLengthAndCRC() throws {
+        let record = try queuedRecord()
+        let listed: [OSSUploadStateMachine.ServerPart] = [
+            .init(number: 1, size: 200_000, etag: "\"A\"", crc64: 101),  // adopted
+            .init(number: 2, size: 200_000, etag: "\"B\"", crc64: 7),  // other bytes
+            .init(number: 3, size: 199_999, etag: "\"C\"", crc64: 103),  // other length
+            .init(number: 4, size: 200_000, etag: "\"D\"", crc64: 104),  // not a candidate
+        ]
+        let (adopted, numbers) = OSSBackgroundUploadReconciler.adopt(record, listed: listed, candidates: [1, 2, 3])
+        #expect(numbers == [1])
+        #expect(adopted.parts[0].state == .done(etag: "\"A\"", crc64: 101))
+        #expect(adopted.parts[1...] == record.parts[1...])
+    }
 }
