@@ -26,6 +26,10 @@ public protocol OSSBackgroundTaskSystem: Sendable {
     /// Forgets `events` once their outcome is recorded durably (a download's file must be moved away first).
     func acknowledge(_ events: [OSSBackgroundTaskEvent]) async throws
 
+    /// Cancels the tasks with these descriptions that the system still holds (a task already running may still
+    /// end and report; such events are dropped as unknown once their transfer is gone).
+    func cancelTasks(describedAs descriptions: Set<String>) async throws
+
     /// Returns once the system delivered the events it holds for this attach (URLSession: after
     /// `urlSessionDidFinishEvents(forBackgroundURLSession:)`). The default returns at once.
     func eventsDelivered() async

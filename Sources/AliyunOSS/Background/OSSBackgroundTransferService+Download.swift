@@ -133,7 +133,7 @@ extension OSSBackgroundTransferService {
     }
 
     /// Drops a download whose object changed (or whose bytes are wrong): its temporary file and record.
-    private func abandonDownload(_ record: OSSBackgroundDownloadRecord) async throws {
+    func abandonDownload(_ record: OSSBackgroundDownloadRecord) async throws {
         let (temp, name) = (record.tempFilePath, Self.downloadRecordName(record.transferId))
         try await Self.fileStep { [store] () throws(OSSResumableError) in
             _ = try? FileManager.default.removeItem(atPath: temp)

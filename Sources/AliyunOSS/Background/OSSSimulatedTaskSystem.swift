@@ -47,6 +47,11 @@ public struct OSSSimulatedTaskSystem: OSSBackgroundTaskSystem {
         await OSSBlockingIO.run { spool.acknowledge(events) }
     }
 
+    public func cancelTasks(describedAs descriptions: Set<String>) async throws {
+        let spool = self.spool
+        await OSSBlockingIO.run { spool.withdraw(describedAs: descriptions) }
+    }
+
     /// Whether a daemon is attached to this session now (it holds the session's lock).
     public func daemonIsRunning() async -> Bool {
         let spool = self.spool

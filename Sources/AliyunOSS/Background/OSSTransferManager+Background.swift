@@ -39,4 +39,11 @@ extension OSSTransferManager {
         }
         return report
     }
+
+    /// Ends background transfer `id` of `service` for good (``OSSBackgroundTransferService/cancel(transferId:)``)
+    /// and reports `.terminated`, as ``terminate(_:)`` does for the others.
+    public nonisolated func terminateBackground(_ id: String, of service: OSSBackgroundTransferService) async throws {
+        try await service.cancel(transferId: id)
+        hub.yield(OSSTransferEvent(id: id, change: .terminated))
+    }
 }

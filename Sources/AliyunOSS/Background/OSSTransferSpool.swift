@@ -88,6 +88,15 @@ struct OSSTransferSpool: Sendable {
         }
     }
 
+    /// Removes the submitted (not yet claimed) tasks with these descriptions.
+    func withdraw(describedAs descriptions: Set<String>) {
+        for id in entries(submitted) {
+            guard let task = read(OSSBackgroundTask.self, folder: submitted, id: id), descriptions.contains(task.taskDescription)
+            else { continue }
+            remove(folder: submitted, id: id)
+        }
+    }
+
     /// Ends the tasks a dead daemon had claimed, as the system ends the tasks of a force-quit app: each gets a
     /// `cancelled` outcome (unless its outcome was written before the daemon died), so it can be submitted
     /// again. Call only while holding ``lockPath``.

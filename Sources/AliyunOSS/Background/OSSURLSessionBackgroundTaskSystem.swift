@@ -68,6 +68,12 @@ public final class OSSURLSessionBackgroundTaskSystem: OSSBackgroundTaskSystem {
         await OSSBlockingIO.run { spool.acknowledge(events) }
     }
 
+    public func cancelTasks(describedAs descriptions: Set<String>) async throws {
+        for task in await session.allTasks where descriptions.contains(task.taskDescription ?? "") {
+            task.cancel()
+        }
+    }
+
     /// Waits for `urlSessionDidFinishEvents(forBackgroundURLSession:)` (at most 5 seconds: a launch that was
     /// not caused by background events gets none).
     public func eventsDelivered() async {

@@ -224,4 +224,40 @@ struct BackgroundTransferServiceTests {
             #expect(await server.stats()[.uploadPart].requests == 3, "no part sent twice")
         }
     }
+
+    @Test("cancel: the tasks are withdrawn, the upload aborted, copies and record removed; a download's temporary file too")
+    func cancelEndsATransferForGood() async throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("bg-service-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let file = work.appendingPathComponent("f.bin")
+        try Data([UInt8](repeating: 5, count: 450_000)).write(to: file)
+        let spool = work.appendingPathComponent("spool").path
+        let records = work.appendingPathComponent("records").path
+        try await withServerAndClient(version: .v4) { server, client in
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "there", data: Data(count: 300_000)))
+            let service = OSSBackgroundTransferService(
+                client: client, system: OSSSimulatedTaskSystem(spoolDirectory: spool, sessionIdentifier: "c"),
+                recordDirectoryPath: records)
+            let upload = try await service.startUpload(
+                OSSBackgroundUploadRequest(bucketName: "bkt", objectKey: "f", uploadingFileURL: file, partSize: 150_000))
+            let download = try await service.startDownload(
+                OSSBackgroundDownloadRequest(
+                    bucketName: "bkt", objectKey: "there", downloadToFileURL: work.appendingPathComponent("copy"), partSize: 65_536))
+            #expect(try service.backgroundTransfers().count == 2)
+            let manager = OSSTransferManager(client: client, recordDirectoryPath: work.appendingPathComponent("manager").path)
+            let events = manager.events(for: upload)
+            try await manager.terminateBackground(upload, of: service)
+            var seen: [OSSTransferEvent.Change] = []
+            for await event in events { seen.append(event.change) }
+            #expect(seen == [.terminated])
+            try await service.cancel(transferId: download)
+            await #expect(throws: OSSClientError.self) { try await service.cancel(transferId: upload) }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: records).isEmpty)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: spool + "/c/submitted").isEmpty)
+            #expect(try await OSSSimulatedTransferDaemon(spoolDirectory: spool, sessionIdentifier: "c").run(exitWhenIdle: true) == 0)
+            #expect(await server.stats()[.abortMultipartUpload].requests == 1)
+            #expect(try await client.listMultipartUploads(OSSListMultipartUploadsRequest(bucketName: "bkt")).uploads.isEmpty)
+        }
+    }
 }
