@@ -58,6 +58,10 @@ struct BackgroundDemo {
         let relaunch = try await child(["_background-app", "resume"] + common + ["--records", records], server: server).finish()
         guard relaunch.status == 0 else { throw CLIFailure(.clientError, "the relaunched app failed: \(relaunch.stderr)") }
         for line in relaunch.stdout.split(separator: "\n") { say("    \(line)") }
+        let fields = Self.fields(relaunch.stdout)
+        say(
+            "    the relaunch reconciled \(fields["verified"] ?? "?") part(s) finished while it was not running (each CRC-64 checked), "
+                + "submitted \(fields["submitted"] ?? "?") again, and completed the upload (CRC-64 \(fields["crc64"] ?? "?")).")
 
         step(6, "Checking the object and the server's counters.")
         let stats = await server.stats()
@@ -78,6 +82,17 @@ struct BackgroundDemo {
             throw CLIFailure(.integrityError, "the downloaded object differs from the original")
         }
         say("    downloaded back: identical.")
+    }
+
+    /// The `name=value` fields of the first `attach:` line.
+    static func fields(_ output: String) -> [String: String] {
+        guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("attach: transfer=") }) else { return [:] }
+        var fields: [String: String] = [:]
+        for pair in line.split(separator: " ") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
+        }
+        return fields
     }
 
     /// A child process of this executable, its output collected.
