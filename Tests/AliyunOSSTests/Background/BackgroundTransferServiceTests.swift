@@ -10,10 +10,23 @@ import Testing
 /// `maximumQueuedParts` in the system's hands, and the completion handler called last.
 @Suite("Background transfer service")
 struct BackgroundTransferServiceTests {
-    @Test("V1 + STS: parts go to the system two at a time; each attach records, lists progress and calls the handler last")
-    func attachesStepByStep() async throws {
+    static func scratch() throws -> URL {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("bg-service-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        return work
+    }
+
+    /// A service over `work/spool` (simulated system, session `session`) and `work/records`.
+    static func service(_ client: OSSClient, _ work: URL, _ session: String) -> OSSBackgroundTransferService {
+        OSSBackgroundTransferService(
+            client: client,
+            system: OSSSimulatedTaskSystem(spoolDirectory: work.appendingPathComponent("spool").path, sessionIdentifier: session),
+            recordDirectoryPath: work.appendingPathComponent("records").path)
+    }
+
+    @Test("V1 + STS: parts go to the system two at a time; each attach records, lists progress and calls the handler last")
+    func attachesStepByStep() async throws {
+        let work = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: work) }
         let bytes = (0..<1_000_000).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ ($0 >> 9)) }
         let file = work.appendingPathComponent("five.bin")
@@ -68,8 +81,7 @@ struct BackgroundTransferServiceTests {
 
     @Test("a one-part upload sends the original file, no copy")
     func onePartSendsTheOriginal() async throws {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("bg-service-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let work = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: work) }
         let bytes = [UInt8](repeating: 7, count: 50_000)
         let file = work.appendingPathComponent("small.bin")
@@ -77,9 +89,7 @@ struct BackgroundTransferServiceTests {
         let spool = work.appendingPathComponent("spool").path
         let records = work.appendingPathComponent("records").path
         try await withServerAndClient(version: .v4) { server, client in
-            let service = OSSBackgroundTransferService(
-                client: client, system: OSSSimulatedTaskSystem(spoolDirectory: spool, sessionIdentifier: "one"),
-                recordDirectoryPath: records)
+            let service = Self.service(client, work, "one")
             let id = try await service.startUpload(
                 OSSBackgroundUploadRequest(bucketName: "bkt", objectKey: "small.bin", uploadingFileURL: file))
             #expect(!FileManager.default.fileExists(atPath: records + "/" + id + ".parts"))
@@ -93,8 +103,7 @@ struct BackgroundTransferServiceTests {
 
     @Test("tasks the system lost are submitted again; a file changed under a lost copy fails only its own transfer")
     func lostTasksAndAChangedFile() async throws {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("bg-service-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let work = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: work) }
         let spool = work.appendingPathComponent("spool").path
         let records = work.appendingPathComponent("records").path
@@ -103,9 +112,7 @@ struct BackgroundTransferServiceTests {
         try Data([UInt8](repeating: 1, count: 300_000)).write(to: steady)
         try Data([UInt8](repeating: 2, count: 300_000)).write(to: changing)
         try await withServerAndClient(version: .v4) { server, client in
-            let service = OSSBackgroundTransferService(
-                client: client, system: OSSSimulatedTaskSystem(spoolDirectory: spool, sessionIdentifier: "lost"),
-                recordDirectoryPath: records)
+            let service = Self.service(client, work, "lost")
             let good = try await service.startUpload(
                 OSSBackgroundUploadRequest(bucketName: "bkt", objectKey: "steady", uploadingFileURL: steady, partSize: 102_400))
             let bad = try await service.startUpload(
@@ -135,8 +142,7 @@ struct BackgroundTransferServiceTests {
 
     @Test("credentials that expire within a minute: a precise signFailed before anything is initiated")
     func expiringCredentialsFailFirst() async throws {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("bg-service-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let work = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: work) }
         let file = work.appendingPathComponent("f.bin")
         try Data([UInt8](repeating: 9, count: 1000)).write(to: file)
@@ -162,17 +168,14 @@ struct BackgroundTransferServiceTests {
 
     @Test("the transfer manager reports a background download: ongoing, progress from what is done, completed")
     func managerEventsForABackgroundDownload() async throws {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("bg-service-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let work = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: work) }
         let bytes = (0..<700_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ ($0 >> 11)) }
         let spool = work.appendingPathComponent("spool").path
         let destination = work.appendingPathComponent("copy.bin")
         try await withServerAndClient(version: .v4) { server, client in
             _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "d.bin", data: Data(bytes)))
-            let service = OSSBackgroundTransferService(
-                client: client, system: OSSSimulatedTaskSystem(spoolDirectory: spool, sessionIdentifier: "d"),
-                recordDirectoryPath: work.appendingPathComponent("records").path)
+            let service = Self.service(client, work, "d")
             let manager = OSSTransferManager(client: client, recordDirectoryPath: work.appendingPathComponent("manager").path)
             let id = try await service.startDownload(
                 OSSBackgroundDownloadRequest(
@@ -197,17 +200,14 @@ struct BackgroundTransferServiceTests {
 
     @Test("events the system lost: ListParts shows the parts with their CRC-64, so they are adopted, not sent again")
     func lostEventsAreAdoptedFromListParts() async throws {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("bg-service-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let work = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: work) }
         let bytes = (0..<500_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ ($0 >> 10)) }
         let file = work.appendingPathComponent("f.bin")
         try Data(bytes).write(to: file)
         let spool = work.appendingPathComponent("spool").path
         try await withServerAndClient(version: .v4) { server, client in
-            let service = OSSBackgroundTransferService(
-                client: client, system: OSSSimulatedTaskSystem(spoolDirectory: spool, sessionIdentifier: "lost-events"),
-                recordDirectoryPath: work.appendingPathComponent("records").path)
+            let service = Self.service(client, work, "lost-events")
             _ = try await service.startUpload(
                 OSSBackgroundUploadRequest(bucketName: "bkt", objectKey: "f", uploadingFileURL: file, partSize: 200_000))
             _ = try await OSSSimulatedTransferDaemon(spoolDirectory: spool, sessionIdentifier: "lost-events").run(exitWhenIdle: true)
@@ -227,8 +227,7 @@ struct BackgroundTransferServiceTests {
 
     @Test("cancel: the tasks are withdrawn, the upload aborted, copies and record removed; a download's temporary file too")
     func cancelEndsATransferForGood() async throws {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("bg-service-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let work = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: work) }
         let file = work.appendingPathComponent("f.bin")
         try Data([UInt8](repeating: 5, count: 450_000)).write(to: file)
@@ -236,9 +235,7 @@ struct BackgroundTransferServiceTests {
         let records = work.appendingPathComponent("records").path
         try await withServerAndClient(version: .v4) { server, client in
             _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "there", data: Data(count: 300_000)))
-            let service = OSSBackgroundTransferService(
-                client: client, system: OSSSimulatedTaskSystem(spoolDirectory: spool, sessionIdentifier: "c"),
-                recordDirectoryPath: records)
+            let service = Self.service(client, work, "c")
             let upload = try await service.startUpload(
                 OSSBackgroundUploadRequest(bucketName: "bkt", objectKey: "f", uploadingFileURL: file, partSize: 150_000))
             let download = try await service.startDownload(
