@@ -59,6 +59,8 @@ struct BackgroundDownloadTests {
             #expect(stats[.getObject].responseBodyBytes == Int64(size))
             #expect(try crcOfFile(destination) == crc)
             #expect(layout.leftovers().isEmpty, "left behind: \(layout.leftovers())")
+            let temporary = try FileManager.default.contentsOfDirectory(atPath: layout.work.path).filter { $0.hasSuffix(".download") }
+            #expect(temporary.isEmpty, "temporary files left: \(temporary)")
         }
     }
 
@@ -89,6 +91,8 @@ struct BackgroundDownloadTests {
             #expect(relaunch.stdout.contains("object-changed=true"), "\(relaunch.stdout)")
             #expect(!FileManager.default.fileExists(atPath: destination.path))
             #expect(layout.leftovers().isEmpty, "left behind: \(layout.leftovers())")
+            let temporary = try FileManager.default.contentsOfDirectory(atPath: layout.work.path).filter { $0.hasSuffix(".download") }
+            #expect(temporary.isEmpty, "temporary files left: \(temporary)")
         }
     }
 }

@@ -21,10 +21,13 @@ extension OSSBackgroundTransferService {
             throw OSSClientError.invalidArgument("\(error)")
         }
         let transferId = Self.newTransferId()
+        let destination = OSSRecordStore.absolutePath(request.downloadToFileURL.path)
+        // Beside the destination, so that the final rename never crosses file systems.
+        let temporary = OSSDurableFile.parentDirectory(of: destination) + "/." + request.downloadToFileURL.lastPathComponent + "."
+            + transferId + ".download"
         var record = OSSBackgroundDownloadRecord(
-            transferId: transferId, bucket: request.bucketName, key: request.objectKey,
-            destinationPath: OSSRecordStore.absolutePath(request.downloadToFileURL.path),
-            tempFilePath: recordDirectoryPath + "/" + transferId + ".download", etag: etag, objectCRC64: head.crc64, plan: plan,
+            transferId: transferId, bucket: request.bucketName, key: request.objectKey, destinationPath: destination,
+            tempFilePath: temporary, etag: etag, objectCRC64: head.crc64, plan: plan,
             maximumQueuedParts: request.maximumQueuedParts)
         guard let lock = try await lockRecord(Self.downloadRecordName(transferId)) else {
             throw OSSClientError(.fileCantWrite, "the new background record is locked")
