@@ -44,9 +44,8 @@ extension OSSBackgroundTransferService {
                     }
                 if let transfer { report.transfers.append(transfer) }
                 acknowledged += mine  // recorded durably above (or the record vanished meanwhile)
-            } catch let error as CancellationError {
-                throw error
             } catch {
+                if error is CancellationError || Task.isCancelled { throw error }  // never swallowed
                 // This transfer's events stay with the system for the next attach; the others go on.
                 var failed = OSSBackgroundReconcileReport.Transfer(kind: kind, transferId: transferId)
                 failed.error = "\(error)"

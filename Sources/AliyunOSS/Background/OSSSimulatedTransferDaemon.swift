@@ -112,7 +112,12 @@ public struct OSSSimulatedTransferDaemon: Sendable {
             throw error
         } catch {
             // Only the error's kind: a transport error's text may quote the URL, which holds a signature.
-            event.error = (error as? OSSClientError).map { "\($0.code)" } ?? "network error"
+            event.error = (error as? OSSClientError).map { $0.code == .taskCancelled ? OSSBackgroundTaskEvent.cancelled : "\($0.code)" }
+                ?? "network error"
+            if Task.isCancelled {
+                // The daemon is stopping: the claim stays, and the next start reports the task cancelled.
+                throw CancellationError()
+            }
         }
         let outcome = event
         try await OSSBlockingIO.run {
