@@ -46,6 +46,14 @@ struct BackgroundTransferServiceTests {
             #expect(listed.transferId == id)
             #expect((listed.partsQueued, listed.partsDone, listed.totalParts, listed.completedBytes) == (2, 0, 5, 0))
             #expect(try manager.backgroundTransfers(of: service).map(\.state) == [.ongoing])
+            // The record holds no credentials, token or signature (the spool holds the presigned URLs, as the system does).
+            let records = work.appendingPathComponent("records").path
+            for name in try FileManager.default.contentsOfDirectory(atPath: records) where name.hasSuffix(".record") {
+                let text = try String(contentsOfFile: records + "/" + name, encoding: .utf8)
+                for secret in ["LocalTempSecret", "CAIS", "STS.LocalTempKey", "Signature", "security-token", "http"] {
+                    #expect(!text.contains(secret), "\(secret) in \(name)")
+                }
+            }
 
             // Another session's events are not ours: the handler is called at once.
             let calledAtOnce = NIOLockedValueBox(false)
