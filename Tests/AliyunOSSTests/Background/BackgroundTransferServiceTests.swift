@@ -48,7 +48,9 @@ struct BackgroundTransferServiceTests {
             #expect(try manager.backgroundTransfers(of: service).map(\.state) == [.ongoing])
             // The record holds no credentials, token or signature (the spool holds the presigned URLs, as the system does).
             let records = work.appendingPathComponent("records").path
-            for name in try FileManager.default.contentsOfDirectory(atPath: records) where name.hasSuffix(".record") {
+            let recordFiles = try FileManager.default.contentsOfDirectory(atPath: records).filter { $0.hasSuffix(".record") }
+            #expect(recordFiles.count == 1)
+            for name in recordFiles {
                 let text = try String(contentsOfFile: records + "/" + name, encoding: .utf8)
                 for secret in ["LocalTempSecret", "CAIS", "STS.LocalTempKey", "Signature", "security-token", "http"] {
                     #expect(!text.contains(secret), "\(secret) in \(name)")
