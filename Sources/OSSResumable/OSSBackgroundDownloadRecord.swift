@@ -57,7 +57,9 @@ extension OSSBackgroundDownloadRecord: OSSBackgroundRecord {
     public static var recordKind: OSSRecordKind { .backgroundDownload }
 
     public func validate() throws(OSSResumableError) {
-        guard kind == .backgroundDownload else { throw .recordForeign("a \(kind.rawValue) record where a background download record was expected") }
+        guard kind == .backgroundDownload else {
+            throw .recordForeign("a \(kind.rawValue) record where a background download record was expected")
+        }
         guard version == Self.currentVersion else { throw .recordUnsupportedVersion(version) }
         guard !transferId.isEmpty, !etag.isEmpty, partSize > 0, objectSize >= 0, maximumQueuedParts >= 1 else {
             throw .recordCorrupt("bad background download record")

@@ -46,7 +46,9 @@ extension OSSBackgroundUploadRecord: OSSBackgroundRecord {
     public static var recordKind: OSSRecordKind { .backgroundUpload }
 
     public func validate() throws(OSSResumableError) {
-        guard kind == .backgroundUpload else { throw .recordForeign("a \(kind.rawValue) record where a background upload record was expected") }
+        guard kind == .backgroundUpload else {
+            throw .recordForeign("a \(kind.rawValue) record where a background upload record was expected")
+        }
         guard version == Self.currentVersion else { throw .recordUnsupportedVersion(version) }
         guard !uploadId.isEmpty, !transferId.isEmpty else { throw .recordCorrupt("empty upload or transfer id") }
         guard partSize > 0, fileSize >= 0, maximumQueuedParts >= 1 else { throw .recordCorrupt("bad sizes") }

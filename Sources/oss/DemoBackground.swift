@@ -31,7 +31,10 @@ struct BackgroundDemo {
         say("    local CRC-64: \(localCRC)")
         let common = ["--spool", spool, "--session", session]
 
-        step(3, "App process: initiates the upload, copies each part with its CRC-64 and MD5, submits one task per part, then is killed (SIGKILL).")
+        step(
+            3,
+            "App process: initiates the upload, copies each part with its CRC-64 and MD5, submits one task per part, "
+                + "then is killed (SIGKILL).")
         let marker = work.appendingPathComponent("submitted").path
         let app = try child(
             ["_background-app", "start"] + common + [
@@ -45,7 +48,8 @@ struct BackgroundDemo {
         kill(app.process.processIdentifier, SIGKILL)
         let killed = await app.finish()
         for line in killed.stdout.split(separator: "\n") { say("    app[\(app.process.processIdentifier)]> \(line)") }
-        say("    app process \(app.process.processIdentifier) killed with SIGKILL; UploadPart requests so far: \(await server.stats()[.uploadPart].requests)")
+        let sentSoFar = await server.stats()[.uploadPart].requests
+        say("    app process \(app.process.processIdentifier) killed with SIGKILL; UploadPart requests so far: \(sentSoFar)")
 
         step(4, "Simulated system transfer daemon (a separate process): performs the submitted tasks while no app process runs.")
         let daemon = try await child(["_transfer-daemon"] + common + ["--exit-when-idle"], server: server).finish()

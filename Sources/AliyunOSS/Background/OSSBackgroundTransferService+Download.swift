@@ -112,7 +112,9 @@ extension OSSBackgroundTransferService {
             guard let range = record.rangeHeader(part: number) else { continue }
             let url = try await client.presignConstrainURL(bucket: record.bucket, key: record.key, method: "GET", expiration: expiration)
             try await system.submit(
-                .download(url: url, headers: ["range": range, "if-match": record.etag], taskDescription: record.taskDescription(part: number)))
+                .download(
+                    url: url, headers: ["range": range, "if-match": record.etag],
+                    taskDescription: record.taskDescription(part: number)))
         }
         return record
     }
@@ -149,16 +151,6 @@ extension OSSBackgroundTransferService {
             try await store.saveOffCooperativePool(record, name: Self.downloadRecordName(record.transferId))
         } catch {
             throw OSSClientError(.fileCantWrite, "cannot save the background download record: \(error)", underlying: error)
-        }
-    }
-
-    /// Blocking file work off the cooperative pool, its errors as ``OSSClientError``.
-    static func fileStep<Value: Sendable>(_ body: @escaping @Sendable () throws(OSSResumableError) -> Value) async throws -> Value {
-        do {
-            return try await OSSBlockingIO.run(body)
-        } catch {
-            let code: OSSClientErrorCode = if case .fileCantRead = error { .fileCantRead } else { .fileCantWrite }
-            throw OSSClientError(code, "\(error)", underlying: error)
         }
     }
 }

@@ -31,8 +31,8 @@ extension OSSBackgroundTransferService {
     }
 
     /// Reconciles until every background transfer of the record directory is finished (or one fails: its error
-    /// is thrown), sleeping `pollInterval` between attaches; `onReport` sees each attach's report. For a process that stays in the foreground while
-    /// the system works (a CLI, tests, the simulated daemon).
+    /// is thrown), sleeping `pollInterval` between attaches; `onReport` sees each attach's report. For a process
+    /// that stays in the foreground while the system works (a CLI, tests, the simulated daemon).
     public func reconcileUntilFinished(
         pollInterval: Duration = .milliseconds(100), onReport: @Sendable (OSSBackgroundReconcileReport) -> Void = { _ in }
     ) async throws {

@@ -40,13 +40,19 @@ extension OSSBackgroundTransferService {
         let copyPath = name.map { directory + "/" + $0 }
         let (source, offset, length, file) = (record.filePath, part.offset, part.length, copyPath)
         if let recorded = part.crc64, let copyPath, FileManager.default.fileExists(atPath: copyPath) {
-            let digest = try await Self.digest { () throws(OSSResumableError) in try OSSPartSliceCopy.copy(source: copyPath, offset: 0, length: length, to: nil) }
+            let digest = try await Self.fileStep { () throws(OSSResumableError) in
+                try OSSPartSliceCopy.copy(source: copyPath, offset: 0, length: length, to: nil)
+            }
             if digest.crc64 == recorded { return part }
         }
         if copyPath != nil {
-            try await OSSBlockingIO.run { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+            try await OSSBlockingIO.run {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            }
         }
-        let digest = try await Self.digest { () throws(OSSResumableError) in try OSSPartSliceCopy.copy(source: source, offset: offset, length: length, to: file) }
+        let digest = try await Self.fileStep { () throws(OSSResumableError) in
+            try OSSPartSliceCopy.copy(source: source, offset: offset, length: length, to: file)
+        }
         if let recorded = part.crc64, recorded != digest.crc64 {
             throw OSSClientError(
                 .invalidCRC, "\(record.filePath) changed since part \(part.number) was first copied; start the upload again")
@@ -55,17 +61,6 @@ extension OSSBackgroundTransferService {
         part.contentMD5 = digest.contentMD5
         part.copyName = name
         return part
-    }
-
-    private static func digest(_ body: @escaping @Sendable () throws(OSSResumableError) -> OSSPartSliceCopy.Digest) async throws
-        -> OSSPartSliceCopy.Digest
-    {
-        do {
-            return try await OSSBlockingIO.run(body)
-        } catch {
-            let code: OSSClientErrorCode = if case .fileCantWrite = error { .fileCantWrite } else { .fileCantRead }
-            throw OSSClientError(code, "cannot copy a part: \(error)", underlying: error)
-        }
     }
 
     /// The presigned URLs' lifetime: ``urlLifetime``, never past the credentials' expiry.
@@ -91,7 +86,8 @@ extension OSSBackgroundTransferService {
         let objectCRC: UInt64?
         do {
             let result = try await client.completeMultipartUpload(
-                OSSCompleteMultipartUploadRequest(bucketName: record.bucket, objectKey: record.key, uploadId: record.uploadId, parts: parts))
+                OSSCompleteMultipartUploadRequest(
+                    bucketName: record.bucket, objectKey: record.key, uploadId: record.uploadId, parts: parts))
             objectCRC = result.crc64
         } catch let error as OSSServerError where error.code == "NoSuchUpload" {
             let head = try await client.headObject(OSSHeadObjectRequest(bucketName: record.bucket, objectKey: record.key))

@@ -130,4 +130,14 @@ public final class OSSBackgroundTransferService: Sendable {
             throw OSSClientError(.fileCantWrite, "cannot save the background upload record: \(error)", underlying: error)
         }
     }
+
+    /// Blocking file work off the cooperative pool, its errors as ``OSSClientError``.
+    static func fileStep<Value: Sendable>(_ body: @escaping @Sendable () throws(OSSResumableError) -> Value) async throws -> Value {
+        do {
+            return try await OSSBlockingIO.run(body)
+        } catch {
+            let code: OSSClientErrorCode = if case .fileCantRead = error { .fileCantRead } else { .fileCantWrite }
+            throw OSSClientError(code, "\(error)", underlying: error)
+        }
+    }
 }
