@@ -13,6 +13,9 @@ public struct OSSBackgroundPart: Sendable, Hashable, Codable {
     /// and the original is sent as it is.
     public var copyName: String?
     public var state: OSSBackgroundPartState
+    /// When the presigned URL of the part's queued task expires (seconds since 1970): an attach replaces a task
+    /// whose URL expires within a minute with a freshly signed one.
+    public var signedUntil: Int64?
 
     public init(number: Int, offset: Int64, length: Int64, state: OSSBackgroundPartState = .waiting) {
         self.number = number

@@ -18,11 +18,16 @@ public enum OSSBackgroundUploadReconciler {
         case failed(part: Int, status: Int?)
         /// A completion for a part that was already confirmed.
         case duplicate(part: Int)
+        /// A failure of an older task of a part the system holds a newer task for (the part was submitted again
+        /// before this failure was acknowledged, or its task was replaced to re-sign it): the newer task decides.
+        case superseded(part: Int)
 
         /// The part the completion was for.
         public var part: Int {
             switch self {
-            case .verified(let part), .crcMismatch(let part, _, _), .failed(let part, _), .duplicate(let part): part
+            case .verified(let part), .crcMismatch(let part, _, _), .failed(let part, _), .duplicate(let part),
+                .superseded(let part):
+                part
             }
         }
     }
@@ -58,11 +63,16 @@ public enum OSSBackgroundUploadReconciler {
                 let index = record.parts.firstIndex(where: { $0.number == parsed.partNumber })
             else { continue }
             let part = record.parts[index]
-            reported.insert(part.number)
             if part.state.isDone {
                 outcomes.append(.duplicate(part: part.number))
                 continue
             }
+            let succeeded = completion.status == 200 && completion.serverCRC64 != nil && completion.serverCRC64 == part.crc64
+            if !succeeded, pendingDescriptions.contains(completion.description) {
+                outcomes.append(.superseded(part: part.number))
+                continue
+            }
+            reported.insert(part.number)
             guard completion.status == 200, let etag = completion.etag, !etag.isEmpty, let expected = part.crc64 else {
                 outcomes.append(.failed(part: part.number, status: completion.status))
                 record.parts[index].state = .waiting

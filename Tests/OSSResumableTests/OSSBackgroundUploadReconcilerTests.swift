@@ -126,4 +126,19 @@ struct OSSBackgroundUploadReconcilerTests {
         #expect(adopted.parts[0].state == .done(etag: "\"A\"", crc64: 101))
         #expect(adopted.parts[1...] == record.parts[1...])
     }
+
+    @Test func aFailureOfAnOlderTaskIsSupersededByTheOneTheSystemHolds() throws {
+        let record = try queuedRecord(parts: 2)
+        let decision = OSSBackgroundUploadReconciler.reconcile(
+            record,
+            completions: [
+                OSSBackgroundPartCompletion(description: "t1/1", status: nil, etag: nil, serverCRC64: nil),  // old, cancelled
+                ok(2, crc: 102),  // a success counts even with a newer task pending
+            ],
+            pendingDescriptions: ["t1/1", "t1/2"], maximumQueued: 2)
+        #expect(decision.outcomes == [.superseded(part: 1), .verified(part: 2)])
+        #expect(decision.record.parts[0].state == record.parts[0].state)
+        #expect(decision.partsInFlight == [1])
+        #expect(decision.partsToSubmit.isEmpty, "the newer task decides: nothing is submitted a third time")
+    }
 }

@@ -50,6 +50,7 @@ extension OSSBackgroundTransferService {
         guard var record = try await load(OSSBackgroundDownloadRecord.self, name: Self.downloadRecordName(transferId)) else {
             return nil
         }
+        let pending = try await withdrawExpiring(record.parts, pending: pending)
         var report = OSSBackgroundReconcileReport.Transfer(kind: .download, transferId: transferId)
         report.bucket = record.bucket
         report.key = record.key
@@ -62,16 +63,18 @@ extension OSSBackgroundTransferService {
                 let index = record.parts.firstIndex(where: { $0.number == parsed.partNumber })
             else { continue }
             let part = record.parts[index]
-            reported.insert(part.number)
             if part.state.isDone { continue }
             let received = event.downloadedFilePath.flatMap { try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int64 }
-            switch OSSBackgroundDownloadReconciler.verdict(
+            let verdict = OSSBackgroundDownloadReconciler.verdict(
                 status: event.status, etag: event.headers["etag"], receivedLength: received, part: part, record: record)
-            {
+            if verdict != .retry || !pending.contains(event.taskDescription) { reported.insert(part.number) }
+            switch verdict {
             case .objectChanged:
                 try await abandonDownload(record)
                 report.objectChanged = true
                 return report
+            case .retry where pending.contains(event.taskDescription):
+                continue  // a newer task of this range is in the system's hands: it decides
             case .retry:
                 record.parts[index].state = .waiting
                 report.partsFailed.append(part.number)
@@ -102,12 +105,13 @@ extension OSSBackgroundTransferService {
     private func submitRanges(_ numbers: [Int], of record: OSSBackgroundDownloadRecord) async throws -> OSSBackgroundDownloadRecord {
         guard !numbers.isEmpty else { return record }
         var record = record
+        let expiration = try await presignExpiration()
         for number in numbers {
             guard let index = record.parts.firstIndex(where: { $0.number == number }) else { continue }
             record.parts[index].state = .queued(description: record.taskDescription(part: number))
+            record.parts[index].signedUntil = Self.signedUntil(expiration)
         }
         try await saveDownload(record)
-        let expiration = try await presignExpiration()
         for number in numbers {
             guard let range = record.rangeHeader(part: number) else { continue }
             let url = try await client.presignConstrainURL(bucket: record.bucket, key: record.key, method: "GET", expiration: expiration)

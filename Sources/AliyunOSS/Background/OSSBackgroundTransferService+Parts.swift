@@ -9,13 +9,14 @@ extension OSSBackgroundTransferService {
         guard !numbers.isEmpty else { return record }
         var record = record
         let directory = partDirectory(record.transferId)
+        let expiration = try await presignExpiration()
         for number in numbers {
             guard let index = record.parts.firstIndex(where: { $0.number == number }) else { continue }
             record.parts[index] = try await prepareCopy(record.parts[index], record: record, directory: directory)
             record.parts[index].state = .queued(description: record.taskDescription(part: number))
+            record.parts[index].signedUntil = Self.signedUntil(expiration)
         }
         try await save(record)
-        let expiration = try await presignExpiration()
         for number in numbers {
             guard let part = record.parts.first(where: { $0.number == number }), let md5 = part.contentMD5 else { continue }
             let headers = ["content-md5": md5, "content-type": "application/octet-stream"]
@@ -61,6 +62,25 @@ extension OSSBackgroundTransferService {
         part.contentMD5 = digest.contentMD5
         part.copyName = name
         return part
+    }
+
+    /// When a URL signed now for `expiration` seconds expires (seconds since 1970).
+    static func signedUntil(_ expiration: TimeInterval) -> Int64 { Int64(Date().timeIntervalSince1970 + expiration) }
+
+    /// Replaces the tasks the system holds whose URL expires within a minute: they are cancelled, so the attach
+    /// finds them neither pending nor reported and signs them again. Returns the pending descriptions afterwards.
+    func withdrawExpiring(_ parts: [OSSBackgroundPart], pending: Set<String>) async throws -> Set<String> {
+        let soon = Int64(Date().timeIntervalSince1970) + 60
+        var expiring = Set<String>()
+        for part in parts {
+            guard case .queued(let description) = part.state, pending.contains(description), let until = part.signedUntil,
+                until <= soon
+            else { continue }
+            expiring.insert(description)
+        }
+        guard !expiring.isEmpty else { return pending }
+        try await system.cancelTasks(describedAs: expiring)
+        return Set(try await system.pendingTaskDescriptions())
     }
 
     /// The presigned URLs' lifetime: ``urlLifetime``, never past the credentials' expiry.

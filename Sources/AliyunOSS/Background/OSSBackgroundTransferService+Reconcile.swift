@@ -83,6 +83,7 @@ extension OSSBackgroundTransferService {
         async throws -> OSSBackgroundReconcileReport.Transfer?
     {
         guard let record = try await load(OSSBackgroundUploadRecord.self, name: Self.recordName(transferId)) else { return nil }
+        let pending = try await withdrawExpiring(record.parts, pending: pending)
         let completions = events.map {
             OSSBackgroundPartCompletion(
                 description: $0.taskDescription, status: $0.status, etag: $0.headers["etag"],
@@ -122,7 +123,7 @@ extension OSSBackgroundTransferService {
             switch outcome {
             case .verified(let part): upload.partsVerified.append(part)
             case .failed(let part, _), .crcMismatch(let part, _, _): upload.partsFailed.append(part)
-            case .duplicate: break
+            case .duplicate, .superseded: break
             }
         }
         try await save(decision.record)

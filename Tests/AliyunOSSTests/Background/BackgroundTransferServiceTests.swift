@@ -267,4 +267,33 @@ struct BackgroundTransferServiceTests {
             #expect(try await client.listMultipartUploads(OSSListMultipartUploadsRequest(bucketName: "bkt")).uploads.isEmpty)
         }
     }
+
+    @Test("a queued task whose URL expires within a minute is replaced by a freshly signed one; nothing is sent twice")
+    func expiringURLsAreSignedAgain() async throws {
+        let work = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let bytes = [UInt8](repeating: 4, count: 250_000)
+        let file = work.appendingPathComponent("f.bin")
+        try Data(bytes).write(to: file)
+        let spool = work.appendingPathComponent("spool").path
+        try await withServerAndClient(version: .v4) { server, client in
+            let service = OSSBackgroundTransferService(
+                client: client, system: OSSSimulatedTaskSystem(spoolDirectory: spool, sessionIdentifier: "exp"),
+                recordDirectoryPath: work.appendingPathComponent("records").path, urlLifetime: 30)
+            _ = try await service.startUpload(
+                OSSBackgroundUploadRequest(bucketName: "bkt", objectKey: "f", uploadingFileURL: file, partSize: 102_400))
+            let submitted = spool + "/exp/submitted"
+            let first = Set(try FileManager.default.contentsOfDirectory(atPath: submitted))
+            #expect(first.count == 3)
+            let report = try #require(try await service.reconcile().transfers.first)
+            #expect(report.partsSubmitted == [1, 2, 3], "the 30-second URLs were signed again")
+            let second = Set(try FileManager.default.contentsOfDirectory(atPath: submitted))
+            #expect(second.count == 3)
+            #expect(first.isDisjoint(with: second), "the old tasks were withdrawn")
+            _ = try await OSSSimulatedTransferDaemon(spoolDirectory: spool, sessionIdentifier: "exp").run(exitWhenIdle: true)
+            let done = try #require(try await service.reconcile().transfers.first)
+            #expect(done.completedCRC64 == CRC64.checksum(bytes))
+            #expect(await server.stats()[.uploadPart].requests == 3)
+        }
+    }
 }
