@@ -57,21 +57,8 @@ extension OSSBackgroundDownloadRecord: OSSBackgroundRecord {
     public static var recordKind: OSSRecordKind { .backgroundDownload }
 
     public func validate() throws(OSSResumableError) {
-        guard kind == .backgroundDownload else {
-            throw .recordForeign("a \(kind.rawValue) record where a background download record was expected")
-        }
-        guard version == Self.currentVersion else { throw .recordUnsupportedVersion(version) }
-        guard !transferId.isEmpty, !etag.isEmpty, partSize > 0, objectSize >= 0, maximumQueuedParts >= 1 else {
-            throw .recordCorrupt("bad background download record")
-        }
-        var expectedOffset: Int64 = 0
-        for (index, part) in parts.enumerated() {
-            guard part.number == index + 1, part.offset == expectedOffset, part.length > 0, part.length <= partSize else {
-                throw .recordCorrupt("range \(part.number) does not follow the plan")
-            }
-            expectedOffset += part.length
-        }
-        guard expectedOffset == objectSize else { throw .recordCorrupt("the ranges do not cover the object") }
+        try validateCommon(currentVersion: Self.currentVersion, total: objectSize, emptyPartAllowed: false)
+        guard !etag.isEmpty else { throw .recordCorrupt("a background download record without an ETag") }
     }
 
     public func relativized(to base: OSSBaseDirectory) -> OSSBackgroundDownloadRecord { self }

@@ -46,21 +46,11 @@ extension OSSBackgroundUploadRecord: OSSBackgroundRecord {
     public static var recordKind: OSSRecordKind { .backgroundUpload }
 
     public func validate() throws(OSSResumableError) {
-        guard kind == .backgroundUpload else {
-            throw .recordForeign("a \(kind.rawValue) record where a background upload record was expected")
-        }
-        guard version == Self.currentVersion else { throw .recordUnsupportedVersion(version) }
-        guard !uploadId.isEmpty, !transferId.isEmpty else { throw .recordCorrupt("empty upload or transfer id") }
-        guard partSize > 0, fileSize >= 0, maximumQueuedParts >= 1 else { throw .recordCorrupt("bad sizes") }
-        var expectedOffset: Int64 = 0
-        for (index, part) in parts.enumerated() {
-            guard part.number == index + 1, part.offset == expectedOffset, part.length >= 0, part.length <= partSize else {
-                throw .recordCorrupt("part \(part.number) does not follow the plan")
-            }
+        try validateCommon(currentVersion: Self.currentVersion, total: fileSize, emptyPartAllowed: true)
+        guard !uploadId.isEmpty, !parts.isEmpty else { throw .recordCorrupt("no upload id or no parts") }
+        for part in parts {
             if case .done = part.state, part.crc64 == nil { throw .recordCorrupt("part \(part.number) is done without a CRC-64") }
-            expectedOffset += part.length
         }
-        guard expectedOffset == fileSize, !parts.isEmpty else { throw .recordCorrupt("the parts do not cover the file") }
     }
 
     /// Background records keep absolute paths (the part copies live beside the record).

@@ -141,4 +141,21 @@ struct OSSBackgroundUploadReconcilerTests {
         #expect(decision.partsInFlight == [1])
         #expect(decision.partsToSubmit.isEmpty, "the newer task decides: nothing is submitted a third time")
     }
+
+    @Test func recordsThatDoNotFollowTheirPlanAreRefused() throws {
+        var gap = try queuedRecord()
+        gap.parts.remove(at: 1)  // a hole: the parts no longer cover the file
+        var crcless = try queuedRecord()
+        crcless.parts[0].crc64 = nil
+        crcless.parts[0].state = .done(etag: "\"E\"", crc64: 1)
+        let plan = try OSSPartPlan.download(range: OSSByteRange(start: 0, length: 300_000), preferredPartSize: 100_000)
+        var download = OSSBackgroundDownloadRecord(
+            transferId: "d", bucket: "b", key: "k", destinationPath: "/tmp/d", tempFilePath: "/tmp/.d", etag: "\"E\"",
+            objectCRC64: nil, plan: plan)
+        #expect(throws: Never.self) { try download.validate() }
+        download.etag = ""
+        for bad in [gap.validate, crcless.validate, download.validate] {
+            #expect(throws: OSSResumableError.self) { try bad() }
+        }
+    }
 }
