@@ -2,6 +2,10 @@
 public enum OSSRecordKind: String, Sendable, Hashable, Codable {
     case upload
     case download
+    /// A multipart upload whose parts the system carries (``OSSBackgroundUploadRecord``).
+    case backgroundUpload
+    /// A download whose ranges the system carries (``OSSBackgroundDownloadRecord``).
+    case backgroundDownload
 }
 
 /// Whether CRC-64 checking is on for a transfer. Part of a record's identity: a record written with one mode

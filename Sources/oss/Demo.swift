@@ -15,6 +15,8 @@ struct Demo: AsyncParsableCommand {
     @Option(help: "Parts in flight.") var threads: Int = 4
     @Option(help: "HTTP stack: urlsession or asynchttpclient (default: $OSS_TRANSPORT, else the platform's).")
     var transport: String?
+    @Flag(help: "Show a background upload instead: the app process is killed after submitting its part tasks, a simulated system transfer daemon uploads them, a relaunched app process reconciles and completes.")
+    var background = false
 
     func validate() throws {
         guard sizeMiB >= 1 else { throw ValidationError("--size-mib must be at least 1") }
@@ -47,7 +49,11 @@ struct Demo: AsyncParsableCommand {
                         accessKeyId: server.credentials.accessKeyId, accessKeySecret: server.credentials.accessKeySecret),
                     configuration: configuration)
                 do {
-                    try await demo(client: client, server: server, work: work, records: records, bucket: bucket, key: key)
+                    if background {
+                        try await BackgroundDemo(sizeMiB: sizeMiB, partSize: partSize, step: step).run(server: server, client: client, work: work)
+                    } else {
+                        try await demo(client: client, server: server, work: work, records: records, bucket: bucket, key: key)
+                    }
                     try await client.shutdown()
                 } catch {
                     try? await client.shutdown()
@@ -64,7 +70,7 @@ struct Demo: AsyncParsableCommand {
 
         let file = work.appendingPathComponent("demo.bin")
         step(3, "Writing a \(sizeMiB) MiB file of random bytes to \(file.path).")
-        let localCRC = try writeRandomFile(file, bytes: Int64(sizeMiB) << 20)
+        let localCRC = try Self.writeRandomFile(file, bytes: Int64(sizeMiB) << 20)
         say("    local CRC-64: \(localCRC)")
 
         step(4, "Resumable upload (\(formatBytes(partSize)) parts, \(threads) in flight), cancelled halfway with deleteUploadIdOnCancelling = false.")
@@ -120,7 +126,7 @@ struct Demo: AsyncParsableCommand {
         say("    wrote \(formatBytes(downloaded.totalBytes)) with CRC-64 \(downloaded.crc64)")
 
         step(8, "Comparing the download with the original, byte for byte.")
-        guard try filesEqual(file, copy) else {
+        guard try Self.filesEqual(file, copy) else {
             throw CLIFailure(.integrityError, "the downloaded file differs from the original")
         }
         say("    identical.")
@@ -153,8 +159,8 @@ struct Demo: AsyncParsableCommand {
     }
 
     /// Writes `bytes` random bytes in 1 MiB chunks and returns their CRC-64.
-    func writeRandomFile(_ url: URL, bytes: Int64) throws -> UInt64 {
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+    static func writeRandomFile(_ url: URL, bytes: Int64) throws -> UInt64 {
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
         var generator = SystemRandomNumberGenerator()
@@ -175,7 +181,7 @@ struct Demo: AsyncParsableCommand {
         return crc.value
     }
 
-    func filesEqual(_ a: URL, _ b: URL) throws -> Bool {
+    static func filesEqual(_ a: URL, _ b: URL) throws -> Bool {
         let ha = try FileHandle(forReadingFrom: a)
         let hb = try FileHandle(forReadingFrom: b)
         defer {

@@ -15,6 +15,7 @@ struct OSSTool: AsyncParsableCommand {
             """,
         subcommands: [
             Demo.self, MakeBucket.self, List.self, Stat.self, Remove.self, Copy.self, Presign.self, Serve.self,
+            TransferDaemon.self, BackgroundApp.self,
         ]
     )
 }

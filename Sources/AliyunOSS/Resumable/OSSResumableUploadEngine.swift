@@ -122,16 +122,7 @@ final class OSSResumableUploadEngine {
     }
 
     func listAllParts(uploadId: String) async throws -> [OSSUploadStateMachine.ServerPart] {
-        var parts: [OSSUploadStateMachine.ServerPart] = []
-        let first = OSSListPartsRequest(
-            bucketName: request.bucketName, objectKey: request.objectKey, uploadId: uploadId, maxParts: 1000,
-            partNumberMarker: 0)
-        for try await page in client.listPartsPaginator(first) {
-            for part in page.parts {
-                parts.append(.init(number: part.partNumber, size: part.size, etag: part.eTag, crc64: part.crc64))
-            }
-        }
-        return parts
+        try await client.listAllParts(bucket: request.bucketName, key: request.objectKey, uploadId: uploadId)  // bg: shared
     }
 
     /// Parts the server lists but the record does not know (sent just before a crash, or refused by the CRC check

@@ -60,6 +60,8 @@ struct OSSRecordDirectory: Sendable {
         guard let kind = Self.kind(ofRecordName: name) else { return nil }
         let modified = Self.modificationDate(store.recordPath(name: name))
         switch kind {
+        case .backgroundUpload, .backgroundDownload:
+            return nil  // bg: background records live in the background service's own directory
         case .upload:
             switch store.loadResult(OSSUploadRecord.self, name: name) {
             case .none: return nil

@@ -33,7 +33,7 @@ public actor OSSTransferManager {
     /// any number of consumers, see ``events(for:)``.
     public nonisolated let events: AsyncStream<OSSTransferEvent>
 
-    private nonisolated let hub: OSSTransferEventHub
+    nonisolated let hub: OSSTransferEventHub  // bg: internal, so background transfers report through it too
     private let directory: OSSRecordDirectory
     private nonisolated let baseDirectory: OSSBaseDirectory?
     private var running: [String: Running] = [:]

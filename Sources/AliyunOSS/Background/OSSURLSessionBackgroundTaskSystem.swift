@@ -1,0 +1,159 @@
+#if canImport(Darwin)
+import Foundation
+import NIOConcurrencyHelpers
+
+/// The system's transfer service on Apple platforms: one background `URLSession` (the identifier is the session's).
+///
+/// Tasks are `uploadTask(with:fromFile:)` and `downloadTask(with:)` with their description in `taskDescription`.
+/// The system delivers each completion once, to the delegate of the session recreated with the same identifier
+/// (at the next launch, or in `application(_:handleEventsForBackgroundURLSession:completionHandler:)`); this
+/// type writes each one durably to `eventDirectory` as it arrives (a download's file is moved there before the
+/// delegate returns), so an event survives a process that dies before reconciling it, and the service reads and
+/// acknowledges them as it does the simulated daemon's.
+///
+/// Create exactly one per identifier and process, early (the system delivers events as soon as it exists).
+/// Note: compiled and tested on Apple platforms only; the Linux build uses ``OSSSimulatedTaskSystem``.
+public final class OSSURLSessionBackgroundTaskSystem: OSSBackgroundTaskSystem {
+    public let sessionIdentifier: String
+    let session: URLSession
+    let delegate: Delegate
+
+    /// - Parameters:
+    ///   - identifier: the background session identifier (fixed for the app).
+    ///   - eventDirectory: where delivered events wait for reconciliation (in the app's container).
+    ///   - discretionary: let the system pick a good time (power, Wi-Fi) for the transfers.
+    public init(identifier: String, eventDirectory: String, discretionary: Bool = false) {
+        sessionIdentifier = identifier
+        delegate = Delegate(spool: OSSTransferSpool(root: eventDirectory, sessionIdentifier: identifier))
+        let configuration = URLSessionConfiguration.background(withIdentifier: identifier)
+        configuration.sessionSendsLaunchEvents = true
+        configuration.isDiscretionary = discretionary
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+    }
+
+    public func submit(_ task: OSSBackgroundTask) async throws {
+        guard let url = URL(string: task.url) else {
+            throw OSSClientError.invalidArgument("the task \(task.taskDescription) has an unusable URL")
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = task.method
+        for (name, value) in task.headers { request.setValue(value, forHTTPHeaderField: name) }
+        let sessionTask: URLSessionTask
+        switch task.kind {
+        case .upload:
+            guard let path = task.filePath else { throw OSSClientError.invalidArgument("an upload task needs a file") }
+            sessionTask = session.uploadTask(with: request, fromFile: URL(fileURLWithPath: path))
+        case .download:
+            sessionTask = session.downloadTask(with: request)
+        }
+        sessionTask.taskDescription = task.taskDescription
+        sessionTask.resume()
+    }
+
+    public func pendingTaskDescriptions() async throws -> [String] {
+        await session.allTasks
+            .filter { $0.state == .running || $0.state == .suspended }
+            .compactMap(\.taskDescription)
+    }
+
+    public func deliveredEvents() async throws -> [OSSBackgroundTaskEvent] {
+        let spool = delegate.spool
+        return await OSSBlockingIO.run {
+            spool.completedEvents()
+        }
+    }
+
+    public func acknowledge(_ events: [OSSBackgroundTaskEvent]) async throws {
+        let spool = delegate.spool
+        await OSSBlockingIO.run { spool.acknowledge(events) }
+    }
+
+    public func cancelTasks(describedAs descriptions: Set<String>) async throws {
+        for task in await session.allTasks where descriptions.contains(task.taskDescription ?? "") {
+            task.cancel()
+        }
+    }
+
+    /// Waits for `urlSessionDidFinishEvents(forBackgroundURLSession:)` (at most 5 seconds: a launch that was
+    /// not caused by background events gets none).
+    public func eventsDelivered() async {
+        let delegate = self.delegate
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await delegate.waitForFinishedEvents() }
+            group.addTask { try? await Task.sleep(for: .seconds(5)) }
+            await group.next()
+            group.cancelAll()
+            delegate.releaseWaiters()
+        }
+    }
+
+    /// The session's delegate: records every completion durably as it arrives.
+    final class Delegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, Sendable {
+        let spool: OSSTransferSpool
+        private struct State {
+            var downloaded: [Int: String] = [:]
+            var finished = false
+            var waiters: [CheckedContinuation<Void, Never>] = []
+        }
+        private let state = NIOLockedValueBox(State())
+
+        init(spool: OSSTransferSpool) {
+            self.spool = spool
+            try? spool.makeDirectories()
+        }
+
+        func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
+            // The system deletes `location` when this returns: move it now.
+            let destination = spool.files + "/" + OSSTransferSpool.newEntryId()
+            if (try? FileManager.default.moveItem(atPath: location.path, toPath: destination)) != nil {
+                state.withLockedValue { $0.downloaded[downloadTask.taskIdentifier] = destination }
+            }
+        }
+
+        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+            let response = task.response as? HTTPURLResponse
+            var headers: [String: String] = [:]
+            for (name, value) in response?.allHeaderFields ?? [:] {
+                if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+            }
+            let file = state.withLockedValue { $0.downloaded.removeValue(forKey: task.taskIdentifier) }
+            var reason: String?
+            if let error {
+                reason = (error as? URLError)?.code == .cancelled ? OSSBackgroundTaskEvent.cancelled : "network error"
+            }
+            let event = OSSBackgroundTaskEvent(
+                eventId: OSSTransferSpool.newEntryId(), taskDescription: task.taskDescription ?? "",
+                status: error == nil ? response?.statusCode : nil, headers: headers, error: reason, downloadedFilePath: file)
+            try? spool.write(event, folder: spool.completed, id: event.eventId)
+        }
+
+        func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
+            let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
+                state.finished = true
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+
+        func waitForFinishedEvents() async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLockedValue { state -> Bool in
+                    if state.finished { return true }
+                    state.waiters.append(continuation)
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        }
+
+        func releaseWaiters() {
+            let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+}
+#endif

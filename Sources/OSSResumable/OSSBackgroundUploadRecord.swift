@@ -1,0 +1,60 @@
+/// The checkpoint of a background multipart upload: the upload id, and for every part its byte span, the
+/// CRC-64 and MD5 of the bytes handed to the system, and its state (``OSSBackgroundPartState``).
+///
+/// Written atomically and durably through ``OSSRecordStore`` after every change, before the system is told
+/// anything (a part is recorded `queued` before its task is submitted), so a process killed at any point leaves
+/// a record the next process can reconcile. It never holds credentials, signatures or presigned URLs.
+public struct OSSBackgroundUploadRecord: Sendable, Hashable, Codable {
+    public typealias Part = OSSBackgroundPart
+
+    public static let currentVersion = 1
+
+    public var version: Int
+    public var kind: OSSRecordKind
+    /// The record's name and the prefix of its tasks' descriptions.
+    public var transferId: String
+    public var bucket: String
+    public var key: String
+    /// The local file (absolute path).
+    public var filePath: String
+    public var fileSize: Int64
+    public var partSize: Int64
+    public var uploadId: String
+    /// The most part tasks in the system's hands at once.
+    public var maximumQueuedParts: Int
+    public var parts: [Part]
+
+    public init(
+        transferId: String, bucket: String, key: String, filePath: String, plan: OSSPartPlan, uploadId: String,
+        maximumQueuedParts: Int = 16
+    ) {
+        self.maximumQueuedParts = max(1, maximumQueuedParts)
+        self.version = Self.currentVersion
+        self.kind = .backgroundUpload
+        self.transferId = transferId
+        self.bucket = bucket
+        self.key = key
+        self.filePath = filePath
+        self.fileSize = plan.totalLength
+        self.partSize = plan.partSize
+        self.uploadId = uploadId
+        self.parts = plan.parts.map { Part(number: $0.number, offset: $0.offset, length: $0.length) }
+    }
+}
+
+extension OSSBackgroundUploadRecord: OSSBackgroundRecord {
+    public static var recordKind: OSSRecordKind { .backgroundUpload }
+
+    public func validate() throws(OSSResumableError) {
+        try validateCommon(currentVersion: Self.currentVersion, total: fileSize, emptyPartAllowed: true)
+        guard !uploadId.isEmpty, !parts.isEmpty else { throw .recordCorrupt("no upload id or no parts") }
+        for part in parts {
+            if case .done = part.state, part.crc64 == nil { throw .recordCorrupt("part \(part.number) is done without a CRC-64") }
+        }
+    }
+
+    /// Background records keep absolute paths (the part copies live beside the record).
+    public func relativized(to base: OSSBaseDirectory) -> OSSBackgroundUploadRecord { self }
+
+    public func resolved(against base: OSSBaseDirectory?) throws(OSSResumableError) -> OSSBackgroundUploadRecord { self }
+}
