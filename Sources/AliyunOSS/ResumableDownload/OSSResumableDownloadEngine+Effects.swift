@@ -49,7 +49,7 @@ extension OSSResumableDownloadEngine: OSSTransferEffects {
         guard let records else { return nil }
         let handle = self.handle
         let tempFilePath = self.tempFilePath
-        return OSSTransferRecordWriter { record in
+        return OSSTransferRecordWriter(keepsUp: true) { record in
             try await Self.save(record, records: records, handle: handle, tempFilePath: tempFilePath)
         }
     }

@@ -105,6 +105,14 @@ extension OSSTransferDriver {
                         stop()
                     }
                 }
+                if !stopping, !queue.isEmpty, let writer, writer.keepsUp {
+                    // At most the parts that finish during one save may be missing from the record.
+                    await writer.catchUp()
+                    if answer == nil, outcome == nil, let failure = writer.failure {
+                        answer = fail(failure)
+                        stop()
+                    }
+                }
                 if !stopping {
                     if isStopping {
                         stop()

@@ -49,4 +49,26 @@ struct TransferRecordWriterTests {
         await #expect(throws: OSSClientError.self) { try await writer.flush() }
         #expect(saves.saved.withLockedValue { $0 }.isEmpty)
     }
+
+    @Test func catchUpWaitsUntilOnlyTheNewestRecordIsUnsaved() async throws {
+        let saves = Saves()
+        let writer = OSSTransferRecordWriter<Int>(keepsUp: true, save: saves.save)
+        writer.submit(1)
+        await saves.started.wait()
+        await writer.catchUp()  // only record 1 exists: nothing to wait for
+        writer.submit(2)
+        writer.submit(3)
+        let caughtUp = NIOLockedValueBox(false)
+        let waiting = Task {
+            await writer.catchUp()  // records 1 and 2 must be saved (or superseded by a saved 3)
+            caughtUp.withLockedValue { $0 = true }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(!caughtUp.withLockedValue { $0 }, "record 1 is still being saved")
+        saves.gate.post(0)
+        await waiting.value
+        #expect(caughtUp.withLockedValue { $0 })
+        try await writer.flush()
+        #expect(saves.saved.withLockedValue { $0 } == [1, 3])
+    }
 }
