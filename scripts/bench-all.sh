@@ -15,7 +15,7 @@
 #    wall, client CPU, peak RSS; RSS at more sizes (Samples/ResumableUpload/benchmark.sh)
 # 5. resumable download: the same for downloads (Samples/ResumableDownload/benchmark.sh)
 # 6. resume waste: `oss cp` killed with SIGKILL at 50% (server counters), resumed; bytes sent twice vs the
-#    bound: threads x partSize for uploads, threads x 256 KiB + 1 MiB for downloads (they resume at the byte;
+#    bound: threads x partSize for uploads, threads x 128 KiB + 1.5 MiB for downloads (they resume at the byte;
 #    paced at 25 MB/s a part) (scripts/kill_loop.py, one run each way, tuned settings)
 # 7. transports: oss cp upload/download through URLSession and AsyncHTTPClient beside curl; URLSession RSS at
 #    more sizes (scripts/bench-transport.sh)

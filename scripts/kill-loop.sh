@@ -16,7 +16,7 @@
 #             connections; each part paced at 25 MB/s, a fast network), killed, resumed, compared with the file;
 #             no temporary file or record may be left.
 # Re-sent bytes = what the server counted over both runs - the file size; each upload run checks it is <= T x P,
-# each download run that it is <= T x 256 KiB + 1 MiB (downloads resume at the byte).
+# each download run that it is <= T x 128 KiB + 1.5 MiB (downloads resume at the byte).
 # One `KILL kind=... run=...` line per run, a `KILL summary ...` line per kind; exit status 1 on any failure.
 #
 # Environment (all optional):

@@ -8,7 +8,7 @@ not the SDK), ListMultipartUploads must be empty and the record directory clean.
 over both runs, less the file size, are the bytes sent twice; they must stay within threads x partSize. Then the
 same object is downloaded with `oss cp`, killed at a seeded fraction of the bytes the server sent, resumed and
 compared with the source; no temporary file or record may be left behind, and the bytes sent twice must stay
-within DOWNLOAD_BOUND (threads x 256 KiB, the checkpoint interval, plus 1 MiB), whatever the part size: a download
+within the download bound (threads x 128 KiB, the checkpoint interval, plus 1.5 MiB: 2 MiB with 4 threads), whatever the part size: a download
 resumes at the byte.
 
 Why threads x partSize: the server counts a request's body bytes when the request ends (a killed part counts the
@@ -18,7 +18,7 @@ slots holds at most one part that is counted but not recorded (partly or wholly 
 yet written to the record); the resume sends each such part again and nothing else.
 
 Downloads are measured with the bytes the server actually wrote to the connections (responseBodyBytesWritten):
-each part in flight records its written prefix every 256 KiB, so what is fetched twice is, per part in flight, at
+each part in flight records its written prefix every 128 KiB, so what is fetched twice is, per part in flight, at
 most one checkpoint interval plus what was in the socket buffers or arrived while the last record was being saved.
 """
 
@@ -401,8 +401,9 @@ class Loop:
 
 
 def download_bound(threads):
-    """The most a resumed download may fetch twice: a checkpoint interval per part in flight, plus 1 MiB."""
-    return threads * 256 * 1024 + 1024 * 1024
+    """The most a resumed download may fetch twice: a checkpoint interval per part in flight, plus 1.5 MiB (what
+    arrives while a record is saved, and the socket buffers)."""
+    return threads * 128 * 1024 + 1536 * 1024
 
 
 def resumed_bytes(output):

@@ -6,9 +6,11 @@ import _NIOFileSystem
 
 extension OSSResumableDownloadEngine {
     /// How many bytes a part in flight writes between two checkpoints. With four parts in flight a process killed
-    /// at any moment has at most about 1 MiB written but not yet recorded (plus what arrived while the last record
+    /// at any moment has at most 512 KiB written but not yet checkpointed (plus what arrived while the last record
     /// was being saved).
-    static let checkpointInterval: Int64 = 256 * 1024
+    static let checkpointInterval: Int64 = 128 * 1024
+    /// How many checkpointed bytes are handed to the kernel's writeback at once (``OSSDurableFile/startWriteback``).
+    static let writebackInterval: Int64 = 1024 * 1024
 
     /// One ranged GET: `If-Match` pins the object version, `x-oss-range-behavior: standard` makes the range
     /// exact; the answer must be 206 with the expected `Content-Range` and exactly `part.length` bytes, which are
@@ -48,6 +50,7 @@ extension OSSResumableDownloadEngine {
             var crc = CRC64()
             var received: Int64 = 0
             var checkpointed: Int64 = 0
+            var writtenBack: Int64 = 0
             for try await chunk in response.body {
                 let count = Int64(chunk.readableBytes)
                 guard received + count <= part.length else {
@@ -63,11 +66,14 @@ extension OSSResumableDownloadEngine {
                 // Each attempt starts from zero; the part's high-water mark keeps the total from going back.
                 progress?(received)
                 if let checkpoint, received - checkpointed >= checkpointInterval, received < part.length {
-                    // Writing the bytes out now keeps the sync before the next record short.
-                    let start = fileOffset + checkpointed
-                    let length = received - checkpointed
-                    try? await handle.withUnsafeDescriptor { descriptor in
-                        OSSDurableFile.startWriteback(fd: descriptor.rawValue, offset: start, length: length)
+                    if received - writtenBack >= writebackInterval {
+                        // Writing the bytes out now keeps the sync before the next record short.
+                        let start = fileOffset + writtenBack
+                        let length = received - writtenBack
+                        try? await handle.withUnsafeDescriptor { descriptor in
+                            OSSDurableFile.startWriteback(fd: descriptor.rawValue, offset: start, length: length)
+                        }
+                        writtenBack = received
                     }
                     checkpointed = received
                     checkpoint(received, crc.value)

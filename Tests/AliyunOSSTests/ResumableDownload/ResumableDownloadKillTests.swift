@@ -93,7 +93,7 @@ struct ResumableDownloadKillTests {
             #expect(secondRun >= Int64(bytes.count) - result.resumedBytes)
             let refetched = firstRun + secondRun - Int64(bytes.count)
             #expect(refetched >= 0)
-            // Parts of 100 KB never reach a checkpoint (256 KiB): what is fetched again is the parts in flight and
+            // Parts of 100 KB never reach a checkpoint (128 KiB): what is fetched again is the parts in flight and
             // those that finished while the record was being saved in the background (at most as many again).
             #expect(refetched <= 2 * Int64(threads) * rdPartSize, "fetched again: \(refetched) bytes")
             #expect(try scratch.leftovers().isEmpty)
