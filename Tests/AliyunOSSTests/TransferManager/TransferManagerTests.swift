@@ -277,7 +277,16 @@ extension TransferManagerTests {
             #expect(dones.first == transfer.bytesDone, "starts from the bytes on the server")
             #expect(dones.last == Int64(size))
             #expect(dones == dones.sorted())
-            #expect(dones.contains { $0 % partSize != 0 && $0 < Int64(size) }, "moved within a part: \(dones)")
+            // swift-corelibs-foundation's URLSession reports bytes sent when libcurl reports progress, which on
+            // loopback can be once per 2.5 MiB part; the AsyncHTTPClient run checks the movement within parts.
+            #if canImport(FoundationNetworking)
+            let reportsWithinParts = transportUnderTest != .urlSession
+            #else
+            let reportsWithinParts = true
+            #endif
+            if reportsWithinParts {
+                #expect(dones.contains { $0 % partSize != 0 && $0 < Int64(size) }, "moved within a part: \(dones)")
+            }
             let head = try await client.headObject(OSSHeadObjectRequest(bucketName: "bkt", objectKey: "tm/big.bin"))
             #expect(head.crc64 == CRC64.checksum(bytes))
         }
