@@ -48,11 +48,9 @@ struct BackgroundDemo {
         let afterDaemon = await server.stats()[.uploadPart]
         say("    parts finished while the app was not running: \(afterDaemon.requests) (\(formatBytes(afterDaemon.requestBodyBytes)))")
 
-        step(5, "Relaunched app process: attaches to the session, maps each completion to its part, checks CRC-64, completes.")
-        let uploaded = try await relaunch(common + records, server: server)
-        say(
-            "    the relaunch reconciled \(uploaded["verified"] ?? "?") part(s) finished while it was not running (each CRC-64 checked), "
-                + "submitted \(uploaded["submitted"] ?? "?") again, and completed the upload (CRC-64 \(uploaded["crc64"] ?? "?")).")
+        try await relaunch(
+            step: 5, "Relaunched app process: attaches to the session, maps each completion to its part, checks CRC-64, completes.",
+            common + records, units: "part(s)", ending: "completed the upload", server: server)
 
         step(6, "Checking the object and the local server's counters.")
         let stats = await server.stats()
@@ -92,11 +90,11 @@ struct BackgroundDemo {
         }
         say("    nothing is in place yet: only a relaunched app process verifies and places the ranges")
 
-        step(9, "Relaunched app process: checks each range (206, the pinned ETag, its length), places it, checks CRC-64, moves the file into place.")
-        let downloaded = try await relaunch(common + records, server: server)
-        say(
-            "    the relaunch reconciled \(downloaded["verified"] ?? "?") range(s) finished while it was not running, "
-                + "fetched \(downloaded["submitted"] ?? "?") again, and placed the file (CRC-64 \(downloaded["crc64"] ?? "?")).")
+        let downloaded = try await relaunch(
+            step: 9,
+            "Relaunched app process: checks each range (206, the pinned ETag, its length), places it, checks CRC-64, "
+                + "moves the file into place.",
+            common + records, units: "range(s)", ending: "placed the file", server: server)
 
         step(10, "Comparing the background download with the original, and the server's counters.")
         let rangeRequests = await server.stats()[.getObject].requests - gets
@@ -133,12 +131,21 @@ struct BackgroundDemo {
         for line in daemon.stdout.split(separator: "\n") { say("    \(line)") }
     }
 
-    /// Runs a relaunched app process until its transfers are finished; returns its first attach's fields.
-    private func relaunch(_ arguments: [String], server: LocalOSSServer) async throws -> [String: String] {
+    /// Step `number`: runs a relaunched app process until its transfers are finished, prints what its first attach
+    /// reconciled, and returns that attach's fields.
+    @discardableResult
+    private func relaunch(
+        step number: Int, _ text: String, _ arguments: [String], units: String, ending: String, server: LocalOSSServer
+    ) async throws -> [String: String] {
+        step(number, text)
         let relaunch = try await child(["_background-app", "resume"] + arguments, server: server).finish()
         guard relaunch.status == 0 else { throw CLIFailure(.clientError, "the relaunched app failed: \(relaunch.stderr)") }
         for line in relaunch.stdout.split(separator: "\n") { say("    \(line)") }
-        return Self.fields(relaunch.stdout)
+        let fields = Self.fields(relaunch.stdout)
+        say(
+            "    the relaunch reconciled \(fields["verified"] ?? "?") \(units) finished while it was not running (each CRC-64 "
+                + "checked), submitted \(fields["submitted"] ?? "?") again, and \(ending) (CRC-64 \(fields["crc64"] ?? "?")).")
+        return fields
     }
 
     /// The `name=value` fields of the first `attach:` line.
