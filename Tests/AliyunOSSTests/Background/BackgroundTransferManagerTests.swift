@@ -170,6 +170,52 @@ struct BackgroundTransferManagerTests {
         }
     }
 
+    @Test("a part the system already runs when the app pauses still ends: its outcome is recorded, nothing new is submitted")
+    func pauseWhileATaskRuns() async throws {
+        let layout = Layout(work: try BackgroundTransferServiceTests.scratch(), session: "pause-running")
+        defer { try? FileManager.default.removeItem(at: layout.work) }
+        let bytes = Self.bytes(1_000_000, 17)
+        let file = layout.work.appendingPathComponent("f.bin")
+        try Data(bytes).write(to: file)
+        try await withServerAndClient(version: .v4) { server, client in
+            let manager = layout.launch(client)
+            let service = try #require(manager.backgroundService)
+            let id = try await service.startUpload(
+                OSSBackgroundUploadRequest(
+                    bucketName: "bkt", objectKey: "f.bin", uploadingFileURL: file, partSize: 200_000, maximumQueuedParts: 2))
+            // A slow answer keeps the daemon's one task running while the app pauses.
+            await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 1500)))
+            let daemon = OSSSimulatedTransferDaemon(spoolDirectory: layout.spool, sessionIdentifier: layout.session, concurrency: 1)
+            let running = Task { try await daemon.run(exitWhenIdle: true) }
+            let claimed = layout.spool + "/" + layout.session + "/running"
+            var polls = 0
+            while ((try? FileManager.default.contentsOfDirectory(atPath: claimed)) ?? []).isEmpty, polls < 2400 {
+                try await Task.sleep(for: .milliseconds(25))
+                polls += 1
+            }
+            try await manager.pauseBackground(id)
+            #expect(layout.submittedTasks().isEmpty, "the task not yet started was withdrawn")
+            #expect(try await running.value == 1, "the running task ended")
+            await server.clearFaults()
+
+            let attach = try #require(try await manager.reconcileBackground().transfers.first)
+            #expect(attach.paused)
+            #expect(attach.partsVerified == [1], "the outcome of the task that ran is recorded")
+            #expect(attach.partsSubmitted.isEmpty)
+            #expect(await manager.transfer(id)?.bytesDone == 200_000)
+            #expect(await manager.transfer(id)?.state == .suspended)
+
+            #expect(try await manager.resumeBackground(id).transfers.first?.partsSubmitted == [2, 3])
+            while await manager.transfer(id) != nil {
+                _ = try await layout.daemon.run(exitWhenIdle: true)
+                try await manager.reconcileBackground()
+            }
+            #expect(await server.stats()[.uploadPart].requests == 5, "the withdrawn part was sent once, after the resume")
+            let head = try await client.headObject(OSSHeadObjectRequest(bucketName: "bkt", objectKey: "f.bin"))
+            #expect(head.crc64 == CRC64.checksum(bytes))
+        }
+    }
+
     @Test("a paused download fetches nothing; resumed, it completes identical with each range fetched once")
     func pauseAndResumeADownload() async throws {
         let layout = Layout(work: try BackgroundTransferServiceTests.scratch(), session: "pause-down")
