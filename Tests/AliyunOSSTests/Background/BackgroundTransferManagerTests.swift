@@ -28,6 +28,29 @@ struct BackgroundTransferManagerTests {
 
         var daemon: OSSSimulatedTransferDaemon { OSSSimulatedTransferDaemon(spoolDirectory: spool, sessionIdentifier: session) }
 
+        /// Writes 1,000,000 bytes made with `salt` to `f.bin` and starts their background upload as `bkt/f.bin` in
+        /// five 200,000-byte parts, two in the system's hands at a time. Returns the transfer id and the bytes.
+        func startFivePartUpload(_ manager: OSSTransferManager, salt: Int) async throws -> (id: String, bytes: [UInt8]) {
+            let bytes = BackgroundTransferManagerTests.bytes(1_000_000, salt)
+            let file = work.appendingPathComponent("f.bin")
+            try Data(bytes).write(to: file)
+            let service = try #require(manager.backgroundService)
+            let id = try await service.startUpload(
+                OSSBackgroundUploadRequest(
+                    bucketName: "bkt", objectKey: "f.bin", uploadingFileURL: file, partSize: 200_000, maximumQueuedParts: 2))
+            return (id, bytes)
+        }
+
+        /// Runs the daemon and attaches through `manager` until transfer `id` is finished; checks the object.
+        func finish(_ id: String, _ manager: OSSTransferManager, bytes: [UInt8]) async throws {
+            while await manager.transfer(id) != nil {
+                _ = try await daemon.run(exitWhenIdle: true)
+                try await manager.reconcileBackground()
+            }
+            let head = try await manager.client.headObject(OSSHeadObjectRequest(bucketName: "bkt", objectKey: "f.bin"))
+            #expect(head.crc64 == CRC64.checksum(bytes))
+        }
+
         /// The tasks waiting in the simulated system's queue.
         func submittedTasks() -> [String] {
             (try? FileManager.default.contentsOfDirectory(atPath: spool + "/" + session + "/submitted")) ?? []
@@ -104,15 +127,9 @@ struct BackgroundTransferManagerTests {
     func pauseAndResumeAnUpload() async throws {
         let layout = Layout(work: try BackgroundTransferServiceTests.scratch(), session: "pause")
         defer { try? FileManager.default.removeItem(at: layout.work) }
-        let bytes = Self.bytes(1_000_000, 29)
-        let file = layout.work.appendingPathComponent("f.bin")
-        try Data(bytes).write(to: file)
         try await withServerAndClient(version: .v4) { server, client in
             let manager = layout.launch(client)
-            let service = try #require(manager.backgroundService)
-            let id = try await service.startUpload(
-                OSSBackgroundUploadRequest(
-                    bucketName: "bkt", objectKey: "f.bin", uploadingFileURL: file, partSize: 200_000, maximumQueuedParts: 2))
+            let (id, bytes) = try await layout.startFivePartUpload(manager, salt: 29)
             #expect(try await layout.daemon.run(exitWhenIdle: true) == 2)
             let attach = try await manager.reconcileBackground()
             #expect(attach.transfers.first?.partsSubmitted == [3, 4])
@@ -153,10 +170,7 @@ struct BackgroundTransferManagerTests {
             #expect(resumed.partsSubmitted == [3, 4], "what is missing goes to the system again")
             #expect(resumed.partsDoneBefore == 2)
             #expect(await relaunched.transfer(id)?.state == .ongoing)
-            while await relaunched.transfer(id) != nil {
-                _ = try await layout.daemon.run(exitWhenIdle: true)
-                try await relaunched.reconcileBackground()
-            }
+            try await layout.finish(id, relaunched, bytes: bytes)
             seen = []
             for await event in resumedEvents { seen.append(event.change) }  // finishes after .completed
             #expect(Array(seen.prefix(2)) == [.state(.ongoing), .progress(bytesDone: 400_000, totalBytes: 1_000_000)])
@@ -164,8 +178,6 @@ struct BackgroundTransferManagerTests {
             let stats = await server.stats()
             #expect(stats[.uploadPart].requests == 5, "no part sent twice")
             #expect(stats[.completeMultipartUpload].requests == 1)
-            let head = try await client.headObject(OSSHeadObjectRequest(bucketName: "bkt", objectKey: "f.bin"))
-            #expect(head.crc64 == CRC64.checksum(bytes))
             #expect(try FileManager.default.contentsOfDirectory(atPath: layout.records).isEmpty)
         }
     }
@@ -174,15 +186,9 @@ struct BackgroundTransferManagerTests {
     func pauseWhileATaskRuns() async throws {
         let layout = Layout(work: try BackgroundTransferServiceTests.scratch(), session: "pause-running")
         defer { try? FileManager.default.removeItem(at: layout.work) }
-        let bytes = Self.bytes(1_000_000, 17)
-        let file = layout.work.appendingPathComponent("f.bin")
-        try Data(bytes).write(to: file)
         try await withServerAndClient(version: .v4) { server, client in
             let manager = layout.launch(client)
-            let service = try #require(manager.backgroundService)
-            let id = try await service.startUpload(
-                OSSBackgroundUploadRequest(
-                    bucketName: "bkt", objectKey: "f.bin", uploadingFileURL: file, partSize: 200_000, maximumQueuedParts: 2))
+            let (id, bytes) = try await layout.startFivePartUpload(manager, salt: 17)
             // A slow answer keeps the daemon's one task running while the app pauses.
             await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 1500)))
             let daemon = OSSSimulatedTransferDaemon(spoolDirectory: layout.spool, sessionIdentifier: layout.session, concurrency: 1)
@@ -206,13 +212,8 @@ struct BackgroundTransferManagerTests {
             #expect(await manager.transfer(id)?.state == .suspended)
 
             #expect(try await manager.resumeBackground(id).transfers.first?.partsSubmitted == [2, 3])
-            while await manager.transfer(id) != nil {
-                _ = try await layout.daemon.run(exitWhenIdle: true)
-                try await manager.reconcileBackground()
-            }
+            try await layout.finish(id, manager, bytes: bytes)
             #expect(await server.stats()[.uploadPart].requests == 5, "the withdrawn part was sent once, after the resume")
-            let head = try await client.headObject(OSSHeadObjectRequest(bucketName: "bkt", objectKey: "f.bin"))
-            #expect(head.crc64 == CRC64.checksum(bytes))
         }
     }
 
