@@ -26,6 +26,9 @@ public struct OSSBackgroundDownloadRecord: Sendable, Hashable, Codable {
     public var partSize: Int64
     public var maximumQueuedParts: Int
     public var parts: [Part]
+    /// When the app paused the download (seconds since 1970); `nil` while it runs (see
+    /// ``OSSBackgroundUploadRecord/pausedAt``).
+    public var pausedAt: Int64?
 
     public init(
         transferId: String, bucket: String, key: String, destinationPath: String, tempFilePath: String, etag: String,

@@ -7,6 +7,7 @@ public protocol OSSBackgroundRecord: OSSTransferRecord {
     var partSize: Int64 { get }
     var maximumQueuedParts: Int { get }
     var parts: [OSSBackgroundPart] { get set }
+    var pausedAt: Int64? { get set }
 }
 
 extension OSSBackgroundRecord {
@@ -32,6 +33,9 @@ extension OSSBackgroundRecord {
 
     /// Bytes of the confirmed parts: where progress starts after a relaunch.
     public var completedBytes: Int64 { parts.reduce(0) { $0 + ($1.state.isDone ? $1.length : 0) } }
+
+    /// How many parts the system may hold now: none while the transfer is paused.
+    public var queueLimit: Int { pausedAt == nil ? maximumQueuedParts : 0 }
 
     /// Whether every part is confirmed.
     public var allPartsDone: Bool { parts.allSatisfy(\.state.isDone) }

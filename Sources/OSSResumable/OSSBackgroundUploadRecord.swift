@@ -23,6 +23,9 @@ public struct OSSBackgroundUploadRecord: Sendable, Hashable, Codable {
     /// The most part tasks in the system's hands at once.
     public var maximumQueuedParts: Int
     public var parts: [Part]
+    /// When the app paused the transfer (seconds since 1970); `nil` while it runs. A paused transfer gets no new
+    /// tasks: its parts' outcomes are still recorded, and resuming submits what is missing.
+    public var pausedAt: Int64?
 
     public init(
         transferId: String, bucket: String, key: String, filePath: String, plan: OSSPartPlan, uploadId: String,

@@ -15,7 +15,7 @@ struct Demo: AsyncParsableCommand {
     @Option(help: "Parts in flight.") var threads: Int = 4
     @Option(help: "HTTP stack: urlsession or asynchttpclient (default: $OSS_TRANSPORT, else the platform's).")
     var transport: String?
-    @Flag(help: "Show a background upload instead: the app process is killed after submitting its part tasks, a simulated system transfer daemon uploads them, a relaunched app process reconciles and completes.")
+    @Flag(help: "Show a background upload and download instead: each time the app process is killed after submitting its tasks, a simulated system transfer daemon performs them, a relaunched app process reconciles, verifies and completes.")
     var background = false
 
     func validate() throws {

@@ -9,9 +9,10 @@ import Glibc
 import Darwin
 #endif
 
-/// `oss demo --background`: a background upload carried by the simulated system transfer daemon, on the embedded
-/// local server. The app process submits its part tasks and is killed; the daemon uploads every part while no
-/// app process runs; a relaunched app process reconciles, verifies and completes.
+/// `oss demo --background`: a background upload, then a background download, carried by the simulated system
+/// transfer daemon on the embedded local server. Each time the app process submits its tasks and is killed; the
+/// daemon performs every task while no app process runs; a relaunched app process reconciles, verifies CRC-64
+/// and completes. The embedded server's own counters show that no part or range was sent twice.
 struct BackgroundDemo {
     let sizeMiB: Int
     let partSize: Int64
@@ -20,56 +21,39 @@ struct BackgroundDemo {
     func run(server: LocalOSSServer, client: OSSClient, work: URL) async throws {
         let bucket = "demo-bucket"
         let key = "videos/background.bin"
-        let spool = work.appendingPathComponent("spool").path
-        let records = work.appendingPathComponent("background-records").path
-        let session = "com.example.oss-demo.background"
+        let common = [
+            "--spool", work.appendingPathComponent("spool").path, "--session", "com.example.oss-demo.background",
+        ]
+        let records = ["--records", work.appendingPathComponent("background-records").path]
         _ = try await client.putBucket(OSSPutBucketRequest(bucketName: bucket))
         let file = work.appendingPathComponent("background.bin")
         let total = Int64(sizeMiB) << 20
+        let parts = (total + partSize - 1) / partSize
         step(2, "Writing a \(sizeMiB) MiB file of random bytes.")
         let localCRC = try Demo.writeRandomFile(file, bytes: total)
         say("    local CRC-64: \(localCRC)")
-        let common = ["--spool", spool, "--session", session]
 
         step(
             3,
             "App process: initiates the upload, copies each part with its CRC-64 and MD5, submits one task per part, "
                 + "then is killed (SIGKILL).")
-        let marker = work.appendingPathComponent("submitted").path
-        let app = try child(
-            ["_background-app", "start"] + common + [
-                "--records", records, "--bucket", bucket, "--key", key, "--file", file.path, "--part-size", String(partSize),
-                "--submitted-marker", marker, "--wait-for-kill",
-            ], server: server)
-        while !FileManager.default.fileExists(atPath: marker) && app.process.isRunning {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        guard app.process.isRunning else { throw CLIFailure(.clientError, "the app process failed: \(await app.finish().stderr)") }
-        kill(app.process.processIdentifier, SIGKILL)
-        let killed = await app.finish()
-        for line in killed.stdout.split(separator: "\n") { say("    app[\(app.process.processIdentifier)]> \(line)") }
-        let sentSoFar = await server.stats()[.uploadPart].requests
-        say("    app process \(app.process.processIdentifier) killed with SIGKILL; UploadPart requests so far: \(sentSoFar)")
+        let transfer = ["--bucket", bucket, "--key", key, "--part-size", String(partSize)]
+        let uploader = try await startAndKill(
+            ["_background-app", "start"] + common + records + transfer + ["--file", file.path], work: work, server: server)
+        let sentByApp = await server.stats()[.uploadPart].requests
+        say("    app process \(uploader) killed with SIGKILL; UploadPart requests so far: \(sentByApp)")
 
         step(4, "Simulated system transfer daemon (a separate process): performs the submitted tasks while no app process runs.")
-        let daemon = try await child(["_transfer-daemon"] + common + ["--exit-when-idle"], server: server).finish()
-        guard daemon.status == 0 else { throw CLIFailure(.clientError, "the daemon failed: \(daemon.stderr)") }
-        for line in daemon.stdout.split(separator: "\n") { say("    \(line)") }
+        try await runDaemon(common, server: server)
         let afterDaemon = await server.stats()[.uploadPart]
         say("    parts finished while the app was not running: \(afterDaemon.requests) (\(formatBytes(afterDaemon.requestBodyBytes)))")
 
-        step(5, "Relaunched app process: attaches to the session, maps each completion to its part, checks CRC-64, completes.")
-        let relaunch = try await child(["_background-app", "resume"] + common + ["--records", records], server: server).finish()
-        guard relaunch.status == 0 else { throw CLIFailure(.clientError, "the relaunched app failed: \(relaunch.stderr)") }
-        for line in relaunch.stdout.split(separator: "\n") { say("    \(line)") }
-        let fields = Self.fields(relaunch.stdout)
-        say(
-            "    the relaunch reconciled \(fields["verified"] ?? "?") part(s) finished while it was not running (each CRC-64 checked), "
-                + "submitted \(fields["submitted"] ?? "?") again, and completed the upload (CRC-64 \(fields["crc64"] ?? "?")).")
+        try await relaunch(
+            step: 5, "Relaunched app process: attaches to the session, maps each completion to its part, checks CRC-64, completes.",
+            common + records, units: "part(s)", ending: "completed the upload", server: server)
 
-        step(6, "Checking the object and the server's counters.")
+        step(6, "Checking the object and the local server's counters.")
         let stats = await server.stats()
-        let parts = (total + partSize - 1) / partSize
         let head = try await client.headObject(OSSHeadObjectRequest(bucketName: bucket, objectKey: key))
         guard head.crc64 == localCRC, head.contentLength == total else {
             throw CLIFailure(.integrityError, "CRC-64 mismatch: local \(localCRC), object \(String(describing: head.crc64))")
@@ -79,13 +63,89 @@ struct BackgroundDemo {
             throw CLIFailure(.integrityError, "UploadPart requests \(stats[.uploadPart].requests) for \(parts) parts")
         }
         say("    UploadPart requests: \(stats[.uploadPart].requests) for \(parts) parts (no part sent twice); CompleteMultipartUpload: 1")
+        say(
+            "    server counters: InitiateMultipartUpload \(stats[.initiateMultipartUpload].requests), UploadPart "
+                + "\(stats[.uploadPart].requests) (\(formatBytes(stats[.uploadPart].requestBodyBytes))), "
+                + "CompleteMultipartUpload \(stats[.completeMultipartUpload].requests)")
+
+        step(
+            7,
+            "Background download: the app process pins the object (HEAD: size, ETag, CRC-64), submits one download task "
+                + "per range (presigned GET, Range, If-Match), then is killed (SIGKILL).")
         let copy = work.appendingPathComponent("background.copy")
-        let downloaded = try await client.resumableDownload(
-            OSSResumableDownloadRequest(bucketName: bucket, objectKey: key, downloadToFileURL: copy, partSize: partSize))
-        guard downloaded.crc64 == localCRC, try Demo.filesEqual(file, copy) else {
-            throw CLIFailure(.integrityError, "the downloaded object differs from the original")
+        let gets = stats[.getObject].requests
+        let downloader = try await startAndKill(
+            ["_background-app", "start", "--download"] + common + records + transfer + ["--file", copy.path], work: work,
+            server: server)
+        let fetchedByApp = await server.stats()[.getObject].requests - gets
+        say("    app process \(downloader) killed with SIGKILL; GetObject requests so far: \(fetchedByApp)")
+
+        step(8, "The daemon fetches every range while no app process runs.")
+        try await runDaemon(common, server: server)
+        let fetched = await server.stats()[.getObject]
+        let fetchedBytes = fetched.responseBodyBytes - stats[.getObject].responseBodyBytes
+        say("    ranges finished while the app was not running: \(fetched.requests - gets) (\(formatBytes(fetchedBytes)))")
+        guard !FileManager.default.fileExists(atPath: copy.path) else {
+            throw CLIFailure(.integrityError, "the download is in place before any app process verified it")
         }
-        say("    downloaded back: identical.")
+        say("    nothing is in place yet: only a relaunched app process verifies and places the ranges")
+
+        let downloaded = try await relaunch(
+            step: 9,
+            "Relaunched app process: checks each range (206, the pinned ETag, its length), places it, checks CRC-64, "
+                + "moves the file into place.",
+            common + records, units: "range(s)", ending: "placed the file", server: server)
+
+        step(10, "Comparing the background download with the original, and the server's counters.")
+        let rangeRequests = await server.stats()[.getObject].requests - gets
+        guard downloaded["crc64"] == String(localCRC), try Demo.filesEqual(file, copy) else {
+            throw CLIFailure(.integrityError, "the background download differs from the original")
+        }
+        say("    CRC-64 verified: local \(localCRC) = downloaded \(localCRC)")
+        guard rangeRequests == parts else {
+            throw CLIFailure(.integrityError, "GetObject requests \(rangeRequests) for \(parts) ranges")
+        }
+        say("    GetObject requests: \(rangeRequests) for \(parts) ranges (no range fetched twice)")
+        say("    downloaded in the background: identical.")
+    }
+
+    /// Starts an app process that submits its tasks, waits until it says so, and kills it. Returns its pid.
+    private func startAndKill(_ arguments: [String], work: URL, server: LocalOSSServer) async throws -> Int32 {
+        let marker = work.appendingPathComponent("submitted-\(UUID().uuidString)").path
+        let app = try child(arguments + ["--submitted-marker", marker, "--wait-for-kill"], server: server)
+        while !FileManager.default.fileExists(atPath: marker) && app.process.isRunning {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        guard app.process.isRunning else { throw CLIFailure(.clientError, "the app process failed: \(await app.finish().stderr)") }
+        let pid = app.process.processIdentifier
+        kill(pid, SIGKILL)
+        let killed = await app.finish()
+        for line in killed.stdout.split(separator: "\n") { say("    app[\(pid)]> \(line)") }
+        return pid
+    }
+
+    /// Runs the simulated daemon until it is idle, printing its summary.
+    private func runDaemon(_ common: [String], server: LocalOSSServer) async throws {
+        let daemon = try await child(["_transfer-daemon"] + common + ["--exit-when-idle"], server: server).finish()
+        guard daemon.status == 0 else { throw CLIFailure(.clientError, "the daemon failed: \(daemon.stderr)") }
+        for line in daemon.stdout.split(separator: "\n") { say("    \(line)") }
+    }
+
+    /// Step `number`: runs a relaunched app process until its transfers are finished, prints what its first attach
+    /// reconciled, and returns that attach's fields.
+    @discardableResult
+    private func relaunch(
+        step number: Int, _ text: String, _ arguments: [String], units: String, ending: String, server: LocalOSSServer
+    ) async throws -> [String: String] {
+        step(number, text)
+        let relaunch = try await child(["_background-app", "resume"] + arguments, server: server).finish()
+        guard relaunch.status == 0 else { throw CLIFailure(.clientError, "the relaunched app failed: \(relaunch.stderr)") }
+        for line in relaunch.stdout.split(separator: "\n") { say("    \(line)") }
+        let fields = Self.fields(relaunch.stdout)
+        say(
+            "    the relaunch reconciled \(fields["verified"] ?? "?") \(units) finished while it was not running (each CRC-64 "
+                + "checked), submitted \(fields["submitted"] ?? "?") again, and \(ending) (CRC-64 \(fields["crc64"] ?? "?")).")
+        return fields
     }
 
     /// The `name=value` fields of the first `attach:` line.

@@ -23,6 +23,9 @@ public struct OSSBackgroundReconcileReport: Sendable, Hashable {
         public var completedCRC64: UInt64?
         /// Download: the object was replaced since the download began; its temporary file and record are gone.
         public var objectChanged: Bool = false
+        /// The app paused the transfer (``OSSBackgroundTransferService/pause(transferId:)``): outcomes were recorded,
+        /// nothing was submitted.
+        public var paused: Bool = false
         /// Another process holds the transfer's lock: nothing was done to it.
         public var busy: Bool = false
         /// Why this attach could not reconcile the transfer (its events are kept for the next attach).

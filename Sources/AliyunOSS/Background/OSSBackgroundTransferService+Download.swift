@@ -56,6 +56,7 @@ extension OSSBackgroundTransferService {
         report.key = record.key
         report.totalParts = record.parts.count
         report.totalBytes = record.objectSize
+        report.paused = record.pausedAt != nil
         report.partsDoneBefore = record.parts.filter(\.state.isDone).count
         var reported = Set<Int>()
         for event in events {
@@ -90,7 +91,7 @@ extension OSSBackgroundTransferService {
         var states = record.parts.map(\.state)
         let schedule = OSSBackgroundPartScheduler.schedule(
             states: &states, numbers: record.parts.map(\.number), reported: reported, pendingDescriptions: pending,
-            maximumQueued: record.maximumQueuedParts)
+            maximumQueued: record.queueLimit)
         for index in record.parts.indices { record.parts[index].state = states[index] }
         report.partsSubmitted = schedule.partsToSubmit
         report.partsInFlight = schedule.partsInFlight
@@ -150,7 +151,7 @@ extension OSSBackgroundTransferService {
         }
     }
 
-    private func saveDownload(_ record: OSSBackgroundDownloadRecord) async throws {
+    func saveDownload(_ record: OSSBackgroundDownloadRecord) async throws {
         do {
             try await store.saveOffCooperativePool(record, name: Self.downloadRecordName(record.transferId))
         } catch {

@@ -90,7 +90,7 @@ extension OSSBackgroundTransferService {
                 serverCRC64: $0.headers["x-oss-hash-crc64ecma"].flatMap(CRC64.parseHeaderValue))
         }
         var decision = OSSBackgroundUploadReconciler.reconcile(
-            record, completions: completions, pendingDescriptions: pending, maximumQueued: record.maximumQueuedParts)
+            record, completions: completions, pendingDescriptions: pending, maximumQueued: record.queueLimit)
         // Parts recorded queued whose task the system neither holds nor reported (a lost event, or a submission a
         // crash cut short): ListParts decides before anything is sent again.
         let outcomes = decision.outcomes
@@ -106,7 +106,7 @@ extension OSSBackgroundTransferService {
             (decision.record, adopted) = OSSBackgroundUploadReconciler.adopt(decision.record, listed: listed, candidates: vanished)
             if !adopted.isEmpty {
                 decision = OSSBackgroundUploadReconciler.reconcile(
-                    decision.record, completions: [], pendingDescriptions: pending, maximumQueued: record.maximumQueuedParts)
+                    decision.record, completions: [], pendingDescriptions: pending, maximumQueued: record.queueLimit)
             }
         }
         var upload = OSSBackgroundReconcileReport.Transfer(kind: .upload, transferId: transferId)
@@ -118,6 +118,7 @@ extension OSSBackgroundTransferService {
         upload.partsInFlight = decision.partsInFlight
         upload.completedBytes = decision.record.completedBytes
         upload.totalBytes = record.fileSize
+        upload.paused = record.pausedAt != nil
         upload.partsVerified = adopted
         for outcome in outcomes {
             switch outcome {

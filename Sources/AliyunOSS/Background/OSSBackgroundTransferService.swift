@@ -82,15 +82,35 @@ public final class OSSBackgroundTransferService: Sendable {
         return transferId
     }
 
-    /// The background uploads this directory holds, as their records say.
+    /// The background transfers this directory holds, as their records say.
+    ///
+    /// - Throws: when the directory cannot be listed or a record cannot be read.
     public func backgroundTransfers() throws -> [OSSBackgroundTransferStatus] {
-        try recordNames().compactMap { name in
-            switch Self.parseRecordName(name).1 {
-            case .upload: try store.load(OSSBackgroundUploadRecord.self, name: name).map(OSSBackgroundTransferStatus.init(upload:))
-            case .download:
-                try store.load(OSSBackgroundDownloadRecord.self, name: name).map(OSSBackgroundTransferStatus.init(download:))
+        try recordStatuses().compactMap { try $0.status.get() }
+    }
+
+    typealias RecordStatus = (transferId: String, kind: OSSTransferKind, status: Result<OSSBackgroundTransferStatus?, OSSResumableError>)
+
+    /// Each record of the directory: its transfer id and direction, and its status (`nil` when it vanished
+    /// meanwhile) or why it cannot be read.
+    func recordStatuses() throws -> [RecordStatus] {
+        try recordNames().map { name -> RecordStatus in
+            let (transferId, kind) = Self.parseRecordName(name)
+            let status = Result<OSSBackgroundTransferStatus?, OSSResumableError> { () throws(OSSResumableError) in
+                switch kind {
+                case .upload: try store.load(OSSBackgroundUploadRecord.self, name: name).map(OSSBackgroundTransferStatus.init(upload:))
+                case .download:
+                    try store.load(OSSBackgroundDownloadRecord.self, name: name).map(OSSBackgroundTransferStatus.init(download:))
+                }
             }
+            return (transferId, kind, status)
         }
+    }
+
+    /// Whether the directory holds a record of transfer `transferId`.
+    func hasTransfer(_ transferId: String) throws -> Bool {
+        let names = try recordNames()
+        return names.contains(Self.recordName(transferId)) || names.contains(Self.downloadRecordName(transferId))
     }
 
     // MARK: - Records

@@ -18,12 +18,14 @@ public struct OSSBackgroundTransferStatus: Sendable, Hashable {
     /// Bytes of confirmed parts.
     public var completedBytes: Int64
     public var totalBytes: Int64
+    /// Paused by the app (``OSSBackgroundTransferService/pause(transferId:)``): the system holds no new task of it.
+    public var paused: Bool
 
     init(upload record: OSSBackgroundUploadRecord) {
         self.init(
             kind: .upload, transferId: record.transferId, bucket: record.bucket, key: record.key, filePath: record.filePath,
             partSize: record.partSize, states: record.parts.map(\.state), completedBytes: record.completedBytes,
-            totalBytes: record.fileSize)
+            totalBytes: record.fileSize, paused: record.pausedAt != nil)
         uploadId = record.uploadId
     }
 
@@ -31,13 +33,13 @@ public struct OSSBackgroundTransferStatus: Sendable, Hashable {
         self.init(
             kind: .download, transferId: record.transferId, bucket: record.bucket, key: record.key,
             filePath: record.destinationPath, partSize: record.partSize, states: record.parts.map(\.state),
-            completedBytes: record.completedBytes, totalBytes: record.objectSize)
+            completedBytes: record.completedBytes, totalBytes: record.objectSize, paused: record.pausedAt != nil)
         temporaryFilePath = record.tempFilePath
     }
 
     private init(
         kind: OSSTransferKind, transferId: String, bucket: String, key: String, filePath: String, partSize: Int64,
-        states: [OSSBackgroundPartState], completedBytes: Int64, totalBytes: Int64
+        states: [OSSBackgroundPartState], completedBytes: Int64, totalBytes: Int64, paused: Bool
     ) {
         self.kind = kind
         self.transferId = transferId
@@ -50,5 +52,6 @@ public struct OSSBackgroundTransferStatus: Sendable, Hashable {
         totalParts = states.count
         self.completedBytes = completedBytes
         self.totalBytes = totalBytes
+        self.paused = paused
     }
 }

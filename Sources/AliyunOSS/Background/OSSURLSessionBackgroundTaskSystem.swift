@@ -1,4 +1,5 @@
 #if canImport(Darwin)
+import Dispatch
 import Foundation
 import NIOConcurrencyHelpers
 
@@ -12,7 +13,8 @@ import NIOConcurrencyHelpers
 /// acknowledges them as it does the simulated daemon's.
 ///
 /// Create exactly one per identifier and process, early (the system delivers events as soon as it exists).
-/// Note: compiled and tested on Apple platforms only; the Linux build uses ``OSSSimulatedTaskSystem``.
+/// Note: this file is compiled on Apple platforms only (the Linux build uses ``OSSSimulatedTaskSystem``), and it
+/// has not been built or run on a device yet: see docs/APPLE.md.
 public final class OSSURLSessionBackgroundTaskSystem: OSSBackgroundTaskSystem {
     public let sessionIdentifier: String
     let session: URLSession
@@ -23,12 +25,13 @@ public final class OSSURLSessionBackgroundTaskSystem: OSSBackgroundTaskSystem {
     ///   - eventDirectory: where delivered events wait for reconciliation (in the app's container).
     ///   - discretionary: let the system pick a good time (power, Wi-Fi) for the transfers.
     public init(identifier: String, eventDirectory: String, discretionary: Bool = false) {
-        sessionIdentifier = identifier
-        delegate = Delegate(spool: OSSTransferSpool(root: eventDirectory, sessionIdentifier: identifier))
+        let delegate = Delegate(spool: OSSTransferSpool(root: eventDirectory, sessionIdentifier: identifier))
         let configuration = URLSessionConfiguration.background(withIdentifier: identifier)
         configuration.sessionSendsLaunchEvents = true
         configuration.isDiscretionary = discretionary
-        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        self.sessionIdentifier = identifier
+        self.delegate = delegate
+        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
     public func submit(_ task: OSSBackgroundTask) async throws {
@@ -75,16 +78,10 @@ public final class OSSURLSessionBackgroundTaskSystem: OSSBackgroundTaskSystem {
     }
 
     /// Waits for `urlSessionDidFinishEvents(forBackgroundURLSession:)` (at most 5 seconds: a launch that was
-    /// not caused by background events gets none).
+    /// not caused by background events gets none). Each such call of the system releases one round of waiting:
+    /// when it came before anyone waited, the next wait returns at once.
     public func eventsDelivered() async {
-        let delegate = self.delegate
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await delegate.waitForFinishedEvents() }
-            group.addTask { try? await Task.sleep(for: .seconds(5)) }
-            await group.next()
-            group.cancelAll()
-            delegate.releaseWaiters()
-        }
+        await delegate.waitForFinishedEvents(timeout: 5)
     }
 
     /// The session's delegate: records every completion durably as it arrives.
@@ -92,13 +89,16 @@ public final class OSSURLSessionBackgroundTaskSystem: OSSBackgroundTaskSystem {
         let spool: OSSTransferSpool
         private struct State {
             var downloaded: [Int: String] = [:]
+            /// The system finished delivering events while nobody waited.
             var finished = false
-            var waiters: [CheckedContinuation<Void, Never>] = []
+            var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+            var nextWaiter: UInt64 = 0
         }
         private let state = NIOLockedValueBox(State())
 
         init(spool: OSSTransferSpool) {
             self.spool = spool
+            super.init()
             try? spool.makeDirectories()
         }
 
@@ -129,30 +129,37 @@ public final class OSSURLSessionBackgroundTaskSystem: OSSBackgroundTaskSystem {
 
         func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
             let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
-                state.finished = true
-                defer { state.waiters = [] }
-                return state.waiters
+                let waiting = Array(state.waiters.values)
+                state.waiters = [:]
+                state.finished = waiting.isEmpty
+                return waiting
             }
             for waiter in waiters { waiter.resume() }
         }
 
-        func waitForFinishedEvents() async {
+        /// Returns after the system's next `urlSessionDidFinishEvents` (or at once when it came while nobody
+        /// waited), or after `timeout` seconds. Each continuation is resumed exactly once: whoever removes it from
+        /// the state under the lock resumes it.
+        func waitForFinishedEvents(timeout: Double) async {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLockedValue { state -> Bool in
-                    if state.finished { return true }
-                    state.waiters.append(continuation)
-                    return false
+                let waiter = state.withLockedValue { state -> UInt64? in
+                    if state.finished {
+                        state.finished = false
+                        return nil
+                    }
+                    state.nextWaiter += 1
+                    state.waiters[state.nextWaiter] = continuation
+                    return state.nextWaiter
                 }
-                if resumeNow { continuation.resume() }
+                guard let waiter else {
+                    continuation.resume()
+                    return
+                }
+                let state = self.state
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                    state.withLockedValue { $0.waiters.removeValue(forKey: waiter) }?.resume()
+                }
             }
-        }
-
-        func releaseWaiters() {
-            let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
-                defer { state.waiters = [] }
-                return state.waiters
-            }
-            for waiter in waiters { waiter.resume() }
         }
     }
 }

@@ -41,4 +41,8 @@ public struct OSSTransfer: Sendable, Hashable, Identifiable {
     public var completedParts: Int
     /// Why the record cannot be used (`noEntry` only).
     public var problem: String?
+    /// A background transfer (``OSSTransferManager/backgroundService``): the system carries its parts; its id is
+    /// its transfer id, `ongoing` means the system holds some of its parts, `suspended` that it holds none
+    /// (paused, or waiting for the next attach to submit them).
+    public var isBackground: Bool = false
 }

@@ -32,6 +32,9 @@ public actor OSSTransferManager {
     /// A single consumer; the newest 4096 events are kept when nobody reads. For one transfer's events, with
     /// any number of consumers, see ``events(for:)``.
     public nonisolated let events: AsyncStream<OSSTransferEvent>
+    /// The background transfers' service, if any: its transfers are listed, paused, resumed and terminated
+    /// with the others (see ``pauseBackground(_:)``, ``resumeBackground(_:)``, ``reconcileBackground()``).
+    public nonisolated let backgroundService: OSSBackgroundTransferService?
 
     nonisolated let hub: OSSTransferEventHub  // bg: internal, so background transfers report through it too
     private let directory: OSSRecordDirectory
@@ -55,11 +58,14 @@ public actor OSSTransferManager {
     ///   - threadNum: parts in flight per resumed transfer (1...64).
     ///   - progressGranularity: `.bytes` sends `.progress` events as the parts' bytes move, not only per
     ///     confirmed part.
+    ///   - backgroundService: the service of the app's background transfers: they are listed beside the others.
     public init(
         client: OSSClient, recordDirectoryPath: String, baseDirectoryURL: URL? = nil, threadNum: Int = 4,
-        progressGranularity: OSSTransferProgressGranularity = .confirmedParts
+        progressGranularity: OSSTransferProgressGranularity = .confirmedParts,
+        backgroundService: OSSBackgroundTransferService? = nil
     ) {
         self.client = client
+        self.backgroundService = backgroundService
         let base = baseDirectoryURL.flatMap { $0.isFileURL ? OSSBaseDirectory(path: $0.path) : nil }
         baseDirectory = base
         self.baseDirectoryURL = base.map { URL(fileURLWithPath: $0.path, isDirectory: true) }
@@ -93,16 +99,17 @@ public actor OSSTransferManager {
         hub.subscribe(id)
     }
 
-    /// Every transfer with a record in the directory, sorted by id.
+    /// Every transfer with a record in the directory, sorted by id, then the ``backgroundService``'s transfers
+    /// (``OSSTransfer/isBackground``).
     ///
-    /// - Throws: ``OSSClientError`` `fileCantRead` when the directory cannot be listed.
+    /// - Throws: ``OSSClientError`` `fileCantRead` when a directory cannot be listed or a background record read.
     public func transfers() throws -> [OSSTransfer] {
-        try directory.entries().map(describe)
+        try directory.entries().map(describe) + backgroundListing()
     }
 
-    /// The transfer `id`, or `nil` when it has no record.
+    /// The transfer `id` (a background one too), or `nil` when it has no record.
     public func transfer(_ id: String) -> OSSTransfer? {
-        directory.entry(name: id).map(describe)
+        directory.entry(name: id).map(describe) ?? (try? backgroundListing())?.first { $0.id == id }
     }
 
     /// Resumes the transfer `id` and returns when it finishes. ``pause(_:)``, or cancelling the calling task,
@@ -113,6 +120,7 @@ public actor OSSTransferManager {
     ///   ``OSSClient/resumableUpload(_:)`` or ``OSSClient/resumableDownload(_:)`` throws.
     @discardableResult
     public func resume(_ id: String) async throws -> OSSTransferOutcome {
+        try refuseBackground(id, "resume")
         if let current = running[id] {
             return try await current.task.value
         }
@@ -145,10 +153,11 @@ public actor OSSTransferManager {
     }
 
     /// Resumes every suspended transfer at once and waits for all of them. One failure does not stop the others.
+    /// Background transfers are not among them (``resumeBackground(_:)``).
     ///
     /// - Returns: each transfer's outcome or error, by id.
     public func resumeAll() async throws -> [String: Result<OSSTransferOutcome, any Error>] {
-        let ids = try transfers().filter { $0.state == .suspended }.map(\.id)
+        let ids = try transfers().filter { $0.state == .suspended && !$0.isBackground }.map(\.id)
         return await withTaskGroup(of: (String, Result<OSSTransferOutcome, any Error>).self) { group in
             for id in ids {
                 group.addTask {
@@ -167,18 +176,24 @@ public actor OSSTransferManager {
 
     /// Pauses the running transfer `id` with the request's `pause()`: it stops promptly and keeps everything
     /// needed to resume it (upload id, temporary file, record). Its ``resume(_:)`` call throws `taskPaused`.
-    /// Does nothing when `id` is not running.
+    /// Does nothing when `id` is not running. A background transfer is paused with ``pauseBackground(_:)``
+    /// (asynchronous: its tasks are withdrawn from the system).
     public func pause(_ id: String) {
         running[id]?.pause()
     }
 
     /// Removes the transfer `id` for good: stops it if it runs, aborts the multipart upload on the server (an
-    /// upload already gone is fine) or deletes the download's temporary file, and removes the record.
+    /// upload already gone is fine) or deletes the download's temporary file, and removes the record. A
+    /// background transfer's tasks are withdrawn from the system too (``terminateBackground(_:)``).
     ///
     /// - Throws: ``OSSClientError`` `invalidArgument` when there is no record `id`, `transferInUse` when
     ///   another process is running it, `fileCantWrite` when the record cannot be removed; or the
     ///   ``OSSServerError`` of the abort (the record is then kept, so terminating again retries).
     public func terminate(_ id: String) async throws {
+        if try isBackgroundTransfer(id) {
+            try await terminateBackground(id)
+            return
+        }
         if let current = running[id] {
             // Paused first (everything kept), then removed below exactly as a suspended transfer.
             current.pause()

@@ -38,14 +38,15 @@ struct BackgroundTransferServiceTests {
                 recordDirectoryPath: work.appendingPathComponent("records").path,
                 credentialExpiration: { Date().addingTimeInterval(3600) })
             let daemon = OSSSimulatedTransferDaemon(spoolDirectory: spool, sessionIdentifier: "s")
-            let manager = OSSTransferManager(client: client, recordDirectoryPath: work.appendingPathComponent("manager").path)
+            let manager = OSSTransferManager(
+                client: client, recordDirectoryPath: work.appendingPathComponent("manager").path, backgroundService: service)
             let id = try await service.startUpload(
                 OSSBackgroundUploadRequest(
                     bucketName: "bkt", objectKey: "five.bin", uploadingFileURL: file, partSize: 200_000, maximumQueuedParts: 2))
             var listed = try #require(try service.backgroundTransfers().first)
             #expect(listed.transferId == id)
             #expect((listed.partsQueued, listed.partsDone, listed.totalParts, listed.completedBytes) == (2, 0, 5, 0))
-            #expect(try manager.backgroundTransfers(of: service).map(\.state) == [.ongoing])
+            #expect(try await manager.transfers().map(\.state) == [.ongoing])
             // The record holds no credentials, token or signature (the spool holds the presigned URLs, as the system does).
             let records = work.appendingPathComponent("records").path
             let recordFiles = try FileManager.default.contentsOfDirectory(atPath: records).filter { $0.hasSuffix(".record") }
@@ -80,7 +81,7 @@ struct BackgroundTransferServiceTests {
                 #expect(attaches <= 3)
             }
             #expect(attaches == 3)
-            #expect(try manager.backgroundTransfers(of: service).isEmpty)
+            #expect(try await manager.transfers().isEmpty)
             let stats = await server.stats()
             #expect(stats[.uploadPart].requests == 5)
             #expect(stats[.completeMultipartUpload].requests == 1)
@@ -186,7 +187,8 @@ struct BackgroundTransferServiceTests {
         try await withServerAndClient(version: .v4) { server, client in
             _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "d.bin", data: Data(bytes)))
             let service = Self.service(client, work, "d")
-            let manager = OSSTransferManager(client: client, recordDirectoryPath: work.appendingPathComponent("manager").path)
+            let manager = OSSTransferManager(
+                client: client, recordDirectoryPath: work.appendingPathComponent("manager").path, backgroundService: service)
             let id = try await service.startDownload(
                 OSSBackgroundDownloadRequest(
                     bucketName: "bkt", objectKey: "d.bin", downloadToFileURL: destination, partSize: 65_536 * 4,
@@ -195,7 +197,7 @@ struct BackgroundTransferServiceTests {
             let daemon = OSSSimulatedTransferDaemon(spoolDirectory: spool, sessionIdentifier: "d")
             while try !service.backgroundTransfers().isEmpty {
                 _ = try await daemon.run(exitWhenIdle: true)
-                _ = try await manager.reconcileBackground(service)
+                _ = try await manager.reconcileBackground()
             }
             var seen: [OSSTransferEvent.Change] = []
             for await event in events { seen.append(event.change) }
@@ -252,9 +254,10 @@ struct BackgroundTransferServiceTests {
                 OSSBackgroundDownloadRequest(
                     bucketName: "bkt", objectKey: "there", downloadToFileURL: work.appendingPathComponent("copy"), partSize: 65_536))
             #expect(try service.backgroundTransfers().count == 2)
-            let manager = OSSTransferManager(client: client, recordDirectoryPath: work.appendingPathComponent("manager").path)
+            let manager = OSSTransferManager(
+                client: client, recordDirectoryPath: work.appendingPathComponent("manager").path, backgroundService: service)
             let events = manager.events(for: upload)
-            try await manager.terminateBackground(upload, of: service)
+            try await manager.terminate(upload)
             var seen: [OSSTransferEvent.Change] = []
             for await event in events { seen.append(event.change) }
             #expect(seen == [.terminated])
