@@ -30,7 +30,8 @@ import Testing
             var environment = ToolRunner(server: server, home: home).environment
             environment["OSS_REGION"] = "cn-hangzhou"  // the old default: the V4 scope does not match the server's
             #expect(try await runSample(environment: environment) != 0)
-            #expect(await server.stats()[.putObject].requests == 1)
+            // It reached this server (OSS_ENDPOINT); on a loaded machine a stalled attempt may have been retried.
+            #expect(await server.stats()[.putObject].requests >= 1)
             environment["OSS_REGION"] = "cn-shanghai"
             #expect(try await runSample(environment: environment) == 0)
             let client = try OSSClient(endpoint: server.endpoint, credentialProvider: server.credentials.provider)
