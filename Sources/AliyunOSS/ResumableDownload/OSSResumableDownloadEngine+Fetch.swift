@@ -70,8 +70,12 @@ extension OSSResumableDownloadEngine {
                         // Writing the bytes out now keeps the sync before the next record short.
                         let start = fileOffset + writtenBack
                         let length = received - writtenBack
-                        try? await handle.withUnsafeDescriptor { descriptor in
-                            OSSDurableFile.startWriteback(fd: descriptor.rawValue, offset: start, length: length)
+                        do {
+                            try await handle.withUnsafeDescriptor { descriptor in
+                                OSSDurableFile.startWriteback(fd: descriptor.rawValue, offset: start, length: length)
+                            }
+                        } catch {
+                            try Task.checkCancellation()  // advisory: any other failure is ignored
                         }
                         writtenBack = received
                     }

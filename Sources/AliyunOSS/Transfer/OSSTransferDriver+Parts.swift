@@ -7,9 +7,9 @@ extension OSSTransferDriver {
     /// ``partAttempts`` times in all. A waited-on step the machine asks for waits until the parts drained.
     ///
     /// Checkpoints the parts post while they move (``OSSTransferCheckpoints``) are fed to the machine as they come,
-    /// a burst at a time, and of the records the machine asks to save for one burst only the last is saved (each
-    /// record is the whole state). Checkpoints still posted when the parts ended are fed before a stop, so a
-    /// paused or failed transfer keeps them.
+    /// a burst at a time. With the effects' background writer (``OSSTransferRecordWriter``) the records the machine
+    /// asks for are saved behind the parts, the latest one winning; a failed save stops the parts. Checkpoints still
+    /// posted when the parts ended are fed before a stop, so a paused or failed transfer keeps them.
     ///
     /// The first failure (or a pause or cancel) stops new parts and cancels the ones in flight; parts that still
     /// finish are fed to the machine. Then the failure decides: a stop, or the worst part failure
@@ -105,9 +105,9 @@ extension OSSTransferDriver {
                         stop()
                     }
                 }
-                if !stopping, !queue.isEmpty, let writer, writer.keepsUp {
+                if !stopping, let writer {
                     // At most the parts that finish during one save may be missing from the record.
-                    await writer.catchUp()
+                    if writer.keepsUp, !queue.isEmpty { await writer.catchUp() }
                     if answer == nil, outcome == nil, let failure = writer.failure {
                         answer = fail(failure)
                         stop()
@@ -144,18 +144,11 @@ extension OSSTransferDriver {
         return deferred
     }
 
-    /// Feeds checkpoints to the machine and performs its answers, saving only the last of the records asked for.
-    /// Returns the machine's answer when a step failed.
+    /// Feeds checkpoints to the machine and performs its answers. Returns the machine's answer when a step failed.
     private func feedCheckpoints(
         _ events: [Machine.Event], writer: OSSTransferRecordWriter<Machine.Record>?
     ) async -> [Action]? {
-        guard !events.isEmpty else { return nil }
-        let actions = events.flatMap { handle($0) }
-        let lastSave = actions.lastIndex { action in
-            if case .saveRecord = Machine.step(for: action) { true } else { false }
-        }
-        for (index, action) in actions.enumerated() {
-            if case .saveRecord = Machine.step(for: action), index != lastSave { continue }
+        for action in events.flatMap({ handle($0) }) {
             if let failed = await localWhileMoving(action, writer: writer) { return failed }
             if outcome != nil { return nil }
         }
