@@ -25,10 +25,10 @@ public enum OSSPartSliceCopy {
     /// The chunk read and written at a time.
     public static let chunkSize = 1 << 20
 
-    /// Copies `length` bytes at `offset` of `source` to `destination` (nil: only hashes the range).
+    /// Copies `length` bytes at `offset` of `source` to `destination`.
     ///
     /// - Throws: `fileCantRead` when the source is shorter or unreadable, `fileCantWrite` when the copy fails.
-    public static func copy(source: String, offset: Int64, length: Int64, to destination: String?) throws(OSSResumableError)
+    public static func copy(source: String, offset: Int64, length: Int64, to destination: String) throws(OSSResumableError)
         -> Digest
     {
         let input: Int32
@@ -37,14 +37,12 @@ public enum OSSPartSliceCopy {
         case .failure(let code): throw .fileCantRead(path: source, errno: code.value)
         }
         defer { POSIXFile.close(input) }
-        var output: Int32 = -1
-        let temporary = destination.map { $0 + ".tmp" }
-        if let temporary {
-            _ = POSIXFile.remove(temporary)
-            switch POSIXFile.createExclusive(temporary) {
-            case .success(let fd): output = fd
-            case .failure(let code): throw .fileCantWrite(path: temporary, errno: code.value)
-            }
+        let temporary = destination + ".tmp"
+        _ = POSIXFile.remove(temporary)
+        let output: Int32
+        switch POSIXFile.createExclusive(temporary) {
+        case .success(let fd): output = fd
+        case .failure(let code): throw .fileCantWrite(path: temporary, errno: code.value)
         }
         var crc = CRC64()
         var md5 = Insecure.MD5()
@@ -60,24 +58,19 @@ public enum OSSPartSliceCopy {
             case .success(let bytes):
                 crc.update(bytes)
                 md5.update(data: bytes)
-                if output >= 0, let code = POSIXFile.writeAll(fd: output, bytes) {
-                    failure = .fileCantWrite(path: temporary ?? source, errno: code)
+                if let code = POSIXFile.writeAll(fd: output, bytes) {
+                    failure = .fileCantWrite(path: temporary, errno: code)
                 }
                 done += Int64(bytes.count)
             }
         }
-        if output >= 0 {
-            if failure == nil, let code = OSSDurableFile.sync(fd: output) { failure = .fileCantWrite(path: temporary!, errno: code) }
-            POSIXFile.close(output)
-            if let temporary, let destination {
-                if let failure {
-                    _ = POSIXFile.remove(temporary)
-                    throw failure
-                }
-                try OSSDurableFile.rename(temporary, to: destination)
-            }
+        if failure == nil, let code = OSSDurableFile.sync(fd: output) { failure = .fileCantWrite(path: temporary, errno: code) }
+        POSIXFile.close(output)
+        if let failure {
+            _ = POSIXFile.remove(temporary)
+            throw failure
         }
-        if let failure { throw failure }
+        try OSSDurableFile.rename(temporary, to: destination)
         return Digest(crc64: crc.value, contentMD5: Data(md5.finalize()).base64EncodedString())
     }
 }

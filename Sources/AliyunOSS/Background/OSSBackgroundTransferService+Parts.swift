@@ -41,18 +41,21 @@ extension OSSBackgroundTransferService {
         let copyPath = name.map { directory + "/" + $0 }
         let (source, offset, length, file) = (record.filePath, part.offset, part.length, copyPath)
         if let recorded = part.crc64, let copyPath, FileManager.default.fileExists(atPath: copyPath) {
-            let digest = try await Self.fileStep { () throws(OSSResumableError) in
-                try OSSPartSliceCopy.copy(source: copyPath, offset: 0, length: length, to: nil)
-            }
-            if digest.crc64 == recorded { return part }
+            if try await OSSFileDigest.crc64(path: copyPath, offset: 0, length: length) == recorded { return part }
         }
-        if copyPath != nil {
+        let digest: (crc64: UInt64, contentMD5: String)
+        if let file {
             try await OSSBlockingIO.run {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             }
-        }
-        let digest = try await Self.fileStep { () throws(OSSResumableError) in
-            try OSSPartSliceCopy.copy(source: source, offset: offset, length: length, to: file)
+            let copied = try await Self.fileStep { () throws(OSSResumableError) in
+                try OSSPartSliceCopy.copy(source: source, offset: offset, length: length, to: file)
+            }
+            digest = (copied.crc64, copied.contentMD5)
+        } else {
+            // One part: the file itself is sent, so only its digest is needed.
+            let computed = try await OSSFileDigest.compute(path: source, offset: offset, length: length)
+            digest = (computed.crc64, computed.contentMD5)
         }
         if let recorded = part.crc64, recorded != digest.crc64 {
             throw OSSClientError(
