@@ -11,13 +11,20 @@ final class ScriptedUploadEffects: ScriptedEffects, Sendable {
     let script: TransferScript
     /// What ListParts answers.
     let listed: [Machine.ServerPart]
+    /// The background record writer, when records are saved in the background while parts move (as the real
+    /// upload does).
+    let writer: OSSTransferRecordWriter<OSSUploadRecord>?
 
     init(
         troubles: [TransferScript.Step: TransferScript.Trouble] = [:],
-        granularity: OSSTransferProgressGranularity = .confirmedParts, listed: [Machine.ServerPart] = []
+        granularity: OSSTransferProgressGranularity = .confirmedParts, listed: [Machine.ServerPart] = [],
+        savesInBackground: Bool = false
     ) {
         script = TransferScript(troubles: troubles, granularity: granularity)
         self.listed = listed
+        let script = self.script
+        writer = savesInBackground
+            ? OSSTransferRecordWriter { record in try script.save(parts: record.parts.map(\.number)) } : nil
     }
 
     func answer(_ action: Machine.Action, machine: Machine) async throws -> Machine.Event {
@@ -42,6 +49,8 @@ final class ScriptedUploadEffects: ScriptedEffects, Sendable {
     func perform(_ action: Machine.Action) async throws { script.note("perform \(action)") }
 
     func save(_ record: OSSUploadRecord) async throws { try script.save(parts: record.parts.map(\.number)) }
+
+    func backgroundWriter() -> OSSTransferRecordWriter<OSSUploadRecord>? { writer }
 
     func partMover(for action: Machine.Action) async throws -> PartMover {
         let script = self.script

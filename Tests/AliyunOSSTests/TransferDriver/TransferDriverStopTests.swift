@@ -68,6 +68,20 @@ struct TransferDriverStopTests {
         }
     }
 
+    @Test func aBackgroundSaveThatFailsStopsTheParts() async {
+        // Save 1 is the record after Initiate (before parts move); save 2, in the background, after part 1.
+        let effects = ScriptedUploadEffects(
+            troubles: [.save(2): .fail(times: 1, error: TransferScript.networkFailure)], savesInBackground: true)
+        let writer = effects.writer!
+        // Part 2 ends only once the save after part 1 has failed: the driver must stop there.
+        effects.script.set(.until { writer.failure != nil }, for: .part(2))
+        let (end, _) = await runScriptedUpload(effects, parts: 6)
+        #expect(end.name == "operationFailed")
+        #expect(!effects.script.log.contains("part 3"), "\(effects.script.log)")
+        #expect(!effects.script.log.contains("complete"))
+        #expect(!effects.script.log.contains("delete record"))
+    }
+
     @Test func aFailedListingFailsAndKeepsTheRecord() async {
         let effects = ScriptedUploadEffects(
             troubles: [.listParts: .fail(times: 1, error: TransferScript.networkFailure)])

@@ -21,6 +21,8 @@ final class TransferScript: Sendable {
         case block
         /// A part that waits until this many parts were in flight at once.
         case gather(Int)
+        /// A part that waits until the condition holds.
+        case until(@Sendable () -> Bool)
     }
 
     struct State {
@@ -55,6 +57,9 @@ final class TransferScript: Sendable {
 
     func note(_ entry: String) { state.withLockedValue { $0.log.append(entry) } }
 
+    /// Scripts `trouble` for `step` (for troubles that need what the test made after the script).
+    func set(_ trouble: Trouble, for step: Step) { state.withLockedValue { $0.troubles[step] = trouble } }
+
     /// Logs `entry` and meets the trouble scripted for `step`. A stop throws `CancellationError` (what a request
     /// of a stopped transfer throws) unless `finishes`: a record save runs to its end.
     func meet(_ step: Step, logging entry: String, finishes: Bool = false) throws {
@@ -70,7 +75,7 @@ final class TransferScript: Sendable {
         case .fail(_, let error): throw error
         case .cancel: cancellation.cancel()
         case .pause: cancellation.pause()
-        case .block, .gather, nil: return
+        case .block, .gather, .until, nil: return
         }
         if !finishes { throw CancellationError() }
     }
@@ -100,6 +105,12 @@ final class TransferScript: Sendable {
         case .gather(let count):
             note("part \(part.number)")
             while state.withLockedValue({ $0.mostInFlight }) < count {
+                try Task.checkCancellation()
+                await Task.yield()
+            }
+        case .until(let condition):
+            note("part \(part.number)")
+            while !condition() {
                 try Task.checkCancellation()
                 await Task.yield()
             }
