@@ -111,8 +111,10 @@ def main():
                       rf"bound=([0-9]+) identical=(\w+)", waste, re.M)
         if m:
             part, threads, at, resent, bound, identical = m.groups()
+            # Uploads: the parts in flight; downloads resume at the byte (kill_loop.download_bound).
+            rule = f"{threads} x {int(part):,}" if kind == "upload" else f"{threads} x 128 KiB + 1.5 MiB"
             row(f"resume waste: {kind} killed with SIGKILL at {at}% (server counters), resumed",
-                f"{int(resent):,} bytes sent twice (bound {threads} x {int(part):,} = {int(bound):,}); identical: {identical}")
+                f"{int(resent):,} bytes sent twice (bound {rule} = {int(bound):,}); identical: {identical}")
 
     machine = read(log, "machine.txt").strip()
     print(f"Machine: {machine}. Release builds; every figure measured in one `scripts/bench-all.sh {size_mib}` run.")
