@@ -58,12 +58,6 @@ enum OSSDownloadTempFileIO {
         }
     }
 
-    /// Closes a raw descriptor; returns the errno of a failure.
-    @discardableResult
-    static func closeDescriptor(_ fd: Int32) -> Int32? {
-        close(fd) == 0 ? nil : errno
-    }
-
     static func failure(_ message: String, _ code: Int32) -> OSSClientError {
         OSSClientError(.fileCantWrite, "\(message) (errno \(code): \(String(cString: strerror(code))))")
     }
