@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Apple gate that runs on Linux (part of the one test command; see docs/APPLE.md). There is no Apple toolchain
+# The Apple gate that runs on Linux (part of the one test command; see docs/APPLE-GATE.md). There is no Apple toolchain
 # here, so it checks what can be checked without one:
 #   1. availability: no standard-library, Concurrency, Synchronization or Observation API newer than the package's
 #      minimum platforms outside `#available` / `@available` (scripts/check-availability.py, after its self-test);

@@ -9,7 +9,7 @@ them (`#if` evaluated for Apple: `canImport(Darwin)` true, `canImport(Glibc)` an
 conditions false, unknown conditions both ways), finds each use of a name whose every declaration is newer than the
 minimum, and reports it unless an enclosing `#available` check or `@available` attribute covers that version.
 
-What it cannot see (listed in docs/APPLE.md): Foundation, Dispatch, os and the other Apple SDK frameworks (their
+What it cannot see (listed in docs/APPLE-GATE.md): Foundation, Dispatch, os and the other Apple SDK frameworks (their
 Apple availability is not in the Linux toolchain); a name that the standard library declares both before and after
 the minimum with the same argument labels (it cannot resolve overloads by type); uses inside string interpolations.
 
