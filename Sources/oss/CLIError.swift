@@ -34,6 +34,7 @@ enum ExitStatus: Int32 {
         .taskPaused: .interrupted,
         .signFailed: .clientError,
         .fileCantWrite: .clientError,
+        .noSpaceLeft: .clientError,
         .fileCantRead: .clientError,
         .invalidArgument: .clientError,
         .nilUploadid: .clientError,
