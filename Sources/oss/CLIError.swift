@@ -24,7 +24,6 @@ enum ExitStatus: Int32 {
     static let clientErrorTable: [OSSClientErrorCode: ExitStatus] = [
         .networkError: .networkError,
         .networkingFailWithResponseCode0: .networkError,
-        .connectionNotTrusted: .networkError,
         .invalidCRC: .integrityError,
         .cannotResumeUpload: .cannotResume,
         .cannotResumeDownload: .cannotResume,
@@ -35,6 +34,7 @@ enum ExitStatus: Int32 {
         .signFailed: .clientError,
         .fileCantWrite: .clientError,
         .noSpaceLeft: .clientError,
+        .connectionNotTrusted: .clientError,
         .fileCantRead: .clientError,
         .invalidArgument: .clientError,
         .nilUploadid: .clientError,
