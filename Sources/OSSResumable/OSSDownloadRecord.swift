@@ -21,9 +21,9 @@ public struct OSSDownloadRecord: Sendable, Hashable, Codable {
         }
     }
 
-    /// The first bytes of a part that was in flight: `bytes` bytes from the part's start are in the temporary file
-    /// (synced before the record said so), and `crc64` is their CRC-64, so the part's CRC still combines when a
-    /// resume fetches the rest.
+    /// The first bytes of a part that was in flight: `bytes` bytes from the part's start are in the temporary file,
+    /// and `crc64` is their CRC-64, so the part's CRC still combines when a resume fetches the rest. Bytes not yet
+    /// synced when the record was saved are listed in ``OSSDownloadRecord/unsynced``.
     public struct PartialPart: Sendable, Hashable, Codable {
         public let number: Int
         /// Offset of the part's first byte in the object.
@@ -63,6 +63,17 @@ public struct OSSDownloadRecord: Sendable, Hashable, Codable {
     public var parts: [CompletedPart]
     /// Stored only when there are some (records written before partial parts existed have none).
     private var partialParts: [PartialPart]?
+    /// Stored only when there are some (records written before unsynced claims existed have none: all synced).
+    private var unsyncedParts: [Int]?
+
+    /// The parts (completed or partial) whose bytes were written to the temporary file but not yet synced when the
+    /// record was saved. They survive the process being killed (the kernel has them) but maybe not a power cut, so a
+    /// resume checks their CRC-64 against the file before trusting them (``verifyingUnsynced(_:)``); a record never
+    /// waits for the disk to catch up with the network.
+    public var unsynced: [Int] {
+        get { unsyncedParts ?? [] }
+        set { unsyncedParts = newValue.isEmpty ? nil : Array(Set(newValue)).sorted() }
+    }
 
     /// Parts that were in flight, with the prefix already written, sorted by number.
     public var partials: [PartialPart] {
@@ -146,6 +157,10 @@ extension OSSDownloadRecord: OSSTransferRecord {
             else { throw .recordCorrupt("partial part \(partial.number) lies outside the range") }
             previous = partial.number
         }
+        let claimed = done.union(partials.map(\.number))
+        for number in unsynced where !claimed.contains(number) {
+            throw .recordCorrupt("unsynced part \(number) is neither completed nor partial")
+        }
     }
 }
 
@@ -153,6 +168,41 @@ extension OSSDownloadRecord {
     /// The bytes in the temporary file that a resume keeps: the completed parts and the partial parts' prefixes.
     public var bytesDone: Int64 {
         parts.reduce(0) { $0 + $1.length } + partials.reduce(0) { $0 + $1.bytes }
+    }
+
+    /// The record with its unsynced claims checked: `crc64(offset, length)` gives the CRC-64 of `length` bytes at
+    /// `offset` of the temporary file (`nil` if they cannot be read). A claim whose bytes do not match is dropped
+    /// (a resume fetches that part again, or the part's whole prefix); the result lists no unsynced parts.
+    ///
+    /// - Returns: the verified record and the numbers of the parts dropped.
+    public func verifyingUnsynced(_ crc64: (_ offset: Int64, _ length: Int64) -> UInt64?) -> (
+        record: OSSDownloadRecord, dropped: [Int]
+    ) {
+        var record = self
+        var dropped: [Int] = []
+        for number in unsynced {
+            if let part = parts.first(where: { $0.number == number }) {
+                if crc64(part.offset - range.start, part.length) != part.crc64 {
+                    record.parts.removeAll { $0.number == number }
+                    dropped.append(number)
+                }
+            } else if let partial = partials.first(where: { $0.number == number }) {
+                if crc64(partial.offset - range.start, partial.bytes) != partial.crc64 {
+                    record.partials.removeAll { $0.number == number }
+                    dropped.append(number)
+                }
+            }
+        }
+        record.unsynced = []
+        return (record, dropped)
+    }
+
+    /// What the record claims: each completed part's length and each partial part's prefix, by part number.
+    public var claims: [Int: Int64] {
+        var claims: [Int: Int64] = [:]
+        for part in parts { claims[part.number] = part.length }
+        for partial in partials { claims[partial.number] = partial.bytes }
+        return claims
     }
 
     public func relativized(to base: OSSBaseDirectory) -> OSSDownloadRecord {

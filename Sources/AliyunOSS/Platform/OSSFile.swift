@@ -52,6 +52,11 @@ final class OSSFile: Sendable {
             self.errno = errno
         }
 
+        /// From now on every write fails.
+        func exhaust() {
+            remaining.withLockedValue { $0 = 0 }
+        }
+
         /// Whether a write of `count` bytes may go ahead (the budget is spent by the writes it admits).
         func admit(_ count: Int) -> Bool {
             remaining.withLockedValue { remaining in
@@ -130,6 +135,11 @@ final class OSSFile: Sendable {
             return state.fd
         }
         return fd.flatMap(Self.systemClose)
+    }
+
+    /// Whether ``close()`` was called.
+    var isClosed: Bool {
+        descriptor.withLockedValue { $0.closing }
     }
 
     /// Runs `body` with the descriptor, which stays open until `body` returns.

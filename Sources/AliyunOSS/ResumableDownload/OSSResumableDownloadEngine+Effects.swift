@@ -40,35 +40,33 @@ extension OSSResumableDownloadEngine: OSSTransferEffects {
     }
 
     func save(_ record: OSSDownloadRecord) async throws {
-        try await Self.save(record, records: records, handle: handle, tempFilePath: tempFilePath)
+        try await Self.save(record, records: records, syncs: syncTracker)
     }
 
     /// Saves in the background while parts move: checkpoints and finished parts then never wait for a disk sync.
     func backgroundWriter() -> OSSTransferRecordWriter<OSSDownloadRecord>? {
         guard let records else { return nil }
-        let handle = self.handle
-        let tempFilePath = self.tempFilePath
+        let syncs = syncTracker
         return OSSTransferRecordWriter(keepsUp: true) { record in
-            try await Self.save(record, records: records, handle: handle, tempFilePath: tempFilePath)
+            try await Self.save(record, records: records, syncs: syncs)
         }
     }
 
-    /// Syncs the temporary file (the bytes the record lists must be on disk before the record is), then saves
-    /// the record atomically.
+    /// Saves the record atomically without waiting for the temporary file's sync: claims the last completed sync
+    /// does not cover are listed as unsynced (a resume checks them), and a sync covering them is asked for.
     static func save(
-        _ record: OSSDownloadRecord, records: OSSTransferRecordSlot?, handle: OSSFile?, tempFilePath: String
+        _ record: OSSDownloadRecord, records: OSSTransferRecordSlot?, syncs: OSSDownloadSyncTracker?
     ) async throws {
         guard let records else { return }
-        if let handle {
-            // Not abandoned on cancellation: the parts that did finish are worth recording.
-            // records: F_FULLFSYNC on Darwin (OSSDurableFile), off the cooperative pool.
-            try await ignoringCancellation { try await handle.sync() }
-        }
+        var record = record
+        let claims = record.claims
+        record.unsynced = try syncs?.unsynced(claims) ?? []
         do {
             try await records.save(record)
         } catch {
             throw error.downloadClientError
         }
+        if !record.unsynced.isEmpty { syncs?.requestSync(covering: claims) }
     }
 
     func deleteRecord() { records?.delete() }

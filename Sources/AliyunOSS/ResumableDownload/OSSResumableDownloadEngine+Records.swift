@@ -27,6 +27,26 @@ extension OSSResumableDownloadEngine {
         return .unusable(.recordForeign("temporary file \(record.tempFilePath) is not \(tempFilePath)"))
     }
 
+    /// The loaded record with its unsynced claims checked against the temporary file (their CRC-64): what the disk
+    /// holds is kept, the rest is fetched again. Bytes a killed process wrote survive in the kernel's cache; a power
+    /// cut may lose them, and then only the check decides.
+    func verifyUnsynced(_ loaded: OSSRecordLoadResult<OSSDownloadRecord>) async -> OSSRecordLoadResult<OSSDownloadRecord> {
+        guard case .loaded(let record) = loaded, !record.unsynced.isEmpty else { return loaded }
+        let (verified, dropped) = await OSSBlockingIO.run {
+            OSSDownloadTempFileIO.withReadDescriptor(path: record.tempFilePath) { fd in
+                record.verifyingUnsynced { offset, length in
+                    fd.flatMap { OSSDownloadTempFileIO.crc64(fd: $0, offset: offset, length: length) }
+                }
+            }
+        }
+        if !dropped.isEmpty {
+            logger.info(
+                "parts recorded before their bytes were synced do not match the temporary file; fetching them again",
+                metadata: ["key": "\(request.objectKey)", "parts": "\(dropped)"])
+        }
+        return .loaded(verified)
+    }
+
     /// Whether `path` is `<destination>.osstmp-<hex id>`.
     static func isTempFile(_ path: String, of destination: String) -> Bool {
         let prefix = destination + ".osstmp-"

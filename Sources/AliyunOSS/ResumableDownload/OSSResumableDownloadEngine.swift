@@ -36,6 +36,8 @@ final class OSSResumableDownloadEngine {
     let machine: OSSDownloadStateMachine
     var handle: OSSFile?
     var handlePath: String?
+    /// Syncs of the open temporary file, behind its records (``OSSDownloadSyncTracker``).
+    var syncTracker: OSSDownloadSyncTracker?
 
     init(client: OSSClient, request: OSSResumableDownloadRequest, token: OSSResumeToken? = nil) throws {
         let settings = try OSSTransferSettings(operation: "resumableDownload", request: request, client: client)
@@ -97,7 +99,7 @@ final class OSSResumableDownloadEngine {
         // token replaces whatever record is on disk (under the lock), or stands in for one in memory.
         let opened = try OSSTransferOpenRecord(records, resuming: resumeRecord, map: \.downloadClientError)
         defer { withExtendedLifetime(opened.lock) {} }
-        let loaded = checkTempFile(of: opened.loaded)
+        let loaded = await verifyUnsynced(checkTempFile(of: opened.loaded))
         let recordedSize: Int64? =
             if case .loaded(let record) = loaded { OSSDownloadTempFileIO.size(path: record.tempFilePath) } else { nil }
         let driver = OSSTransferDriver(
@@ -148,14 +150,17 @@ final class OSSResumableDownloadEngine {
     func openHandle(path: String) async throws {
         if handlePath == path, handle != nil { return }
         await closeHandle()
-        handle = try await OSSFile.open(path, .update(create: false), fault: request.temporaryFileWriteFault)
+        let file = try await OSSFile.open(path, .update(create: false), fault: request.temporaryFileWriteFault)
+        handle = file
         handlePath = path
+        syncTracker = OSSDownloadSyncTracker(file: file)
     }
 
     func closeHandle() async {
         guard let handle else { return }
         self.handle = nil
         handlePath = nil
+        syncTracker = nil
         if let code = handle.close() {
             logger.warning("cannot close the temporary file", metadata: ["errno": "\(code)"])
         }

@@ -138,9 +138,15 @@ struct ResumableDownloadDiskFullTests {
     func fullVolumeInjected() async throws {
         let scratch = try RDScratch()
         defer { scratch.cleanup() }
+        let records = scratch.recordDirectory
+        let fault = OSSFile.WriteFault(after: .max, errno: ENOSPC)
         try await failsThenResumes(
-            "injected.bin", destination: scratch.destination, records: scratch.recordDirectory, code: .noSpaceLeft,
-            fault: OSSFile.WriteFault(after: Int64(3 * Self.mib + 5000), errno: ENOSPC), recover: {})
+            "injected.bin", destination: scratch.destination, records: records, code: .noSpaceLeft, fault: fault,
+            fail: { total in
+                // Past 2 MiB and a first record, the volume is full.
+                if total >= Int64(2 * Self.mib), Self.hasRecord(records) { fault.exhaust() }
+            },
+            recover: {})
     }
 
     @Test(
@@ -156,8 +162,8 @@ struct ResumableDownloadDiskFullTests {
             "mid.bin", destination: URL(fileURLWithPath: small.path).appendingPathComponent("mid.bin"),
             records: scratch.recordDirectory, code: .noSpaceLeft,
             fail: { total in
-                // Past 2 MiB, another writer takes the rest of the volume.
-                if total >= Int64(2 * Self.mib), filled.setOnce() { small.fill() }
+                // Past 2 MiB and a first record, another writer takes the rest of the volume.
+                if total >= Int64(2 * Self.mib), Self.hasRecord(scratch.recordDirectory), filled.setOnce() { small.fill() }
             },
             recover: { small.remove() })
     }
