@@ -29,6 +29,7 @@ struct LocalOSSError: Error, Sendable {
         case "AccessDenied": return "0003-00000001"
         case "RequestTimeTooSkewed": return "0002-00000043"
         case "InvalidSecurityToken": return "0002-00000044"
+        case "SecurityTokenExpired": return "0002-00000046"
         case "PreconditionFailed": return "0026-00000011"
         case "InvalidRange": return "0026-00000012"
         case "InvalidDigest": return "0016-00000001"

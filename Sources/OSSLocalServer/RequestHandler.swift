@@ -12,12 +12,16 @@ final class RequestHandler: Sendable {
     let store: ObjectStore
     let state: ServerState
     let authenticator: RequestAuthenticator
+    /// Temporary credentials issued by `POST /-/sts` or ``LocalOSSServer/issueTemporaryCredentials(lifetime:)``.
+    let issuer: TemporaryCredentialIssuer
 
     init(configuration: LocalOSSServerConfiguration, store: ObjectStore) {
         self.configuration = configuration
         self.store = store
         self.state = ServerState(faults: configuration.faults)
-        self.authenticator = RequestAuthenticator(configuration: configuration)
+        let issuer = TemporaryCredentialIssuer()
+        self.issuer = issuer
+        self.authenticator = RequestAuthenticator(configuration: configuration, issuer: issuer)
     }
 
     /// Handles the requests of one connection sequentially until it closes.
