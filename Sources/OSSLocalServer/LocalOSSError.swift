@@ -90,6 +90,14 @@ struct LocalOSSError: Error, Sendable {
         LocalOSSError(501, "NotImplemented", message)
     }
 
+    /// A throttled request (OSS: a bucket over its QPS or bandwidth limits): 503 with the delay in
+    /// `x-oss-qos-delay-time` (milliseconds) and `Retry-After` (seconds, rounded up).
+    static func throttled(milliseconds: Int, code: String?) -> LocalOSSError {
+        LocalOSSError(
+            503, code ?? "TotalQpsLimitExceeded", "Please reduce your request rate.",
+            headers: [("x-oss-qos-delay-time", String(milliseconds)), ("Retry-After", String((milliseconds + 999) / 1000))])
+    }
+
     /// The default OSS code for a fault's HTTP status.
     static func defaultCode(forStatus status: Int) -> String {
         switch status {

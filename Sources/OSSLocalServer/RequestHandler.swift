@@ -118,6 +118,10 @@ final class RequestHandler: Sendable {
             if context.hasBody { reader.corruptAt = corrupt } else { responseCorrupt = corrupt }
         }
         do {
+            if let throttle = outcome.throttle {
+                try await reader.drain()
+                throw LocalOSSError.throttled(milliseconds: throttle.milliseconds, code: throttle.code)
+            }
             if let (requested, code) = outcome.status {
                 let status = (300...599).contains(requested) ? requested : 500
                 try await reader.drain()
