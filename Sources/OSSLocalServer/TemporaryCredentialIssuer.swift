@@ -10,7 +10,7 @@ import Foundation
 /// they are refused with 403 `SecurityTokenExpired` ("The security token you provided has expired."), as OSS
 /// does. Issued credentials live in memory only: a restarted server no longer knows them (403
 /// `InvalidAccessKeyId`).
-public struct LocalOSSTemporaryCredential: Sendable, Hashable, Codable {
+public struct LocalOSSTemporaryCredential: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The access key id, `STS.` followed by random characters.
     public var accessKeyId: String
     /// The access key secret.
@@ -23,6 +23,11 @@ public struct LocalOSSTemporaryCredential: Sendable, Hashable, Codable {
     /// The credentials to sign with.
     public var credentials: OSSCredentials {
         OSSCredentials(accessKeyId: accessKeyId, accessKeySecret: accessKeySecret, securityToken: securityToken)
+    }
+
+    /// The access key id and expiration only: the secret and the token are never printed.
+    public var description: String {
+        "LocalOSSTemporaryCredential(accessKeyId: \(accessKeyId), expiration: \(expiration))"
     }
 
     private enum CodingKeys: String, CodingKey {
