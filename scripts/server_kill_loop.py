@@ -189,7 +189,8 @@ class Loop:
             return
         self.counts["objects_checked"] += 1
         if b"<PartNumber>1</PartNumber>" in listing:
-            if etag.encode() not in listing or f"<Size>{len(data)}</Size>".encode() not in listing:
+            listed_etag = "<ETag>" + etag.replace('"', "&quot;") + "</ETag>"
+            if listed_etag.encode() not in listing or f"<Size>{len(data)}</Size>".encode() not in listing:
                 self.counts["corrupt"] += 1
                 problems.append("part-listed-damaged")
             self.outcome("part", "stored")
@@ -243,7 +244,7 @@ class Loop:
         piece = rng.randbytes(rng.randrange(100_000, 400_000))
         query = {"append": "", "position": str(len(before))}
         self.raw.in_background("POST", key, query=query, body=piece, headers={"x-oss-traffic-limit": PACE})
-        self.kill_after(rng.uniform(0, len(piece) / 4e6 * 1.3))
+        self.kill_after(rng.uniform(0, len(piece) / 4e6 * 2.5))
         if not before:
             status, _, _ = self.raw.send("HEAD", key)
             if status == 404:
