@@ -77,7 +77,7 @@ import Testing
 
         func finish() async {
             try? await client.shutdown()
-            await server.stop(signal: SIGTERM)
+            await server.stop(signal: SIGKILL)
             try? FileManager.default.removeItem(at: directory)
         }
     }
