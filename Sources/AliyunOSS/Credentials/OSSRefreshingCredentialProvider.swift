@@ -51,7 +51,8 @@ public actor OSSRefreshingCredentialProvider: OSSCredentialProvider {
     private var invalidatedEpoch = 0
 
     /// - Parameters:
-    ///   - refreshAhead: how long before the expiration the credentials are fetched again (default 5 minutes).
+    ///   - refreshAhead: how long before the expiration the credentials are fetched again (default 5 minutes);
+    ///     credentials that live shorter than twice this are fetched again once half their lifetime has passed.
     ///   - fetch: returns fresh credentials.
     public init(refreshAhead: Duration = .seconds(300), fetch: @escaping Fetch) {
         self.init(refreshAhead: refreshAhead, now: { Date() }, fetch: fetch)
