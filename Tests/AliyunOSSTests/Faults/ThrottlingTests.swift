@@ -57,6 +57,23 @@ struct ThrottlingTests {
         }
     }
 
+    @Test("a task cancelled while the client is paused by a throttled answer ends with taskCancelled at once")
+    func cancellationDuringThePauseIsNotSwallowed() async throws {
+        // A 20-second window: a swallowed cancellation would wait it out and then succeed.
+        try await withTMServer(faults: [Self.throttle(.putObject, nth: 1, ms: 20_000)]) { server, client in
+            let task = Task {
+                try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "k", data: Data("x".utf8)))
+            }
+            for _ in 0..<1000 where await server.stats().throttledRequests == 0 {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            task.cancel()
+            let error = await thrownClientError { _ = try await task.value }
+            #expect(error?.code == .taskCancelled)
+            #expect(await server.stats()[.putObject].requests == 1)
+        }
+    }
+
     @Test("resumable upload and download under throttle windows: identical, retries bounded by the parts in flight")
     func transfersFinishUnderThrottling() async throws {
         let scratch = try TMScratch()
