@@ -4,16 +4,19 @@ import OSSLocalServer
 import Testing
 
 /// The SDK's resumable transfers against a real `oss-local-server` process that is SIGKILLed mid-transfer (once the
-/// server has counted a given number of part requests) and restarted on the same port and data directory: the
-/// client's retries carry the transfer across the restart, or, with no retries, the transfer fails with a network
-/// error, keeps its record, and the next call resumes. Every result is byte-identical (CRC-64 and bytes) and no
+/// server has counted a given number of part requests, or while it holds the CompleteMultipartUpload) and restarted
+/// on the same port and data directory: the client's retries carry the transfer across the restart, or, with no
+/// retries, the transfer fails with a network error, keeps its record, and the next call resumes. Every result is byte-identical (CRC-64 and bytes) and no
 /// multipart upload or record is left behind.
 @Suite struct ServerRestartTransferTests {
     static let parts = 30
     static let partSize: Int64 = 102_400
     static let threads = 3
     /// Parts take 40 ms each on the server, so the transfer is still running when the kill comes.
-    static let faults = ["--fault", "UploadPart:delay=40", "--fault", "GetObject:delay=40", "--admin"]
+    static let faults = [
+        "--fault", "UploadPart:delay=40", "--fault", "GetObject:delay=40", "--fault", "CompleteMultipartUpload:delay=200",
+        "--admin",
+    ]
 
     /// A server process, the client pointed at it and what restarts it on the same port and directory.
     struct Crashable {
@@ -121,6 +124,31 @@ import Testing
         _ = try downloaded.get()
         #expect(Array(try Data(contentsOf: destination)) == bytes)
         try await crashable.expectClean()
+    }
+
+    @Test func completeIsRetriedAcrossARestart() async throws {
+        var crashable = try await Crashable(retries: 8)
+        do {
+            let bytes = randomBytes(Self.parts * Int(Self.partSize) - 777)
+            let source = crashable.directory.appendingPathComponent("source.bin")
+            try Data(bytes).write(to: source)
+            let client = crashable.client
+            let upload = OSSResumableUploadRequest(
+                bucketName: "crash", objectKey: "object.bin", uploadingFileURL: source, partSize: Self.partSize,
+                threadNum: Self.threads, recordDirectoryPath: crashable.records)
+            // Killed while the server holds the CompleteMultipartUpload (200 ms before it acts on it).
+            let uploaded = try await crashable.crash(when: .completeMultipartUpload, reaches: 1) {
+                try await client.resumableUpload(upload)
+            }
+            #expect(try uploaded.get().crc64 == CRC64.checksum(bytes))
+            let get = try await client.getObject(OSSGetObjectRequest(bucketName: "crash", objectKey: "object.bin"))
+            #expect(Array(try #require(get.content)) == bytes)
+            try await crashable.expectClean()
+        } catch {
+            await crashable.finish()
+            throw error
+        }
+        await crashable.finish()
     }
 
     @Test func withoutRetriesTheNextCallResumesAfterTheRestart() async throws {
