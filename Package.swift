@@ -207,7 +207,7 @@ let package = Package(
         .testTarget(
             name: "OSSLocalServerTests",
             dependencies: [
-                "OSSLocalServer", "OSSSigning", "OSSCRC64", "OSSXML",
+                "OSSLocalServer", "OSSSigning", "OSSCRC64", "OSSXML", "AliyunOSS",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -49,12 +49,13 @@ BUCKET = "killloop"
 class Server:
     """One oss-local-server process with its admin endpoints."""
 
-    def __init__(self, binary, data_dir, log_path):
-        self.log = open(log_path, "wb")
+    def __init__(self, binary, data_dir, log_path, port=0, bucket=BUCKET):
+        self.log = open(log_path, "ab")
         self.process = subprocess.Popen(
-            [binary, "--port", "0", "--data-dir", data_dir, "--bucket", BUCKET, "--access-key-id", AK,
+            [binary, "--port", str(port), "--data-dir", data_dir, "--bucket", bucket, "--access-key-id", AK,
              "--access-key-secret", SK, "--admin"],
             stdout=subprocess.PIPE, stderr=self.log)
+        self.bucket = bucket
         line = self.process.stdout.readline().decode()
         match = re.match(r"listening on (http://[^\s]+)", line)
         if not match:
@@ -114,10 +115,10 @@ class Server:
     # Signed requests (V1 header signature, path-style), independent of the SDK under test.
     def signed(self, method, key, subresource=""):
         date = email.utils.formatdate(usegmt=True)
-        resource = f"/{BUCKET}/{key}" + (f"?{subresource}" if subresource else "")
+        resource = f"/{self.bucket}/{key}" + (f"?{subresource}" if subresource else "")
         to_sign = f"{method}\n\n\n{date}\n{resource}"
         signature = base64.b64encode(hmac.new(SK.encode(), to_sign.encode(), hashlib.sha1).digest()).decode()
-        path = f"/{BUCKET}/{urllib.parse.quote(key)}" + (f"?{subresource}" if subresource else "")
+        path = f"/{self.bucket}/{urllib.parse.quote(key)}" + (f"?{subresource}" if subresource else "")
         return path, {"Date": date, "Authorization": f"OSS {AK}:{signature}"}
 
     def same_as_file(self, key, file_path):

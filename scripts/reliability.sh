@@ -15,6 +15,8 @@
 #   SCRATCH                    the build directory (default .build-reliability)
 #   RELIABILITY_KILL_LOOP=1    afterwards also run the seeded kill -9 loop (scripts/kill-loop.sh, release build in
 #                              .build-release; KILL_SEED / KILL_RUNS apply); its `KILL ...` lines join the summary
+#   RELIABILITY_SERVER_KILL_LOOP=1  afterwards also run the seeded server kill -9 loop (scripts/server-kill-loop.sh;
+#                              SKILL_SEED / SKILL_RUNS apply); its `SKILL summary` line joins the summary
 #
 # The kill -9 loop (20 uploads and 20 downloads of `oss cp` killed with SIGKILL at seeded points, then resumed) is a
 # separate script, scripts/kill-loop.sh: it needs release builds of `oss` and `oss-local-server`, not `swift test`.
@@ -41,10 +43,14 @@ timeout "${RELIABILITY_TIMEOUT:-7200}" swift test --scratch-path "$SCRATCH" --fi
 if [ "${RELIABILITY_KILL_LOOP:-0}" = "1" ]; then
     SCRATCH=.build-release ./scripts/kill-loop.sh 2>&1 | tee -a "$LOG" || status=$((status == 0 ? 1 : status))
 fi
+if [ "${RELIABILITY_SERVER_KILL_LOOP:-0}" = "1" ]; then
+    SCRATCH=.build-release ./scripts/server-kill-loop.sh 2>&1 | tee -a "$LOG" || status=$((status == 0 ? 1 : status))
+fi
 end=$(date +%s)
 
 grep -a '^RELIABILITY ' "$LOG" | sed 's/^RELIABILITY //' > "$LOG.summary" || true
 grep -a '^KILL \(summary\|done\)' "$LOG" >> "$LOG.summary" || true
+grep -a '^SKILL \(summary\|outcomes\)' "$LOG" >> "$LOG.summary" || true
 echo
 echo "=== figures ($((end - start)) s, exit $status) ==="
 cat "$LOG.summary"

@@ -9,6 +9,8 @@ struct FaultOutcome: Sendable {
     /// Handle the request, then hold the connection open without replying.
     var blackHole = false
     var corruptAt: Int64?
+    /// Answer 503 with `x-oss-qos-delay-time` / `Retry-After` of this many milliseconds, with this code.
+    var throttle: (milliseconds: Int, code: String?)?
     var delayMilliseconds: Int = 0
     var clockSkewSeconds: Int = 0
     var fired = 0
@@ -21,6 +23,8 @@ actor ServerState {
         var matched = 0
         var fired = 0
         var rng: UInt64
+        /// The end of the throttle window a `throttle` rule opened.
+        var throttledUntil: ContinuousClock.Instant?
     }
 
     private var rules: [ActiveRule] = []
@@ -77,6 +81,13 @@ actor ServerState {
             var active = rules[index]
             defer { rules[index] = active }
             if let op = active.rule.operation, op != operation { continue }
+            if let left = Self.throttleLeft(active) {
+                // Inside a throttle window: refused without advancing the trigger.
+                if outcome.throttle == nil, case .throttle(_, let code) = active.rule.action {
+                    outcome.throttle = (left, code)
+                }
+                continue
+            }
             if let times = active.rule.times, active.fired >= times { continue }
             active.matched += 1
             let fires: Bool
@@ -111,10 +122,25 @@ actor ServerState {
                 if outcome.corruptAt == nil { outcome.corruptAt = Int64(offset) }
             case .clockSkew(let seconds):
                 outcome.clockSkewSeconds = max(-315_360_000, min(outcome.clockSkewSeconds + seconds, 315_360_000))
+            case .throttle(let ms, let code):
+                let ms = max(1, min(ms, 600_000))
+                active.throttledUntil = ContinuousClock.now + .milliseconds(ms)
+                stats.throttleWindows += 1
+                if outcome.throttle == nil { outcome.throttle = (ms, code) }
             }
         }
         stats.faultsInjected += Int64(outcome.fired)
+        if outcome.throttle != nil { stats.throttledRequests += 1 }
         return outcome
+    }
+
+    /// The milliseconds left (at least 1) in the throttle window the rule opened, or `nil` when none is open.
+    private static func throttleLeft(_ active: ActiveRule) -> Int? {
+        guard let until = active.throttledUntil else { return nil }
+        let left = until - ContinuousClock.now
+        guard left > .zero else { return nil }
+        let ms = left.components.seconds * 1000 + (left.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int(max(1, ms))
     }
 
     /// Counts response body bytes written to a connection.

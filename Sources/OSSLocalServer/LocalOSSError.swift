@@ -29,6 +29,7 @@ struct LocalOSSError: Error, Sendable {
         case "AccessDenied": return "0003-00000001"
         case "RequestTimeTooSkewed": return "0002-00000043"
         case "InvalidSecurityToken": return "0002-00000044"
+        case "SecurityTokenExpired": return "0002-00000046"
         case "PreconditionFailed": return "0026-00000011"
         case "InvalidRange": return "0026-00000012"
         case "InvalidDigest": return "0016-00000001"
@@ -87,6 +88,14 @@ struct LocalOSSError: Error, Sendable {
     }
     static func notImplemented(_ message: String) -> LocalOSSError {
         LocalOSSError(501, "NotImplemented", message)
+    }
+
+    /// A throttled request (OSS: a bucket over its QPS or bandwidth limits): 503 with the delay in
+    /// `x-oss-qos-delay-time` (milliseconds) and `Retry-After` (seconds, rounded up).
+    static func throttled(milliseconds: Int, code: String?) -> LocalOSSError {
+        LocalOSSError(
+            503, code ?? "TotalQpsLimitExceeded", "Please reduce your request rate.",
+            headers: [("x-oss-qos-delay-time", String(milliseconds)), ("Retry-After", String((milliseconds + 999) / 1000))])
     }
 
     /// The default OSS code for a fault's HTTP status.

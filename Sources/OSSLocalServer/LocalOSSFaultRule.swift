@@ -25,12 +25,17 @@
 ///                             close the connection without replying: the answer is lost, not the request
 ///            delay=MS         wait MS milliseconds (at most one hour), then handle the request normally
 ///            skew=SECONDS     handle the request with the server clock shifted by SECONDS (may be negative)
+///            throttle=MS[:code=ErrorCode]  throttle for MS milliseconds (1...600000): the request and every request
+///                             the rule matches until MS have passed are answered 503 (default code
+///                             TotalQpsLimitExceeded) with `x-oss-qos-delay-time: <ms left>` and `Retry-After:
+///                             <seconds left, rounded up>`, as OSS does when a bucket is over its limits; requests
+///                             answered inside the window do not advance the rule's trigger
 ///            corrupt=N        flip one bit of body byte N (0-based) in transit: of the request body for requests
 ///                             that carry one (the server then stores and hashes the damaged bytes), of the
 ///                             response body otherwise (the client receives them); a shorter body is untouched
 /// times=N    fire at most N times (default: unlimited; nth fires once anyway)
 /// ```
-/// Examples: `UploadPart:nth=3:status=503`, `GetObject:always:drop=1000:times=2`,
+/// Examples: `UploadPart:nth=3:status=503`, `GetObject:always:drop=1000:times=2`, `*:random=0.05:seed=7:throttle=200`,
 /// `*:random=0.1:seed=42:status=500:code=InternalError`, `PutObject:delay=1500`, `any:skew=3600:times=1`.
 public struct LocalOSSFaultRule: Sendable, Codable, Hashable, CustomStringConvertible {
     /// Which matching requests a rule fires on.
@@ -64,6 +69,9 @@ public struct LocalOSSFaultRule: Sendable, Codable, Hashable, CustomStringConver
         /// Flip one bit of the body byte at this offset in transit (request body for uploads, response body
         /// otherwise): bit rot on the wire, for exercising end-to-end checksums.
         case corrupt(atByte: Int)
+        /// Throttle: answer 503 `code` (default `TotalQpsLimitExceeded`) with `x-oss-qos-delay-time` and
+        /// `Retry-After`, to this request and to every request the rule matches in the next `milliseconds`.
+        case throttle(milliseconds: Int, code: String?)
     }
 
     /// The operation the rule applies to; `nil` means every operation.
@@ -103,6 +111,9 @@ public struct LocalOSSFaultRule: Sendable, Codable, Hashable, CustomStringConver
         case .delay(let ms): fields.append("delay=\(ms)")
         case .clockSkew(let seconds): fields.append("skew=\(seconds)")
         case .corrupt(let offset): fields.append("corrupt=\(offset)")
+        case .throttle(let ms, let code):
+            fields.append("throttle=\(ms)")
+            if let code { fields.append("code=\(code)") }
         }
         if let times { fields.append("times=\(times)") }
         return fields.joined(separator: ":")
@@ -139,13 +150,16 @@ extension LocalOSSFaultRule {
         var randomRate: Double?
         var seed: UInt64?
         var status: Int?
+        var throttle: Int?
         var code: String?
         func setTrigger(_ t: Trigger) throws(LocalOSSFaultRuleError) {
             guard trigger == nil && randomRate == nil else { throw LocalOSSFaultRuleError("more than one trigger") }
             trigger = t
         }
         func setAction(_ a: Action) throws(LocalOSSFaultRuleError) {
-            guard action == nil && status == nil else { throw LocalOSSFaultRuleError("more than one action") }
+            guard action == nil && status == nil && throttle == nil else {
+                throw LocalOSSFaultRuleError("more than one action")
+            }
             action = a
         }
         func int(_ name: String, _ value: String, min: Int) throws(LocalOSSFaultRuleError) -> Int {
@@ -174,8 +188,17 @@ extension LocalOSSFaultRule {
             case "seed":
                 guard let s = UInt64(value) else { throw LocalOSSFaultRuleError("seed needs an unsigned integer") }
                 seed = s
+            case "throttle":
+                guard action == nil, status == nil, throttle == nil else {
+                    throw LocalOSSFaultRuleError("more than one action")
+                }
+                let ms = try int(name, value, min: 1)
+                guard ms <= 600_000 else { throw LocalOSSFaultRuleError("throttle must be 1...600000 ms") }
+                throttle = ms
             case "status":
-                guard action == nil, status == nil else { throw LocalOSSFaultRuleError("more than one action") }
+                guard action == nil, status == nil, throttle == nil else {
+                    throw LocalOSSFaultRuleError("more than one action")
+                }
                 let s = try int(name, value, min: 300)
                 guard s <= 599 else { throw LocalOSSFaultRuleError("status must be 300...599") }
                 status = s
@@ -208,8 +231,11 @@ extension LocalOSSFaultRule {
         if let randomRate { trigger = .random(rate: randomRate, seed: seed ?? 0) }
         else if seed != nil { throw LocalOSSFaultRuleError("seed without random") }
         if let status { action = .status(status, code: code) }
-        else if code != nil { throw LocalOSSFaultRuleError("code without status") }
-        guard let action else { throw LocalOSSFaultRuleError("no action (status=, drop=, stall=, blackhole, dropreply, delay=, skew= or corrupt=)") }
+        else if let throttle { action = .throttle(milliseconds: throttle, code: code) }
+        else if code != nil { throw LocalOSSFaultRuleError("code without status or throttle") }
+        guard let action else {
+            throw LocalOSSFaultRuleError("no action (status=, throttle=, drop=, stall=, blackhole, dropreply, delay=, skew= or corrupt=)")
+        }
         self.init(operation: operation, trigger: trigger ?? .always, action: action, times: times)
     }
 }

@@ -117,6 +117,15 @@ public final class LocalOSSServer: Sendable {
         await handler.state.activeRules()
     }
 
+    /// Issues temporary (STS) credentials that the server accepts until `lifetime` has passed and then refuses
+    /// with 403 `SecurityTokenExpired`; also `POST /-/sts?seconds=N` on the admin endpoint.
+    public func issueTemporaryCredentials(lifetime: Duration) -> LocalOSSTemporaryCredential {
+        handler.issuer.issue(lifetime: lifetime)
+    }
+
+    /// How many temporary credentials the server has issued since start.
+    public var temporaryCredentialsIssued: Int { handler.issuer.count }
+
     /// The per-operation counters since start or the last ``resetStats()``.
     public func stats() async -> LocalOSSServerStats {
         await handler.state.snapshot()

@@ -43,7 +43,7 @@ public struct LocalOSSServerStats: Sendable, Codable, Hashable {
 
     private enum CodingKeys: String, CodingKey {
         case operations, faultsInjected, trafficLimitedResponses, trafficLimitedBytes, trafficLimitRequiredMicroseconds
-        case trafficLimitElapsedMicroseconds, trafficLimitedRequests
+        case trafficLimitElapsedMicroseconds, trafficLimitedRequests, throttledRequests, throttleWindows
     }
 
     /// Decodes a snapshot; counters a server did not send are zero.
@@ -58,6 +58,8 @@ public struct LocalOSSServerStats: Sendable, Codable, Hashable {
             try container.decodeIfPresent(Int64.self, forKey: .trafficLimitRequiredMicroseconds) ?? 0
         trafficLimitElapsedMicroseconds =
             try container.decodeIfPresent(Int64.self, forKey: .trafficLimitElapsedMicroseconds) ?? 0
+        throttledRequests = try container.decodeIfPresent(Int64.self, forKey: .throttledRequests) ?? 0
+        throttleWindows = try container.decodeIfPresent(Int64.self, forKey: .throttleWindows) ?? 0
     }
 
     /// Counters keyed by operation name (``LocalOSSOperation/rawValue``); operations never seen are absent.
@@ -74,6 +76,10 @@ public struct LocalOSSServerStats: Sendable, Codable, Hashable {
     public var trafficLimitRequiredMicroseconds: Int64 = 0
     /// The time their bodies actually took, summed, in microseconds: at least the required time when paced.
     public var trafficLimitElapsedMicroseconds: Int64 = 0
+    /// Requests answered 503 by a `throttle` fault (the one that opened a window and those inside it).
+    public var throttledRequests: Int64 = 0
+    /// Throttle windows opened by `throttle` faults.
+    public var throttleWindows: Int64 = 0
 
     /// Creates a snapshot (empty by default).
     public init(operations: [String: Counters] = [:], faultsInjected: Int64 = 0) {

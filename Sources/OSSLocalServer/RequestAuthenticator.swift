@@ -10,16 +10,18 @@ struct RequestAuthenticator: Sendable {
     }
 
     private let secrets: [String: Secret]
+    private let issuer: TemporaryCredentialIssuer
     private let region: String
     private let maxClockSkew: TimeInterval
 
-    init(configuration: LocalOSSServerConfiguration) {
+    init(configuration: LocalOSSServerConfiguration, issuer: TemporaryCredentialIssuer = TemporaryCredentialIssuer()) {
         var secrets: [String: Secret] = [:]
         for sts in configuration.stsCredentials {
             secrets[sts.accessKeyId] = Secret(secret: sts.accessKeySecret, token: sts.securityToken)
         }
         secrets[configuration.accessKeyId] = Secret(secret: configuration.accessKeySecret, token: nil)
         self.secrets = secrets
+        self.issuer = issuer
         self.region = configuration.region
         self.maxClockSkew = configuration.maxClockSkew
     }
@@ -180,11 +182,19 @@ struct RequestAuthenticator: Sendable {
     // MARK: - Shared checks
 
     private func lookup(_ accessKeyId: String, context: RequestContext) throws(LocalOSSError) -> Secret {
-        guard let secret = secrets[accessKeyId] else {
+        var expiration: Date?
+        let found: Secret
+        if let secret = secrets[accessKeyId] {
+            found = secret
+        } else if let issued = issuer.credential(for: accessKeyId) {
+            found = Secret(secret: issued.accessKeySecret, token: issued.securityToken)
+            expiration = issued.expiration
+        } else {
             throw LocalOSSError(
                 403, "InvalidAccessKeyId", "The OSS Access Key Id you provided does not exist in our records.",
                 fields: [("OSSAccessKeyId", accessKeyId)])
         }
+        let secret = found
         if let required = secret.token {
             let presented =
                 context.header("x-oss-security-token") ?? context.header("security-token")
@@ -195,6 +205,9 @@ struct RequestAuthenticator: Sendable {
             guard constantTimeEqual(presented, required) else {
                 throw LocalOSSError(403, "InvalidSecurityToken", "The security token you provided is invalid.")
             }
+        }
+        if let expiration, context.now >= expiration {
+            throw LocalOSSError(403, "SecurityTokenExpired", "The security token you provided has expired.")
         }
         return secret
     }

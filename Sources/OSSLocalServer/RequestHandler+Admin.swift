@@ -4,7 +4,7 @@ import NIOHTTP1
 import Foundation
 
 extension RequestHandler {
-    /// `GET /-/stats`, `POST /-/stats/reset`, `GET|POST|DELETE /-/faults`. No signature needed.
+    /// `GET /-/stats`, `POST /-/stats/reset`, `GET|POST|DELETE /-/faults`, `POST /-/sts`. No signature needed.
     func handleAdmin(_ context: RequestContext, reader: RequestBodyReader) async throws -> ServerResponse {
         let path = context.head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
         let encoder = JSONEncoder()
@@ -42,8 +42,19 @@ extension RequestHandler {
         case ("DELETE", "/-/faults"):
             await state.clear()
             return ServerResponse(status: .noContent)
+        case ("POST", "/-/sts"):
+            // `?seconds=N` (default 3600): issue temporary credentials, as STS AssumeRole would.
+            let seconds = context.query["seconds"].map { Int($0) } ?? 3600
+            guard let seconds, seconds >= 0, seconds <= 43_200 else {
+                throw LocalOSSError.invalidArgument("seconds must be 0...43200", name: "seconds")
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            encoder.dateEncodingStrategy = .iso8601
+            let credential = issuer.issue(lifetime: .seconds(seconds), now: context.now)
+            return .json(String(decoding: try encoder.encode(credential), as: UTF8.self))
         default:
-            throw LocalOSSError(404, "NoSuchAdminEndpoint", "Admin endpoints: GET /-/stats, POST /-/stats/reset, GET|POST|DELETE /-/faults.")
+            throw LocalOSSError(404, "NoSuchAdminEndpoint", "Admin endpoints: GET /-/stats, POST /-/stats/reset, GET|POST|DELETE /-/faults, POST /-/sts?seconds=N.")
         }
     }
 }

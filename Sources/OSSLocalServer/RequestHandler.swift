@@ -12,12 +12,16 @@ final class RequestHandler: Sendable {
     let store: ObjectStore
     let state: ServerState
     let authenticator: RequestAuthenticator
+    /// Temporary credentials issued by `POST /-/sts` or ``LocalOSSServer/issueTemporaryCredentials(lifetime:)``.
+    let issuer: TemporaryCredentialIssuer
 
     init(configuration: LocalOSSServerConfiguration, store: ObjectStore) {
         self.configuration = configuration
         self.store = store
         self.state = ServerState(faults: configuration.faults)
-        self.authenticator = RequestAuthenticator(configuration: configuration)
+        let issuer = TemporaryCredentialIssuer()
+        self.issuer = issuer
+        self.authenticator = RequestAuthenticator(configuration: configuration, issuer: issuer)
     }
 
     /// Handles the requests of one connection sequentially until it closes.
@@ -114,6 +118,10 @@ final class RequestHandler: Sendable {
             if context.hasBody { reader.corruptAt = corrupt } else { responseCorrupt = corrupt }
         }
         do {
+            if let throttle = outcome.throttle {
+                try await reader.drain()
+                throw LocalOSSError.throttled(milliseconds: throttle.milliseconds, code: throttle.code)
+            }
             if let (requested, code) = outcome.status {
                 let status = (300...599).contains(requested) ? requested : 500
                 try await reader.drain()

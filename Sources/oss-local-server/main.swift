@@ -39,7 +39,7 @@ struct OSSLocalServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("fault"), help: "Fault rule, e.g. UploadPart:nth=3:status=503 (repeatable).")
     var faults: [String] = []
 
-    @Flag(help: "Enable the admin endpoints /-/faults and /-/stats.")
+    @Flag(help: "Enable the admin endpoints /-/faults, /-/stats and /-/sts (issues temporary credentials).")
     var admin = false
 
     @Option(name: .customLong("max-clock-skew"), help: "Largest accepted request-time skew in seconds.")

@@ -59,14 +59,27 @@ struct CredentialProviderTests {
 
     @Test func refreshesAheadOfExpiry() async throws {
         let calls = NIOLockedValueBox(0)
-        let provider = OSSRefreshingCredentialProvider(refreshAhead: .seconds(300)) {
+        let clock = NIOLockedValueBox(Date(timeIntervalSince1970: 1_800_000_000))
+        let provider = OSSRefreshingCredentialProvider(refreshAhead: .seconds(300), now: { clock.withLockedValue { $0 } }) {
             let n = calls.withLockedValue { $0 += 1; return $0 }
-            // Expires in 2 minutes: inside the refresh window, so every call refreshes.
+            let lifetime: TimeInterval = n == 1 ? 3600 : 120
             return OSSFederationToken(
-                accessKeyId: "ak\(n)", accessKeySecret: "sk", securityToken: nil, expiration: Date().addingTimeInterval(120))
+                accessKeyId: "ak\(n)", accessKeySecret: "sk", securityToken: nil,
+                expiration: clock.withLockedValue { $0 }.addingTimeInterval(lifetime))
         }
         #expect(try await provider.credentials().accessKeyId == "ak1")
+        // One hour: refreshed 300 s before it expires.
+        clock.withLockedValue { $0 += 3600 - 301 }
+        #expect(try await provider.credentials().accessKeyId == "ak1")
+        clock.withLockedValue { $0 += 2 }
         #expect(try await provider.credentials().accessKeyId == "ak2")
+        // Two minutes, shorter than the refresh window: used for half its lifetime, not fetched for every call.
+        #expect(try await provider.credentials().accessKeyId == "ak2")
+        clock.withLockedValue { $0 += 59 }
+        #expect(try await provider.credentials().accessKeyId == "ak2")
+        clock.withLockedValue { $0 += 2 }
+        #expect(try await provider.credentials().accessKeyId == "ak3")
+        #expect(calls.withLockedValue { $0 } == 3)
     }
 
     @Test func fetchFailureIsTypedAndNotCached() async throws {

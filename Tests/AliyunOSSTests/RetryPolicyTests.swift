@@ -20,6 +20,29 @@ struct RetryPolicyTests {
         #expect(policy.decision(for: server(500), attempt: 3, replayable: true) == .stop, "retry budget exhausted")
     }
 
+    @Test func waitsAtLeastTheDelayTheServerNames() {
+        let policy = OSSRetryPolicy(configuration: retry, random: { 1 })
+        let qos = server(503, "TotalQpsLimitExceeded", headers: ["x-oss-qos-delay-time": "1500"])
+        #expect(qos.serverRetryDelay == .milliseconds(1500))
+        #expect(qos.isThrottling)
+        // Longer than the backoff (100 ms) and than maxDelay (1 s): the server's delay wins.
+        #expect(policy.decision(for: qos, attempt: 0, replayable: true) == .retry(after: .milliseconds(1500)))
+        // Shorter than the backoff: the backoff wins.
+        let short = server(503, "ServiceUnavailable", headers: ["x-oss-qos-delay-time": " 50 "])
+        #expect(policy.decision(for: short, attempt: 1, replayable: true) == .retry(after: .milliseconds(200)))
+        // Retry-After in seconds, used when there is no x-oss-qos-delay-time; capped at maxServerDelay (30 s).
+        let after = server(429, headers: ["retry-after": "2"])
+        #expect(after.serverRetryDelay == .seconds(2))
+        #expect(policy.decision(for: after, attempt: 0, replayable: true) == .retry(after: .seconds(2)))
+        let huge = server(503, headers: ["retry-after": "86400"])
+        #expect(policy.decision(for: huge, attempt: 0, replayable: true) == .retry(after: .seconds(30)))
+        // A plain 503 is not throttling (no client-wide pause); nonsense delays are ignored.
+        #expect(!server(503, "ServiceUnavailable").isThrottling)
+        #expect(server(503, headers: ["x-oss-qos-delay-time": "-5", "retry-after": "soon"]).serverRetryDelay == nil)
+        #expect(server(503, "SlowDown").isThrottling)
+        #expect(!server(500, headers: ["x-oss-qos-delay-time": "10"]).isThrottling)
+    }
+
     @Test func doesNotRetryClientErrorsOrOneShotBodies() {
         let policy = OSSRetryPolicy(configuration: retry, random: { 1 })
         #expect(policy.decision(for: server(404, "NoSuchKey"), attempt: 0, replayable: true) == .stop)

@@ -84,6 +84,12 @@ import Testing
                 let json = try JSONSerialization.jsonObject(with: Data(contentsOf: udir.appendingPathComponent(file)))
                 if let file = (json as? [String: Any])?["dataFile"] as? String { parts.insert(file) }
             }
+            // A committed part's data file is its own record: part-N.size.md5.crc.modified.unique.data.
+            for file in entries where file.hasPrefix("part-") && file.hasSuffix(".data")
+                && file.split(separator: ".", omittingEmptySubsequences: false).count == 7
+            {
+                parts.insert(file)
+            }
             #expect(Set(entries.filter { $0.hasSuffix(".data") }) == parts, "iteration \(iteration): upload \(id)")
         }
         let temp = dir.appendingPathComponent("tmp")

@@ -43,11 +43,20 @@ public struct OSSClientConfiguration: Sendable {
         public var baseDelay: Duration
         /// The longest wait between two attempts.
         public var maxDelay: Duration
+        /// The longest wait a throttled answer can impose: a 503 or 429 naming a delay (`x-oss-qos-delay-time`
+        /// in milliseconds, or `Retry-After`) is retried no sooner than that delay, capped at this. While it runs,
+        /// every request of the client waits (a client-wide pause), so parallel parts do not each hit the
+        /// throttled server. Default 30 s.
+        public var maxServerDelay: Duration
 
-        public init(maxRetryCount: Int = 3, baseDelay: Duration = .milliseconds(200), maxDelay: Duration = .seconds(20)) {
+        public init(
+            maxRetryCount: Int = 3, baseDelay: Duration = .milliseconds(200), maxDelay: Duration = .seconds(20),
+            maxServerDelay: Duration = .seconds(30)
+        ) {
             self.maxRetryCount = max(0, maxRetryCount)
             self.baseDelay = baseDelay
             self.maxDelay = maxDelay
+            self.maxServerDelay = maxServerDelay
         }
     }
 

@@ -40,6 +40,8 @@ public actor OSSRefreshingCredentialProvider: OSSCredentialProvider {
     private let refreshAhead: Duration
     private let now: @Sendable () -> Date
     private var cached: OSSFederationToken?
+    /// When ``cached`` was fetched (see ``isFresh(_:fetchedAt:)``).
+    private var cachedAt = Date.distantPast
     private var inFlight: Task<OSSFederationToken, any Error>?
     private var generation = 0
     /// The fetch number that produced ``cached`` / ``inFlight`` (see ``credentialsWithEpoch()``).
@@ -49,7 +51,8 @@ public actor OSSRefreshingCredentialProvider: OSSCredentialProvider {
     private var invalidatedEpoch = 0
 
     /// - Parameters:
-    ///   - refreshAhead: how long before the expiration the credentials are fetched again (default 5 minutes).
+    ///   - refreshAhead: how long before the expiration the credentials are fetched again (default 5 minutes);
+    ///     credentials that live shorter than twice this are fetched again once half their lifetime has passed.
     ///   - fetch: returns fresh credentials.
     public init(refreshAhead: Duration = .seconds(300), fetch: @escaping Fetch) {
         self.init(refreshAhead: refreshAhead, now: { Date() }, fetch: fetch)
@@ -71,7 +74,7 @@ public actor OSSRefreshingCredentialProvider: OSSCredentialProvider {
     /// The credentials with the number of the fetch that produced them (its "epoch"), so that a request
     /// rejected with them can ask for a refresh without repeating one another request already caused.
     func credentialsWithEpoch() async throws -> (credentials: OSSCredentials, epoch: Int) {
-        if let cached, isFresh(cached) {
+        if let cached, isFresh(cached, fetchedAt: cachedAt) {
             return (cached.credentials, cachedEpoch)
         }
         let task: Task<OSSFederationToken, any Error>
@@ -87,11 +90,13 @@ public actor OSSRefreshingCredentialProvider: OSSCredentialProvider {
             epoch = fetchCount
             inFlightEpoch = epoch
             let started = generation
+            let fetchedAt = now()
             do {
                 let token = try await task.value
                 // After an invalidate() during the fetch, neither cache the token nor touch a newer fetch.
                 if generation == started {
                     cached = token
+                    cachedAt = fetchedAt
                     cachedEpoch = epoch
                     inFlight = nil
                 }
@@ -130,9 +135,13 @@ public actor OSSRefreshingCredentialProvider: OSSCredentialProvider {
         return true
     }
 
-    private func isFresh(_ token: OSSFederationToken) -> Bool {
+    /// Whether cached credentials may still sign: until `refreshAhead` before their expiration, but for credentials
+    /// that live shorter than twice `refreshAhead`, until half their lifetime has passed (otherwise credentials
+    /// that are "due" from the moment they arrive would be fetched again for every request).
+    private func isFresh(_ token: OSSFederationToken, fetchedAt: Date) -> Bool {
         guard let expiration = token.expiration else { return true }
-        let ahead = Double(refreshAhead.components.seconds) + Double(refreshAhead.components.attoseconds) / 1e18
+        let configured = Double(refreshAhead.components.seconds) + Double(refreshAhead.components.attoseconds) / 1e18
+        let ahead = min(configured, max(0, expiration.timeIntervalSince(fetchedAt)) / 2)
         return expiration.timeIntervalSince(now()) > ahead
     }
 

@@ -7,11 +7,28 @@ import Logging
 /// Credentials the server rejects (403 `InvalidAccessKeyId`, `SecurityTokenExpired`, ...) are refreshed once
 /// when they came from an ``OSSRefreshingCredentialProvider``, and the attempt is sent again at once, re-signed;
 /// see ``OSSCredentialRefreshContext``.
+///
+/// A throttled answer (429, or 503 with a throttling code or a delay to wait; see
+/// ``OSSServerError/isThrottling``) pauses the whole client through ``throttle``: every request waits for the
+/// pause before each attempt, the throttled one included, instead of sleeping on its own.
 struct OSSRetryMiddleware: Sendable {
     let policy: OSSRetryPolicy
     let sleeper: any OSSSleeper
     let clock: OSSClockSkew
     let logger: Logger
+    /// The client-wide pause shared by every request of one client.
+    let throttle: OSSThrottleGate
+
+    init(
+        policy: OSSRetryPolicy, sleeper: any OSSSleeper, clock: OSSClockSkew, logger: Logger,
+        throttle: OSSThrottleGate = OSSThrottleGate()
+    ) {
+        self.policy = policy
+        self.sleeper = sleeper
+        self.clock = clock
+        self.logger = logger
+        self.throttle = throttle
+    }
 
     func run<Result: Sendable>(
         operation: String, replayable: Bool, attempt body: (_ attempt: Int) async throws -> Result
@@ -29,6 +46,11 @@ struct OSSRetryMiddleware: Sendable {
         var attempt = 0
         while true {
             if Task.isCancelled { throw OSSClientError.cancelled() }
+            do {
+                try await throttle.wait(using: sleeper)
+            } catch {
+                throw OSSClientError.cancelled(error)
+            }
             do {
                 return try await body(attempt)
             } catch let wrapped as OSSNonRetryableFailure {
@@ -50,6 +72,10 @@ struct OSSRetryMiddleware: Sendable {
                         ])
                     continue
                 }
+                if let server = error as? OSSServerError, server.isThrottling, let asked = server.serverRetryDelay {
+                    // The server's delay holds for every request of the client, also when this one gives up.
+                    await throttle.pause(for: min(asked, policy.configuration.maxServerDelay))
+                }
                 switch policy.decision(for: error, attempt: attempt, replayable: replayable) {
                 case .stop:
                     throw error
@@ -60,6 +86,15 @@ struct OSSRetryMiddleware: Sendable {
                     logger.debug(
                         "clock skew corrected; retrying",
                         metadata: ["operation": "\(operation)", "attempt": "\(attempt + 1)"])
+                case .retry(let delay) where (error as? OSSServerError)?.isThrottling == true:
+                    // Throttled: the whole client pauses, this request with it (it waits at the top of the loop).
+                    await throttle.pause(for: delay)
+                    logger.debug(
+                        "throttled; pausing the client",
+                        metadata: [
+                            "operation": "\(operation)", "attempt": "\(attempt + 1)",
+                            "code": "\((error as? OSSServerError)?.code ?? "")", "delay": "\(delay)",
+                        ])
                 case .retry(let delay):
                     logger.debug(
                         "retrying after failure",

@@ -10,7 +10,8 @@ enum OSSRetryDecision: Sendable, Equatable {
 
 /// Exponential backoff with full jitter on network errors, 5xx, 429 and `InvalidDigest` (a replayable body that
 /// no longer matched its `Content-MD5` on arrival was damaged on the way); `RequestTimeTooSkewed` retries once
-/// the clock is corrected. Pure: the random source is injected.
+/// the clock is corrected. A delay the server names (`x-oss-qos-delay-time`, `Retry-After`) is waited for at
+/// least, up to ``OSSClientConfiguration/Retry/maxServerDelay``. Pure: the random source is injected.
 struct OSSRetryPolicy: Sendable {
     let configuration: OSSClientConfiguration.Retry
     /// Returns a uniformly distributed value in `0...1`.
@@ -30,7 +31,12 @@ struct OSSRetryPolicy: Sendable {
         if let server = error as? OSSServerError, server.code == "RequestTimeTooSkewed" {
             return OSSClockSkew.serverTime(from: server) != nil ? .retryWithClockCorrection : .stop
         }
-        return .retry(after: delay(attempt: attempt))
+        let backoff = delay(attempt: attempt)
+        if let server = error as? OSSServerError, let asked = server.serverRetryDelay {
+            // The server said how long to wait: at least that (up to maxServerDelay), never less than the backoff.
+            return .retry(after: max(backoff, min(asked, configuration.maxServerDelay)))
+        }
+        return .retry(after: backoff)
     }
 
     /// Full jitter: a random wait in `0...min(maxDelay, baseDelay * 2^attempt)`.

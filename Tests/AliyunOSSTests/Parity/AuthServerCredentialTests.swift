@@ -53,10 +53,14 @@ import Testing
     }
 
     @Test func refreshesBeforeExpiry() async throws {
-        // Expiring within the 5-minute refresh window: every use fetches again.
-        try await withSTSClient({ _ in .init(body: Self.tokenJSON(expiresIn: 120)) }) { tokens, _, client in
+        // Living four seconds, shorter than the 5-minute refresh window: used for half its lifetime (not fetched
+        // for every request), then fetched again before it expires.
+        try await withSTSClient({ _ in .init(body: Self.tokenJSON(expiresIn: 4)) }) { tokens, _, client in
             _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "a", data: Data("a".utf8)))
             _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "b", data: Data("b".utf8)))
+            #expect(tokens.requests.count == 1)
+            try await Task.sleep(for: .milliseconds(2500))
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "c", data: Data("c".utf8)))
             #expect(tokens.requests.count == 2)
         }
     }

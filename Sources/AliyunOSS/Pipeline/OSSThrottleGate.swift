@@ -1,0 +1,37 @@
+/// The client-wide pause after the server throttled a request: every request of the client (first attempts and
+/// retries alike, whatever transfer or part it belongs to) waits here until the pause is over, so that parallel
+/// parts do not each run into the throttled server and retry into it again (a retry storm). The pause is the
+/// longest any throttled answer asked for; it never shortens.
+actor OSSThrottleGate {
+    private var pausedUntil: ContinuousClock.Instant?
+    /// How many throttled answers paused the client.
+    private(set) var pauses = 0
+
+    /// Pauses every request of the client for at least `duration` from now.
+    func pause(for duration: Duration) {
+        let until = ContinuousClock.now + duration
+        pauses += 1
+        if let pausedUntil, pausedUntil >= until { return }
+        pausedUntil = until
+    }
+
+    /// How long a request starting now has to wait; `nil` when the client is not paused.
+    func remaining() -> Duration? {
+        guard let pausedUntil else { return nil }
+        let left = pausedUntil - ContinuousClock.now
+        if left <= .zero {
+            self.pausedUntil = nil
+            return nil
+        }
+        return left
+    }
+
+    /// Waits while the client is paused (a pause extended meanwhile is waited for too, a bounded number of
+    /// times). Throws `CancellationError` (through `sleeper`) when the task is cancelled.
+    nonisolated func wait(using sleeper: any OSSSleeper) async throws {
+        for _ in 0..<16 {
+            guard let left = await remaining() else { return }
+            try await sleeper.sleep(for: left)
+        }
+    }
+}

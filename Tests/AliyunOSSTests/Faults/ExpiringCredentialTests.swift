@@ -1,0 +1,161 @@
+import AliyunOSS
+import Foundation
+import OSSLocalServer
+import Testing
+
+/// STS credentials issued by the local server itself (``LocalOSSServer/issueTemporaryCredentials(lifetime:)``),
+/// which it refuses with 403 `SecurityTokenExpired` once they expire, during long uploads and downloads: the
+/// refreshing provider fetches once, not once per part; concurrent parts share that fetch; only the parts in
+/// flight when the credentials expired are sent again (server counters); a refresh that fails ends the transfer
+/// with a typed error and keeps the record, and a later call resumes.
+@Suite("Credentials that expire mid-transfer")
+struct ExpiringCredentialTests {
+    static let parts = 15
+    static let threads = 3
+
+    /// A provider whose first fetch returns credentials the server lets expire after `firstLifetime`, with no
+    /// expiration the client could see (as when the client's clock or the STS answer is off), and whose later
+    /// fetches return one-hour credentials, or throw `failure` when given.
+    static func provider(
+        _ box: TMServerBox, calls: TMCounter, firstLifetime: Duration, failure: (any Error & Sendable)? = nil
+    ) -> OSSRefreshingCredentialProvider {
+        OSSRefreshingCredentialProvider {
+            let server = try #require(box.server)
+            if calls.next() == 1 {
+                let issued = server.issueTemporaryCredentials(lifetime: firstLifetime)
+                return OSSFederationToken(
+                    accessKeyId: issued.accessKeyId, accessKeySecret: issued.accessKeySecret,
+                    securityToken: issued.securityToken, expiration: nil)
+            }
+            if let failure { throw failure }
+            let issued = server.issueTemporaryCredentials(lifetime: .seconds(3600))
+            return OSSFederationToken(
+                accessKeyId: issued.accessKeyId, accessKeySecret: issued.accessKeySecret,
+                securityToken: issued.securityToken, expiration: issued.expiration)
+        }
+    }
+
+    /// Every part takes at least 300 ms, three at a time: 15 parts outlive one-second credentials.
+    static let slowParts = [
+        LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 300)),
+        LocalOSSFaultRule(operation: .getObject, action: .delay(milliseconds: 300)),
+    ]
+
+    @Test("credentials shorter-lived than the refresh window are fetched once, not for every part")
+    func shortLivedCredentialsAreNotFetchedPerRequest() async throws {
+        let scratch = try TMScratch()
+        defer { scratch.cleanup() }
+        let bytes = patternBytes(12 * Int(tmPartSize), seed: 94)
+        let source = try scratch.write(bytes, to: "source.bin")
+        let box = TMServerBox()
+        let calls = TMCounter()
+        // Two-minute credentials with their real expiration, under the default five-minute refresh window.
+        let provider = OSSRefreshingCredentialProvider {
+            _ = calls.next()
+            let issued = try #require(box.server).issueTemporaryCredentials(lifetime: .seconds(120))
+            return OSSFederationToken(
+                accessKeyId: issued.accessKeyId, accessKeySecret: issued.accessKeySecret,
+                securityToken: issued.securityToken, expiration: issued.expiration)
+        }
+        try await withTMServer(provider: provider) { server, client in
+            box.set(server)
+            let request = OSSResumableUploadRequest(
+                bucketName: "bkt", objectKey: "short.bin", uploadingFileURL: source, partSize: tmPartSize,
+                threadNum: Self.threads, recordDirectoryPath: scratch.recordDirectory)
+            let result = try await client.resumableUpload(request)
+            #expect(result.crc64 == CRC64.checksum(bytes))
+            #expect(calls.value == 1)
+            #expect(server.temporaryCredentialsIssued == 1)
+        }
+    }
+
+    @Test("credentials expire during an upload and a download: one refresh each, only the parts in flight resent")
+    func expiryMidTransferRefreshesOnce() async throws {
+        let scratch = try TMScratch()
+        defer { scratch.cleanup() }
+        let bytes = patternBytes(Self.parts * Int(tmPartSize) - 999, seed: 95)
+        let source = try scratch.write(bytes, to: "source.bin")
+        let box = TMServerBox()
+        let uploadCalls = TMCounter()
+        let uploadProvider = Self.provider(box, calls: uploadCalls, firstLifetime: .seconds(1))
+        try await withTMServer(provider: uploadProvider, faults: Self.slowParts) { server, client in
+            box.set(server)
+            let request = OSSResumableUploadRequest(
+                bucketName: "bkt", objectKey: "expiring.bin", uploadingFileURL: source, partSize: tmPartSize,
+                threadNum: Self.threads, recordDirectoryPath: scratch.recordDirectory)
+            let result = try await client.resumableUpload(request)
+            #expect(result.crc64 == CRC64.checksum(bytes))
+            #expect(uploadCalls.value == 2)
+            #expect(await uploadProvider.fetchCount == 2)
+            let up = await server.stats()
+            let resent = up[.uploadPart].requests - Int64(Self.parts)
+            // The credentials expired mid-upload (a part was refused), and at most the parts in flight were refused.
+            #expect(resent >= 1)
+            #expect(resent <= Int64(Self.threads))
+            #expect(up[.completeMultipartUpload].requests == 1)
+
+            // The same for a download, with its own provider and fresh one-second credentials.
+            await server.resetStats()
+            let downloadCalls = TMCounter()
+            let downloadProvider = Self.provider(box, calls: downloadCalls, firstLifetime: .seconds(1))
+            let downloader = try OSSClient(
+                endpoint: server.endpoint, credentialProvider: downloadProvider, configuration: client.configuration)
+            let destination = scratch.file("copy.bin")
+            let download = OSSResumableDownloadRequest(
+                bucketName: "bkt", objectKey: "expiring.bin", downloadToFileURL: destination, partSize: tmPartSize,
+                threadNum: Self.threads, recordDirectoryPath: scratch.recordDirectory)
+            do {
+                _ = try await downloader.resumableDownload(download)
+                try await downloader.shutdown()
+            } catch {
+                try? await downloader.shutdown()
+                throw error
+            }
+            #expect(Array(try Data(contentsOf: destination)) == bytes)
+            #expect(downloadCalls.value == 2)
+            let down = await server.stats()
+            let refetched = down[.getObject].requests - Int64(Self.parts)
+            #expect(refetched >= 1)
+            #expect(refetched <= Int64(Self.threads))
+            print("EXPIRY upload fetches=\(uploadCalls.value) parts=\(Self.parts) resent=\(resent); "
+                + "download fetches=\(downloadCalls.value) refetched=\(refetched); threads=\(Self.threads)")
+        }
+    }
+
+    struct RefreshDenied: Error, Sendable {}
+
+    @Test("a refresh that fails ends the upload with a typed error and keeps the record; the next call resumes")
+    func failedRefreshKeepsTheRecord() async throws {
+        let scratch = try TMScratch()
+        defer { scratch.cleanup() }
+        let bytes = patternBytes(Self.parts * Int(tmPartSize) - 321, seed: 96)
+        let source = try scratch.write(bytes, to: "source.bin")
+        let box = TMServerBox()
+        let calls = TMCounter()
+        let provider = Self.provider(box, calls: calls, firstLifetime: .seconds(1), failure: RefreshDenied())
+        try await withTMServer(provider: provider, faults: [Self.slowParts[0]]) { server, client in
+            box.set(server)
+            let request = OSSResumableUploadRequest(
+                bucketName: "bkt", objectKey: "denied.bin", uploadingFileURL: source, partSize: tmPartSize,
+                threadNum: Self.threads, recordDirectoryPath: scratch.recordDirectory)
+            let error = await thrownClientError { _ = try await client.resumableUpload(request) }
+            #expect(error?.code == .signFailed)
+            #expect(error?.underlying is RefreshDenied)
+            // The record and the upload are kept.
+            #expect(scratch.records().count == 1)
+            let first = await server.stats()[.uploadPart].requests
+            #expect(first < Int64(Self.parts))
+
+            // A later call with working credentials resumes: it sends only the parts the server does not have.
+            let resumed = try await withClient(of: server, server.credentials.provider, client.configuration) { _, again in
+                try await again.resumableUpload(request)
+            }
+            #expect(resumed.crc64 == CRC64.checksum(bytes))
+            let total = await server.stats()[.uploadPart].requests
+            // Sent twice at most: the parts the expired credentials had in flight.
+            #expect(total - Int64(Self.parts) <= Int64(Self.threads))
+            #expect(scratch.records().isEmpty)
+            print("EXPIRY refresh-failed first-run parts=\(first) total=\(total) parts=\(Self.parts)")
+        }
+    }
+}
