@@ -54,10 +54,11 @@ public final class OSSURLSessionBackgroundTaskSystem: OSSBackgroundTaskSystem {
                 let configuration = URLSessionConfiguration.background(withIdentifier: identifier)
                 configuration.sessionSendsLaunchEvents = true
                 configuration.isDiscretionary = discretionary
-                return Shared(session: URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil), delegate: delegate)
+                let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+                return Shared(session: session, delegate: delegate)
             }
         } catch {
-            preconditionFailure("OSSURLSessionBackgroundTaskSystem: \(error.message)")
+            preconditionFailure("OSSURLSessionBackgroundTaskSystem: \(error)")
         }
         self.sessionIdentifier = identifier
         self.session = shared.session
