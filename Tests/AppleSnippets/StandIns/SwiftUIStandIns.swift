@@ -64,7 +64,7 @@ public struct BackgroundTask<Request, Response> {
 }
 
 extension View {
-    public func onChange<V: Equatable>(of value: V, initial: Bool = false, _ action: @escaping (_ oldValue: V, _ newValue: V) -> Void)
+    public nonisolated func onChange<V: Equatable>(of value: V, initial: Bool = false, _ action: @escaping (_ oldValue: V, _ newValue: V) -> Void)
         -> some View
     { self }
 }
