@@ -64,23 +64,35 @@ struct BackgroundAttachTests {
         }
     }
 
-    @Test("the system's handler comes once outcomes are recorded and parts submitted; ListParts and Complete after")
-    func handlerBeforeNetworkWork() async throws {
-        let work = try BackgroundTransferServiceTests.scratch()
-        defer { try? FileManager.default.removeItem(at: work) }
+    /// A 500,000-byte file uploaded in 200,000-byte parts through session `session` of `work`: started, the
+    /// daemon run once, and the outcome of the `lost`-th task it finished never delivered to the app. Returns the
+    /// file's bytes.
+    static func uploadLosingOutcome(
+        _ service: OSSBackgroundTransferService, work: URL, session: String, maximumQueuedParts: Int, lost: Int
+    ) async throws -> [UInt8] {
         let bytes = (0..<500_000).map { UInt8(truncatingIfNeeded: $0 &* 11 &+ ($0 >> 8)) }
         let file = work.appendingPathComponent("f.bin")
         try Data(bytes).write(to: file)
         let spool = work.appendingPathComponent("spool").path
+        _ = try await service.startUpload(
+            OSSBackgroundUploadRequest(
+                bucketName: "bkt", objectKey: "f", uploadingFileURL: file, partSize: 200_000,
+                maximumQueuedParts: maximumQueuedParts))
+        _ = try await OSSSimulatedTransferDaemon(spoolDirectory: spool, sessionIdentifier: session).run(exitWhenIdle: true)
+        let completed = spool + "/" + session + "/completed"
+        let entries = try FileManager.default.contentsOfDirectory(atPath: completed).filter { $0.hasSuffix(".json") }.sorted()
+        try FileManager.default.removeItem(atPath: completed + "/" + entries[lost - 1])
+        return bytes
+    }
+
+    @Test("the system's handler comes once outcomes are recorded and parts submitted; ListParts and Complete after")
+    func handlerBeforeNetworkWork() async throws {
+        let work = try BackgroundTransferServiceTests.scratch()
+        defer { try? FileManager.default.removeItem(at: work) }
         try await withServerAndClient(version: .v4) { server, client in
             let service = BackgroundTransferServiceTests.service(client, work, "handler")
-            _ = try await service.startUpload(
-                OSSBackgroundUploadRequest(bucketName: "bkt", objectKey: "f", uploadingFileURL: file, partSize: 200_000))
-            _ = try await OSSSimulatedTransferDaemon(spoolDirectory: spool, sessionIdentifier: "handler").run(exitWhenIdle: true)
             // One outcome never reaches the app: only ListParts can tell that part 3 is there.
-            let completed = spool + "/handler/completed"
-            let entries = try FileManager.default.contentsOfDirectory(atPath: completed).filter { $0.hasSuffix(".json") }.sorted()
-            try FileManager.default.removeItem(atPath: completed + "/" + entries[2])
+            _ = try await Self.uploadLosingOutcome(service, work: work, session: "handler", maximumQueuedParts: 16, lost: 3)
 
             // UIKit's handler: a plain, non-Sendable `() -> Void`, called on the main actor.
             let seen = await withCheckedContinuation { (continuation: CheckedContinuation<(Int, Bool), Never>) in
@@ -109,19 +121,10 @@ struct BackgroundAttachTests {
     func recordingAttachIsLocal() async throws {
         let work = try BackgroundTransferServiceTests.scratch()
         defer { try? FileManager.default.removeItem(at: work) }
-        let bytes = (0..<500_000).map { UInt8(truncatingIfNeeded: $0 &* 5 &+ ($0 >> 6)) }
-        let file = work.appendingPathComponent("f.bin")
-        try Data(bytes).write(to: file)
-        let spool = work.appendingPathComponent("spool").path
         try await withServerAndClient(version: .v4) { server, client in
             let service = BackgroundTransferServiceTests.service(client, work, "local")
-            _ = try await service.startUpload(
-                OSSBackgroundUploadRequest(
-                    bucketName: "bkt", objectKey: "f", uploadingFileURL: file, partSize: 200_000, maximumQueuedParts: 2))
-            _ = try await OSSSimulatedTransferDaemon(spoolDirectory: spool, sessionIdentifier: "local").run(exitWhenIdle: true)
-            let completed = spool + "/local/completed"
-            let entries = try FileManager.default.contentsOfDirectory(atPath: completed).filter { $0.hasSuffix(".json") }.sorted()
-            try FileManager.default.removeItem(atPath: completed + "/" + entries[1])  // part 2's outcome is lost
+            // Part 2's outcome is lost; part 3 waits for a place in the queue.
+            let bytes = try await Self.uploadLosingOutcome(service, work: work, session: "local", maximumQueuedParts: 2, lost: 2)
             let before = await server.stats()
 
             let recorded = try await service.recordDeliveredEvents()
@@ -132,6 +135,7 @@ struct BackgroundAttachTests {
             #expect(after[.listParts].requests == before[.listParts].requests, "no ListParts while the system waits")
             #expect(after[.uploadPart].requests == 2)
 
+            let spool = work.appendingPathComponent("spool").path
             _ = try await OSSSimulatedTransferDaemon(spoolDirectory: spool, sessionIdentifier: "local").run(exitWhenIdle: true)
             let full = try await service.reconcile()
             #expect(full.transfers.first?.completedCRC64 == CRC64.checksum(bytes))
