@@ -134,8 +134,10 @@ final class OSSFile: Sendable {
         return Int64(status.st_size)
     }
 
-    /// Reads up to `count` bytes at `offset`; fewer only at the end of the file.
+    /// Reads up to `count` bytes at `offset`; fewer only at the end of the file. A cancelled task reads nothing
+    /// (`CancellationError`).
     func read(at offset: Int64, count: Int) async throws -> Data {
+        try Task.checkCancellation()
         let (data, code) = try await OSSBlockingIO.run { () throws(OSSClientError) -> (Data, Int32) in
                 var data = Data(count: count)
                 var filled = 0
@@ -162,8 +164,10 @@ final class OSSFile: Sendable {
         return data
     }
 
-    /// Writes all of `data` at `offset`.
+    /// Writes all of `data` at `offset`. A cancelled task writes nothing (`CancellationError`): a transfer that is
+    /// paused or cancelled stops at the next chunk, also when the transport has the rest of the body buffered.
     func write(_ data: Data, at offset: Int64) async throws {
+        try Task.checkCancellation()
         guard !data.isEmpty else { return }
         let code = try await OSSBlockingIO.run { () throws(OSSClientError) -> Int32 in
                 try self.withDescriptor { fd in

@@ -50,6 +50,13 @@ public final class OSSURLSessionTransport: OSSHTTPTransport {
         session.invalidateAndCancel()
     }
 
+    /// A session keeps its delegate (and the system keeps the session) until it is invalidated: a transport that
+    /// goes away without ``shutdown()`` (a client dropped by its owner) lets its running tasks finish and then
+    /// releases the session, instead of leaking it for the life of the process.
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
     public func send<Result: Sendable>(
         _ request: OSSHTTPRequest,
         handler: (OSSHTTPResponse) async throws -> Result
