@@ -2,10 +2,11 @@
 ///
 /// A background identifier "uniquely identifies a background session object" (Apple's documentation of
 /// `URLSessionConfiguration.identifier`), and two sessions with one identifier in a process are undefined
-/// behaviour. An app may still build its background service twice (a second scene, a model made again), so the session is kept here, by identifier, for
-/// the life of the process (a background session is never invalidated: it must be there when the system delivers
-/// events), and a second request for the same identifier gets the same session. A request with other settings
-/// (another event directory, another discretionary flag) is refused: it would silently get the first settings.
+/// behaviour. An app may still build its background service twice (a second scene, a model made again), so the
+/// session is kept here, by identifier, for the life of the process (a background session is never invalidated:
+/// it must be there when the system delivers events), and a second request for the same identifier gets the same
+/// session. A request with other settings (another event directory, another discretionary flag) is refused: it
+/// would silently get the first settings.
 final class OSSBackgroundSessionRegistry<Settings: Hashable & Sendable, Session: Sendable>: Sendable {
     private struct Entry: Sendable {
         let settings: Settings

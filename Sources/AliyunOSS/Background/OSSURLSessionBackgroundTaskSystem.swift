@@ -29,7 +29,9 @@ public final class OSSURLSessionBackgroundTaskSystem: OSSBackgroundTaskSystem {
         var description: String { "eventDirectory \(eventDirectory), discretionary \(discretionary)" }
     }
 
-    /// The process's sessions. `URLSession` is `Sendable` in Apple's SDK (checked against its documentation).
+    /// The process's sessions. `Shared` needs `URLSession` to be `Sendable`: NSURLSession.h documents its
+    /// instances as thread-safe, and FoundationNetworking declares it `@unchecked Sendable`; that Apple's overlay
+    /// does too is for the Apple build (.github/workflows/apple.yml) to confirm.
     private static let sessions = OSSBackgroundSessionRegistry<Settings, Shared>()
 
     struct Shared: Sendable {
