@@ -7,7 +7,7 @@ import Testing
 
 /// The background service's API in one process, with the simulated daemon run in a task here (the subprocess
 /// tests are in OSSToolTests): listing, the transfer manager's view, progress from what is done, at most
-/// `maximumQueuedParts` in the system's hands, and the completion handler called last.
+/// `maximumQueuedParts` in the system's hands, and the completion handler called once the outcomes are recorded.
 @Suite("Background transfer service")
 struct BackgroundTransferServiceTests {
     static func scratch() throws -> URL {
@@ -24,7 +24,7 @@ struct BackgroundTransferServiceTests {
             recordDirectoryPath: work.appendingPathComponent("records").path)
     }
 
-    @Test("V1 + STS: parts go to the system two at a time; each attach records, lists progress and calls the handler last")
+    @Test("V1 + STS: parts go to the system two at a time; each attach records and lists progress before the handler")
     func attachesStepByStep() async throws {
         let work = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: work) }
