@@ -86,9 +86,13 @@ public final class OSSURLSessionBackgroundTaskSystem: OSSBackgroundTaskSystem {
         sessionTask.resume()
     }
 
+    /// The tasks of the session whose completion the delegate has not handled yet (not written to `eventDirectory`):
+    /// a task that has ended but whose completion the system has not delivered, or that the delegate is still
+    /// writing, is still pending, so an attach never finds it in neither list and sends its part again.
     public func pendingTaskDescriptions() async throws -> [String] {
-        await session.allTasks
-            .filter { $0.state == .running || $0.state == .suspended }
+        let delegate = self.delegate
+        return await session.allTasks
+            .filter { !delegate.completionRecorded(taskIdentifier: $0.taskIdentifier) }
             .compactMap(\.taskDescription)
     }
 
@@ -122,6 +126,8 @@ public final class OSSURLSessionBackgroundTaskSystem: OSSBackgroundTaskSystem {
         let spool: OSSTransferSpool
         private struct State {
             var downloaded: [Int: String] = [:]
+            /// The tasks whose completion this delegate has handled.
+            var recorded: Set<Int> = []
             /// The system finished delivering events while nobody waited.
             var finished = false
             var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
@@ -157,7 +163,15 @@ public final class OSSURLSessionBackgroundTaskSystem: OSSBackgroundTaskSystem {
             let event = OSSBackgroundTaskEvent(
                 eventId: OSSTransferSpool.newEntryId(), taskDescription: task.taskDescription ?? "",
                 status: error == nil ? response?.statusCode : nil, headers: headers, error: reason, downloadedFilePath: file)
+            // A write that fails loses the event: the attach then finds the task in neither list and asks ListParts
+            // (an upload) or sends the range again (a download), as for any lost event.
             try? spool.write(event, folder: spool.completed, id: event.eventId)
+            state.withLockedValue { _ = $0.recorded.insert(task.taskIdentifier) }
+        }
+
+        /// Whether this delegate has handled the completion of task `taskIdentifier` (written it to the spool).
+        func completionRecorded(taskIdentifier: Int) -> Bool {
+            state.withLockedValue { $0.recorded.contains(taskIdentifier) }
         }
 
         func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
