@@ -17,7 +17,7 @@ extension OSSBackgroundTransferService {
             // An attach that fails leaves the events with the system for the next one; the handler is still due.
             _ = try? await self.recordDeliveredEvents()
             completionHandler()
-            self.finishReconciling()
+            self.finishReconciling()  // in the same main-actor job as the handler: no suspension in between
         }
     }
 
