@@ -238,6 +238,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The DocC articles' app snippets, type-checked against the SDK as a Swift 6 app target would (stand-ins for
+        // UIKit and SwiftUI where those do not exist); DocSnippetsTests checks the articles quote them verbatim.
+        .target(name: "AppleSnippets", dependencies: ["AliyunOSS"], path: "Tests/AppleSnippets", swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -14,9 +14,10 @@ public struct OSSBackgroundDownloadRecord: Sendable, Hashable, Codable {
     public var transferId: String
     public var bucket: String
     public var key: String
-    /// Where the object goes once every range is verified (absolute path).
+    /// Where the object goes once every range is verified: absolute in memory, stored relative to the base
+    /// directory when the store has one and the path lies inside it (see ``OSSBackgroundUploadRecord/filePath``).
     public var destinationPath: String
-    /// The temporary file the ranges are placed into (absolute path).
+    /// The temporary file the ranges are placed into (stored as ``destinationPath`` is).
     public var tempFilePath: String
     public var objectSize: Int64
     /// The object's ETag, sent as `If-Match` with every range: a replaced object fails the ranges with 412.
@@ -64,7 +65,17 @@ extension OSSBackgroundDownloadRecord: OSSBackgroundRecord {
         guard !etag.isEmpty else { throw .recordCorrupt("a background download record without an ETag") }
     }
 
-    public func relativized(to base: OSSBaseDirectory) -> OSSBackgroundDownloadRecord { self }
+    public func relativized(to base: OSSBaseDirectory) -> OSSBackgroundDownloadRecord {
+        var record = self
+        record.destinationPath = base.portable(destinationPath)
+        record.tempFilePath = base.portable(tempFilePath)
+        return record
+    }
 
-    public func resolved(against base: OSSBaseDirectory?) throws(OSSResumableError) -> OSSBackgroundDownloadRecord { self }
+    public func resolved(against base: OSSBaseDirectory?) throws(OSSResumableError) -> OSSBackgroundDownloadRecord {
+        var record = self
+        record.destinationPath = try OSSBaseDirectory.resolve(destinationPath, against: base)
+        record.tempFilePath = try OSSBaseDirectory.resolve(tempFilePath, against: base)
+        return record
+    }
 }

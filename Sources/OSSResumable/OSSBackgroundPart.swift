@@ -9,8 +9,8 @@ public struct OSSBackgroundPart: Sendable, Hashable, Codable {
     public var crc64: UInt64?
     /// Upload: Base64 MD5 of the part's bytes (sent as `Content-MD5`, so the server refuses other bytes).
     public var contentMD5: String?
-    /// Upload: the copy's file name inside the transfer's part directory; `nil` when the part is the whole file
-    /// and the original is sent as it is.
+    /// Upload: the copy's file name inside the transfer's part directory; `nil` before the copy is made (and in
+    /// records of releases that sent a one-part file as it is: the file itself is then sent).
     public var copyName: String?
     public var state: OSSBackgroundPartState
     /// When the presigned URL of the part's queued task expires (seconds since 1970): an attach replaces a task

@@ -15,7 +15,8 @@ public struct OSSBackgroundUploadRecord: Sendable, Hashable, Codable {
     public var transferId: String
     public var bucket: String
     public var key: String
-    /// The local file (absolute path).
+    /// The local file: absolute in memory; stored relative to the base directory when the store has one and
+    /// the file lies inside it (``OSSBaseDirectory``). Records written with absolute paths load as they are.
     public var filePath: String
     public var fileSize: Int64
     public var partSize: Int64
@@ -56,8 +57,17 @@ extension OSSBackgroundUploadRecord: OSSBackgroundRecord {
         }
     }
 
-    /// Background records keep absolute paths (the part copies live beside the record).
-    public func relativized(to base: OSSBaseDirectory) -> OSSBackgroundUploadRecord { self }
+    /// The file's path relative to `base` when it lies inside it (the part copies live in the record directory,
+    /// which the app names again at each launch).
+    public func relativized(to base: OSSBaseDirectory) -> OSSBackgroundUploadRecord {
+        var record = self
+        record.filePath = base.portable(filePath)
+        return record
+    }
 
-    public func resolved(against base: OSSBaseDirectory?) throws(OSSResumableError) -> OSSBackgroundUploadRecord { self }
+    public func resolved(against base: OSSBaseDirectory?) throws(OSSResumableError) -> OSSBackgroundUploadRecord {
+        var record = self
+        record.filePath = try OSSBaseDirectory.resolve(filePath, against: base)
+        return record
+    }
 }

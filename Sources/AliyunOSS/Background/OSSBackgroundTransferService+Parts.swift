@@ -32,30 +32,23 @@ extension OSSBackgroundTransferService {
 
     /// The part with its copy made and hashed. An existing copy is reused when its CRC-64 is the recorded one; a
     /// missing copy is made again from the file and must then hash to the recorded CRC-64 (else the file changed).
+    /// A one-part file is copied too: a file the user picked, or one under data protection, may be unreadable to
+    /// the system when it runs the task.
     private func prepareCopy(
         _ part: OSSBackgroundUploadRecord.Part, record: OSSBackgroundUploadRecord, directory: String
     ) async throws -> OSSBackgroundUploadRecord.Part {
         var part = part
-        let whole = record.parts.count == 1
-        let name = whole ? nil : String(part.number)
-        let copyPath = name.map { directory + "/" + $0 }
-        let (source, offset, length, file) = (record.filePath, part.offset, part.length, copyPath)
-        if let recorded = part.crc64, let copyPath, FileManager.default.fileExists(atPath: copyPath) {
+        let name = String(part.number)
+        let copyPath = directory + "/" + name
+        let (source, offset, length) = (record.filePath, part.offset, part.length)
+        if let recorded = part.crc64, FileManager.default.fileExists(atPath: copyPath) {
             if try await OSSFileDigest.crc64(path: copyPath, offset: 0, length: length) == recorded { return part }
         }
-        let digest: (crc64: UInt64, contentMD5: String)
-        if let file {
-            try await OSSBlockingIO.run {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            }
-            let copied = try await Self.fileStep { () throws(OSSResumableError) in
-                try OSSPartSliceCopy.copy(source: source, offset: offset, length: length, to: file)
-            }
-            digest = (copied.crc64, copied.contentMD5)
-        } else {
-            // One part: the file itself is sent, so only its digest is needed.
-            let computed = try await OSSFileDigest.compute(path: source, offset: offset, length: length)
-            digest = (computed.crc64, computed.contentMD5)
+        try await OSSBlockingIO.run {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        let digest = try await Self.fileStep { () throws(OSSResumableError) in
+            try OSSPartSliceCopy.copy(source: source, offset: offset, length: length, to: copyPath)
         }
         if let recorded = part.crc64, recorded != digest.crc64 {
             throw OSSClientError(

@@ -3,7 +3,7 @@ import OSSCRC64
 import OSSResumable
 
 extension OSSBackgroundTransferService {
-    /// One attach: takes the system's delivered events and pending tasks, reconciles every background transfer
+    /// One attach: takes the system's pending tasks and delivered events, reconciles every background transfer
     /// of the record directory with them, saves each record, submits what is missing or failed, finishes the
     /// transfers whose parts are all verified (checking CRC-64), sweeps their temporary files and records, and
     /// only then acknowledges the events.
@@ -11,8 +11,25 @@ extension OSSBackgroundTransferService {
     /// A transfer whose record another process holds is left alone (``OSSBackgroundReconcileReport/Transfer/busy``),
     /// and so are its events.
     public func reconcile() async throws -> OSSBackgroundReconcileReport {
-        let events = try await system.deliveredEvents()
+        try await attach(.full)
+    }
+
+    /// What an attach does: everything, or only the local work the system waits for when it relaunched the app
+    /// (``handleEventsForBackgroundURLSession(identifier:completionHandler:)``).
+    enum AttachScope: Sendable {
+        /// Records the delivered outcomes, submits the parts that are missing or failed, finishes downloads (all
+        /// local work), and acknowledges the events. No request goes to OSS: a part recorded queued that the system
+        /// neither holds nor reported stays queued until a full attach asks ListParts, and no upload is completed.
+        case recordOnly
+        /// Everything: ListParts for the parts whose outcome was lost, Complete (and HEAD for a lost answer).
+        case full
+    }
+
+    func attach(_ scope: AttachScope) async throws -> OSSBackgroundReconcileReport {
+        // The pending tasks first, then the events: a task that ends between the two reads is in both (its event
+        // decides), never in neither, which would make it look lost and send its part a second time.
         let pending = Set(try await system.pendingTaskDescriptions())
+        let events = try await system.deliveredEvents()
         var byTransfer: [String: [OSSBackgroundTaskEvent]] = [:]
         var report = OSSBackgroundReconcileReport()
         var acknowledged: [OSSBackgroundTaskEvent] = []
@@ -39,7 +56,7 @@ extension OSSBackgroundTransferService {
                 defer { withExtendedLifetime(lock) {} }
                 let transfer =
                     switch kind {
-                    case .upload: try await reconcileUpload(transferId, events: mine, pending: pending)
+                    case .upload: try await reconcileUpload(transferId, events: mine, pending: pending, scope: scope)
                     case .download: try await reconcileDownload(transferId, events: mine, pending: pending)
                     }
                 if let transfer { report.transfers.append(transfer) }
@@ -79,8 +96,9 @@ extension OSSBackgroundTransferService {
         }
     }
 
-    private func reconcileUpload(_ transferId: String, events: [OSSBackgroundTaskEvent], pending: Set<String>)
-        async throws -> OSSBackgroundReconcileReport.Transfer?
+    private func reconcileUpload(
+        _ transferId: String, events: [OSSBackgroundTaskEvent], pending: Set<String>, scope: AttachScope
+    ) async throws -> OSSBackgroundReconcileReport.Transfer?
     {
         guard let record = try await load(OSSBackgroundUploadRecord.self, name: Self.recordName(transferId)) else { return nil }
         let pending = try await withdrawExpiring(record.parts, pending: pending)
@@ -101,7 +119,16 @@ extension OSSBackgroundTransferService {
                 return !reported.contains(part.number) && decision.record.parts[part.number - 1].state == .waiting
             }.map(\.number))
         var adopted: [Int] = []
-        if !vanished.isEmpty {
+        if !vanished.isEmpty, scope == .recordOnly {
+            // ListParts is network work: the parts stay queued, as if the system held them, for the full attach.
+            let held = pending.union(
+                record.parts.compactMap { part -> String? in
+                    guard vanished.contains(part.number), case .queued(let description) = part.state else { return nil }
+                    return description
+                })
+            decision = OSSBackgroundUploadReconciler.reconcile(
+                record, completions: completions, pendingDescriptions: held, maximumQueued: record.queueLimit)
+        } else if !vanished.isEmpty {
             let listed = try await client.listAllParts(bucket: record.bucket, key: record.key, uploadId: record.uploadId)
             (decision.record, adopted) = OSSBackgroundUploadReconciler.adopt(decision.record, listed: listed, candidates: vanished)
             if !adopted.isEmpty {
@@ -129,7 +156,7 @@ extension OSSBackgroundTransferService {
         }
         try await save(decision.record)
         decision.record = try await submit(parts: decision.partsToSubmit, of: decision.record)
-        if decision.readyToComplete {
+        if decision.readyToComplete, scope == .full {
             upload.completedCRC64 = try await complete(decision.record)
             try await sweep(decision.record)
         }

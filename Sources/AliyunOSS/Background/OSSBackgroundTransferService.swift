@@ -6,10 +6,11 @@ import OSSResumable
 ///
 /// ```swift
 /// let service = OSSBackgroundTransferService(
-///     client: client, system: OSSURLSessionBackgroundTaskSystem(identifier: "com.example.oss"),
-///     recordDirectoryPath: recordsPath)
+///     client: client,
+///     system: OSSURLSessionBackgroundTaskSystem(identifier: "com.example.oss", eventDirectory: eventsPath),
+///     recordDirectoryPath: recordsPath, baseDirectoryURL: containerURL)
 /// let id = try await service.startUpload(OSSBackgroundUploadRequest(bucketName: "b", objectKey: "k", uploadingFileURL: file))
-/// // later, in another process lifetime:
+/// // later, in another process lifetime (UIKit's app delegate, on the main actor):
 /// service.handleEventsForBackgroundURLSession(identifier: identifier, completionHandler: completionHandler)
 /// ```
 ///
@@ -25,25 +26,40 @@ public final class OSSBackgroundTransferService: Sendable {
     public let system: any OSSBackgroundTaskSystem
     /// Where the records and the part copies live (in the app's container on iOS).
     public let recordDirectoryPath: String
+    /// The directory the records' local paths are stored relative to (``OSSBaseDirectory``), if any.
+    public let baseDirectory: OSSBaseDirectory?
     /// How long a part's presigned URL stays valid (capped at 7 days for V4).
     public let urlLifetime: TimeInterval
     /// The expiry of the client's credentials when they are temporary (STS): URLs never outlive it.
     let credentialExpiration: (@Sendable () async -> Date?)?
     let store: OSSRecordStore
+    /// The full attach that runs after the system's completion handler (``finishReconciling()``).
+    let finishing = OSSLockedValue<Task<Void, Never>?>(nil)
 
     static let recordSuffix = ".bgupload.record"
     static let downloadRecordSuffix = ".bgdownload.record"
 
+    /// - Parameters:
+    ///   - recordDirectoryPath: where the records and the part copies live; relative paths are taken from
+    ///     `baseDirectoryURL` when there is one.
+    ///   - baseDirectoryURL: the directory the records store local paths relative to (the app's container, or a
+    ///     folder in it): iOS moves the container on updates and restores, and a record written before still
+    ///     names the files at their new place. `nil` stores absolute paths. Records written with absolute paths
+    ///     load either way.
+    ///   - urlLifetime: how long a part's presigned URL stays valid (capped at 7 days for V4).
+    ///   - credentialExpiration: the expiry of temporary (STS) credentials: URLs never outlive it.
     public init(
-        client: OSSClient, system: any OSSBackgroundTaskSystem, recordDirectoryPath: String, urlLifetime: TimeInterval = 24 * 3600,
-        credentialExpiration: (@Sendable () async -> Date?)? = nil
+        client: OSSClient, system: any OSSBackgroundTaskSystem, recordDirectoryPath: String, baseDirectoryURL: URL? = nil,
+        urlLifetime: TimeInterval = 24 * 3600, credentialExpiration: (@Sendable () async -> Date?)? = nil
     ) {
+        let base = baseDirectoryURL.flatMap { $0.isFileURL ? OSSBaseDirectory(path: $0.path) : nil }
         self.client = client
         self.system = system
-        self.recordDirectoryPath = OSSRecordStore.absolutePath(recordDirectoryPath)
+        self.store = OSSRecordStore(directoryPath: recordDirectoryPath, baseDirectory: base)
+        self.recordDirectoryPath = store.directoryPath
+        self.baseDirectory = base
         self.urlLifetime = min(urlLifetime, 7 * 24 * 3600)
         self.credentialExpiration = credentialExpiration
-        self.store = OSSRecordStore(directoryPath: recordDirectoryPath)
     }
 
     /// Initiates the multipart upload (in the foreground), records it, and hands its first parts to the

@@ -1,6 +1,7 @@
 #if canImport(Darwin)
 import Dispatch
 import Foundation
+import OSSResumable
 
 /// The system's transfer service on Apple platforms: one background `URLSession` (the identifier is the session's).
 ///
@@ -11,7 +12,9 @@ import Foundation
 /// delegate returns), so an event survives a process that dies before reconciling it, and the service reads and
 /// acknowledges them as it does the simulated daemon's.
 ///
-/// Create exactly one per identifier and process, early (the system delivers events as soon as it exists).
+/// The session is made once per identifier and process (``OSSBackgroundSessionRegistry``): a second instance with the
+/// same identifier and settings shares it, since two URLSessions with one background identifier are undefined
+/// behaviour. Create it early (the system delivers events as soon as the session exists).
 /// Note: this file is compiled on Apple platforms only (the Linux build uses ``OSSSimulatedTaskSystem``), and it
 /// has not been built or run on a device yet: see docs/APPLE.md.
 public final class OSSURLSessionBackgroundTaskSystem: OSSBackgroundTaskSystem {
@@ -19,18 +22,49 @@ public final class OSSURLSessionBackgroundTaskSystem: OSSBackgroundTaskSystem {
     let session: URLSession
     let delegate: Delegate
 
+    /// What a session is made with: a second instance must ask for the same.
+    struct Settings: Hashable, Sendable, CustomStringConvertible {
+        let eventDirectory: String
+        let discretionary: Bool
+        var description: String { "eventDirectory \(eventDirectory), discretionary \(discretionary)" }
+    }
+
+    /// The process's sessions. `Shared` needs `URLSession` to be `Sendable`: NSURLSession.h documents its
+    /// instances as thread-safe, and FoundationNetworking declares it `@unchecked Sendable`; that Apple's overlay
+    /// does too is for the Apple build (.github/workflows/apple.yml) to confirm.
+    private static let sessions = OSSBackgroundSessionRegistry<Settings, Shared>()
+
+    struct Shared: Sendable {
+        let session: URLSession
+        let delegate: Delegate
+    }
+
     /// - Parameters:
     ///   - identifier: the background session identifier (fixed for the app).
     ///   - eventDirectory: where delivered events wait for reconciliation (in the app's container).
     ///   - discretionary: let the system pick a good time (power, Wi-Fi) for the transfers.
+    ///
+    /// A second instance for `identifier` in this process shares the first one's session. One with another
+    /// `eventDirectory` or `discretionary` is a programming error and stops the process with a message naming the
+    /// identifier (a second session would be undefined behaviour, and the first one's settings would apply).
     public init(identifier: String, eventDirectory: String, discretionary: Bool = false) {
-        let delegate = Delegate(spool: OSSTransferSpool(root: eventDirectory, sessionIdentifier: identifier))
-        let configuration = URLSessionConfiguration.background(withIdentifier: identifier)
-        configuration.sessionSendsLaunchEvents = true
-        configuration.isDiscretionary = discretionary
+        let settings = Settings(eventDirectory: OSSRecordStore.absolutePath(eventDirectory), discretionary: discretionary)
+        let shared: Shared
+        do {
+            shared = try Self.sessions.session(identifier: identifier, settings: settings) {
+                let delegate = Delegate(spool: OSSTransferSpool(root: settings.eventDirectory, sessionIdentifier: identifier))
+                let configuration = URLSessionConfiguration.background(withIdentifier: identifier)
+                configuration.sessionSendsLaunchEvents = true
+                configuration.isDiscretionary = discretionary
+                let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+                return Shared(session: session, delegate: delegate)
+            }
+        } catch {
+            preconditionFailure("OSSURLSessionBackgroundTaskSystem: \(error)")
+        }
         self.sessionIdentifier = identifier
-        self.delegate = delegate
-        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        self.session = shared.session
+        self.delegate = shared.delegate
     }
 
     public func submit(_ task: OSSBackgroundTask) async throws {
@@ -52,9 +86,13 @@ public final class OSSURLSessionBackgroundTaskSystem: OSSBackgroundTaskSystem {
         sessionTask.resume()
     }
 
+    /// The tasks of the session whose completion the delegate has not handled yet (not written to `eventDirectory`):
+    /// a task that has ended but whose completion the system has not delivered, or that the delegate is still
+    /// writing, is still pending, so an attach never finds it in neither list and sends its part again.
     public func pendingTaskDescriptions() async throws -> [String] {
-        await session.allTasks
-            .filter { $0.state == .running || $0.state == .suspended }
+        let delegate = self.delegate
+        return await session.allTasks
+            .filter { !delegate.completionRecorded(taskIdentifier: $0.taskIdentifier) }
             .compactMap(\.taskDescription)
     }
 
@@ -88,6 +126,8 @@ public final class OSSURLSessionBackgroundTaskSystem: OSSBackgroundTaskSystem {
         let spool: OSSTransferSpool
         private struct State {
             var downloaded: [Int: String] = [:]
+            /// The tasks whose completion this delegate has handled.
+            var recorded: Set<Int> = []
             /// The system finished delivering events while nobody waited.
             var finished = false
             var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
@@ -123,7 +163,15 @@ public final class OSSURLSessionBackgroundTaskSystem: OSSBackgroundTaskSystem {
             let event = OSSBackgroundTaskEvent(
                 eventId: OSSTransferSpool.newEntryId(), taskDescription: task.taskDescription ?? "",
                 status: error == nil ? response?.statusCode : nil, headers: headers, error: reason, downloadedFilePath: file)
+            // A write that fails loses the event: the attach then finds the task in neither list and asks ListParts
+            // (an upload) or sends the range again (a download), as for any lost event.
             try? spool.write(event, folder: spool.completed, id: event.eventId)
+            state.withLockedValue { _ = $0.recorded.insert(task.taskIdentifier) }
+        }
+
+        /// Whether this delegate has handled the completion of task `taskIdentifier` (written it to the spool).
+        func completionRecorded(taskIdentifier: Int) -> Bool {
+            state.withLockedValue { $0.recorded.contains(taskIdentifier) }
         }
 
         func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
