@@ -72,6 +72,7 @@ final class OSSResumableUploadEngine {
         } catch {
             throw error.uploadClientError
         }
+        try OSSResumableUploadRequest.checkPartSize(request.partSize, fileSize: identity.size)
         // The lock keeps a second process off the same record (and upload id) while this one runs. A token
         // replaces whatever record is on disk (under the lock), or stands in for one in memory.
         let opened = try OSSTransferOpenRecord(records, resuming: resumeRecord, map: \.uploadClientError)
@@ -81,7 +82,8 @@ final class OSSResumableUploadEngine {
         // A request cancelled before it starts still goes through the machine: it never initiates or lists, and
         // a cancel then means what it means for the loaded record.
         let driver = OSSTransferDriver(
-            machine: machine, effects: self, cancellation: request.cancellation, threadNum: settings.threadNum)
+            machine: machine, effects: self, cancellation: request.cancellation,
+            threadNum: request.sequential ? 1 : settings.threadNum)  // sequential: parts in ascending order
         guard case .finished(let crc) = await driver.run(.start(record: loaded, file: identity)) else {
             throw driver.error(
                 operation: "resumableUpload", noun: "upload", kept: "the upload id and the record",
@@ -101,23 +103,14 @@ final class OSSResumableUploadEngine {
     // MARK: - Remote steps
 
     func initiate() async throws -> String {
-        var metadata: [String: String] = [:]
-        var headers: [String: String] = [:]
-        for (name, value) in request.completeMetaHeader {
-            let lower = name.lowercased()
-            if lower.hasPrefix("x-oss-meta-") {
-                metadata[String(lower.dropFirst("x-oss-meta-".count))] = value
-            } else {
-                headers[lower] = value
-            }
-        }
         let result = try await client.initiateMultipartUpload(
             OSSInitiateMultipartUploadRequest(
                 bucketName: request.bucketName, objectKey: request.objectKey,
                 // parity-b: Content-Type guessed from the local file's extension, then the key's.
                 contentType: request.contentType
+                    ?? request.completeMetaHeader.first { $0.key.lowercased() == "content-type" }?.value
                     ?? OSSMimeType.guess(request.uploadingFileURL.lastPathComponent, request.objectKey),
-                metadata: metadata, headers: headers))
+                metadata: request.completeMetaHeader, sequential: request.sequential))
         return result.uploadId
     }
 
@@ -164,8 +157,7 @@ final class OSSResumableUploadEngine {
                 bucketName: request.bucketName, objectKey: request.objectKey, uploadId: uploadId,
                 parts: parts.map { OSSPartInfo(partNumber: $0.number, eTag: $0.etag) },
                 // parity-b: the callback comes from the request or, when resumed, from the record.
-                callback: callbackHeaders?["x-oss-callback"],
-                callbackVar: callbackHeaders?["x-oss-callback-var"]))
+                headers: callbackHeaders ?? [:]))
     }
 
     /// AbortMultipartUpload in a fresh unstructured task, awaited: requests made from a cancelled task would
@@ -180,17 +172,6 @@ final class OSSResumableUploadEngine {
         } catch {
             logger.warning(
                 "cannot abort the multipart upload", metadata: ["uploadId": "\(uploadId)", "error": "\(error)"])
-        }
-    }
-
-    static func base64JSON(_ dictionary: [String: String]?) throws -> String? {
-        guard let dictionary, !dictionary.isEmpty else { return nil }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        do {
-            return try encoder.encode(dictionary).base64EncodedString()
-        } catch {
-            throw OSSClientError(.invalidArgument, "the callback parameters cannot be encoded", underlying: error)
         }
     }
 }
