@@ -25,6 +25,9 @@ public struct OSSAppendObjectRequest: Sendable {
     public var sendContentMD5: Bool
     public var headers: [String: String]
     public var uploadProgress: OSSProgressHandler?
+    /// Whether CRC-64 is checked for this request (the iOS per-request `crcFlag`); `nil` follows the client's
+    /// ``OSSClientConfiguration/crcCheckEnabled``.
+    public var crcFlag: Bool?
 
     public init(
         bucketName: String, objectKey: String, appendPosition: Int64, source: OSSUploadSource, initCRC64: UInt64? = nil,

@@ -1,0 +1,18 @@
+/// An HTTP proxy every request goes through: the iOS SDK's `proxyHost` / `proxyPort`. Both transports honour it
+/// (URLSession through its `connectionProxyDictionary`, AsyncHTTPClient through its proxy setting); `https`
+/// requests are tunnelled with `CONNECT`.
+public struct OSSProxy: Sendable, Hashable {
+    public var host: String
+    public var port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    /// The `connectionProxyDictionary` of a `URLSessionConfiguration` (the CFNetwork keys, spelled out because
+    /// the HTTPS ones are not exported on every platform).
+    var connectionProxyDictionary: [AnyHashable: Any] {
+        ["HTTPEnable": 1, "HTTPProxy": host, "HTTPPort": port, "HTTPSEnable": 1, "HTTPSProxy": host, "HTTPSPort": port]
+    }
+}
