@@ -1,6 +1,7 @@
-/// An HTTP proxy every request goes through: the iOS SDK's `proxyHost` / `proxyPort`. Both transports honour it
-/// (URLSession through its `connectionProxyDictionary`, AsyncHTTPClient through its proxy setting); `https`
-/// requests are tunnelled with `CONNECT`.
+/// An HTTP proxy every request goes through: the iOS SDK's `proxyHost` / `proxyPort`. URLSession on Apple
+/// platforms takes it as its `connectionProxyDictionary`, AsyncHTTPClient (the Linux default) as its proxy, which
+/// tunnels every request with `CONNECT`. On Linux, FoundationNetworking's URLSession ignores it (only libcurl's
+/// `http_proxy` / `https_proxy` environment applies there).
 public struct OSSProxy: Sendable, Hashable {
     public var host: String
     public var port: Int

@@ -72,8 +72,20 @@ import Testing
         #expect(try await url("https://cdn.example.com/files", keep: true, .cname, key: "x") == "https://cdn.example.com/files/x")
     }
 
-    /// Requests go to the configured proxy, which receives the absolute URL of the OSS host.
-    @Test(arguments: OSSTransportKind.allCases.filter { $0 != .automatic })
+    /// The transports a proxy test can run on here: swift-corelibs-foundation's URLSession ignores
+    /// `connectionProxyDictionary` (it follows only libcurl's `http_proxy` environment), so on Linux only
+    /// AsyncHTTPClient, the default there, honours ``OSSClientConfiguration/proxy``.
+    static let proxiedTransports: [OSSTransportKind] = {
+        #if canImport(Darwin)
+        return [.urlSession]
+        #else
+        return OSSTransportKind.allCases.filter { $0 != .automatic && $0 != .urlSession }
+        #endif
+    }()
+
+    /// Requests go to the configured proxy: AsyncHTTPClient opens a `CONNECT` tunnel to the OSS host, URLSession
+    /// sends the absolute URL. (The recording server is no real proxy, so the request itself then fails.)
+    @Test(arguments: proxiedTransports)
     func requestsGoThroughTheProxy(transport: OSSTransportKind) async throws {
         try await withRecordingHTTPServer { proxy in
             var configuration = OSSClientConfiguration()
@@ -85,16 +97,14 @@ import Testing
                 credentialProvider: OSSCredentials(accessKeyId: "ak", accessKeySecret: "sk").provider,
                 configuration: configuration
             ) { client in
-                let status = try await client.invoke(
+                _ = try? await client.invoke(
                     OSSOperation(name: "GetObject", method: "GET", bucket: "bkt", key: "via-proxy.txt")
-                ) { response in
-                    try await response.body.drain()
-                    return response.status
-                }
-                #expect(status == 200)
+                ) { $0.status }
             }
-            let request = try #require(proxy.requests.first)
-            #expect(request.uri == "http://bkt.oss-cn-hangzhou.aliyuncs.com/via-proxy.txt", "\(request.uri)")
+            let request = try #require(proxy.requests.first, "nothing reached the proxy")
+            let tunnel = request.method == "CONNECT" && request.uri == "bkt.oss-cn-hangzhou.aliyuncs.com:80"
+            let forward = request.method == "GET" && request.uri == "http://bkt.oss-cn-hangzhou.aliyuncs.com/via-proxy.txt"
+            #expect(tunnel || forward, "\(request.method) \(request.uri)")
         }
     }
 
