@@ -24,6 +24,7 @@ enum ExitStatus: Int32 {
     static let clientErrorTable: [OSSClientErrorCode: ExitStatus] = [
         .networkError: .networkError,
         .networkingFailWithResponseCode0: .networkError,
+        .connectionNotTrusted: .networkError,
         .invalidCRC: .integrityError,
         .cannotResumeUpload: .cannotResume,
         .cannotResumeDownload: .cannotResume,

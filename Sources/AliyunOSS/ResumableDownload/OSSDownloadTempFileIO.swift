@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 import OSSResumable
 
 /// The few POSIX file operations of a resumable download, each failing with `fileCantWrite` and the errno.
@@ -15,16 +16,31 @@ enum OSSDownloadTempFileIO {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard fd >= 0 else { throw failure("cannot create the temporary file \(path)", errno) }
         defer { _ = close(fd) }
-        var fs = statvfs()
-        if fstatvfs(fd, &fs) == 0 {
-            let (available, overflow) = UInt64(fs.f_bavail).multipliedReportingOverflow(by: UInt64(fs.f_frsize))
-            if !overflow, length > 0, available < UInt64(length) {
-                throw failure("not enough space for \(length) bytes beside the destination (\(available) available)", ENOSPC)
-            }
+        if length > 0, let available = availableBytes(path: path, fd: fd), available < UInt64(length) {
+            throw failure("not enough space for \(length) bytes beside the destination (\(available) available)", ENOSPC)
         }
         guard ftruncate(fd, off_t(length)) == 0 else {
             throw failure("cannot size the temporary file \(path) to \(length) bytes", errno)
         }
+    }
+
+    /// The bytes the volume holding `path` (open as `fd`) can take: on iOS, macOS and visionOS its capacity for
+    /// important usage (what the system would free for the app, purgeable caches included: a download the user asked
+    /// for is important), elsewhere `f_bavail × f_frsize`; `nil` when unknown. Declared in the privacy manifest
+    /// (disk space, reason E174.1: the check refuses a download that cannot fit).
+    static func availableBytes(path: String, fd: Int32) -> UInt64? {
+        #if os(iOS) || os(macOS) || os(visionOS)
+        let directory = URL(fileURLWithPath: OSSDurableFile.parentDirectory(of: path), isDirectory: true)
+        if let values = try? directory.resourceValues(forKeys: [.volumeAvailableCapacityForImportantUsageKey]),
+            let capacity = values.volumeAvailableCapacityForImportantUsage, capacity >= 0
+        {
+            return UInt64(capacity)
+        }
+        #endif
+        var fs = statvfs()
+        guard fstatvfs(fd, &fs) == 0 else { return nil }
+        let (available, overflow) = UInt64(fs.f_bavail).multipliedReportingOverflow(by: UInt64(fs.f_frsize))
+        return overflow ? nil : available
     }
 
     /// The size of the regular file at `path`, or `nil` when there is none.
@@ -56,12 +72,6 @@ enum OSSDownloadTempFileIO {
             }
             throw OSSClientError(.fileCantWrite, "cannot rename the temporary file over \(to): \(error)", underlying: error)
         }
-    }
-
-    /// Closes a raw descriptor; returns the errno of a failure.
-    @discardableResult
-    static func closeDescriptor(_ fd: Int32) -> Int32? {
-        close(fd) == 0 ? nil : errno
     }
 
     static func failure(_ message: String, _ code: Int32) -> OSSClientError {
