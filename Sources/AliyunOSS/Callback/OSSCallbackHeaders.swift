@@ -26,15 +26,20 @@ enum OSSCallbackHeaders {
         return headers
     }
 
-    /// The Base64 of `dictionary`'s JSON (keys sorted, slashes unescaped); `nil` for nil or empty.
+    /// The Base64 of `dictionary`'s JSON; `nil` for nil or empty.
     static func base64JSON(_ dictionary: [String: String]?) throws -> String? {
         guard let dictionary, !dictionary.isEmpty else { return nil }
+        return try base64JSON(encoding: dictionary)
+    }
+
+    /// The Base64 of `value`'s JSON (keys sorted, slashes unescaped), as OSS takes callback headers.
+    static func base64JSON(encoding value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
-            return try encoder.encode(dictionary).base64EncodedString()
+            return try encoder.encode(value).base64EncodedString()
         } catch {
-            throw OSSClientError(.invalidArgument, "the callback parameters cannot be encoded", underlying: error)
+            throw OSSClientError(.invalidArgument, "the callback cannot be encoded", underlying: error)
         }
     }
 }

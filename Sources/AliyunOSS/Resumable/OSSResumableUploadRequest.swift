@@ -106,8 +106,9 @@ public struct OSSResumableUploadRequest: Sendable {
     /// `Content-Type` of the object; when nil it is guessed from the local file's extension, then the object key's
     /// (``OSSMimeType``), else `application/octet-stream`.
     public var contentType: String?
-    /// Object metadata and headers sent when the upload is initiated: `x-oss-meta-*` entries become user
-    /// metadata; other names (`Cache-Control`, `x-oss-storage-class`, ...) are sent as headers.
+    /// Object metadata and headers sent when the upload is initiated, read like the iOS `objectMeta`
+    /// (``OSSPutObjectRequest/metadata``): `x-oss-meta-*` and bare names are user metadata; standard headers
+    /// (`Content-Type`, `Cache-Control`, `x-oss-storage-class`, ...) are sent as themselves.
     public var completeMetaHeader: [String: String]
     /// Upload callback parameters (`callbackUrl`, `callbackBody`, ...), sent on Complete as `x-oss-callback`
     /// (Base64 JSON).

@@ -28,17 +28,12 @@ import Testing
     @Test func completeTakesTheIOSDictionaries() async throws {
         try await withRecordingHTTPServer { receiver in
             try await withParityServer { _, client in
-                let initiated = try await client.initiateMultipartUpload(
-                    OSSInitiateMultipartUploadRequest(bucketName: "bkt", objectKey: "mp.txt"))
-                let part = try await client.uploadPart(
-                    OSSUploadPartRequest(
-                        bucketName: "bkt", objectKey: "mp.txt", uploadId: initiated.uploadId, partNumber: 1,
-                        source: .data(Data("m".utf8))))
-                let result = try await client.completeMultipartUpload(
-                    OSSCompleteMultipartUploadRequest(
-                        bucketName: "bkt", objectKey: "mp.txt", uploadId: initiated.uploadId,
-                        parts: [OSSPartInfo(partNumber: 1, eTag: part.eTag)],
-                        callbackParam: Self.parameters(receiver.callbackURL), callbackVar: ["x:who": "bob"]))
+                let result = try await uploadOnePart(
+                    client, OSSInitiateMultipartUploadRequest(bucketName: "bkt", objectKey: "mp.txt")
+                ) {
+                    $0.callbackParam = Self.parameters(receiver.callbackURL)
+                    $0.callbackVar = ["x:who": "bob"]
+                }
                 #expect(result.serverCallbackBody != nil)
                 let received = try #require(receiver.requests.first)
                 #expect(formFields(received.body) == ["object": "mp.txt", "who": "bob"])

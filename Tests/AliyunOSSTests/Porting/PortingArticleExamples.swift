@@ -11,17 +11,11 @@ enum PortingArticleExamples {
         print(result.eTag ?? "")
     }
 
-    static func abortLikeIOS(client: OSSClient, request: OSSResumableUploadRequest, recordDirectoryPath: String)
-        async throws
-    {
-        do {
-            _ = try await client.resumableUpload(request)
-        } catch let error as OSSClientError where error.code != .taskCancelled {
-            // iOS aborted here; this SDK kept the upload so that a later call resumes it.
-            _ = try await client.abortOrphanedUploads(
-                bucketName: request.bucketName, olderThan: .zero, recordDirectoryPath: recordDirectoryPath)
-            throw error
-        }
+    static func abortLikeIOS(client: OSSClient, fileURL: URL) async throws {
+        var once = OSSResumableUploadRequest(bucketName: "b", objectKey: "big.bin", uploadingFileURL: fileURL)
+        once.recordDirectoryPath = nil          // nothing kept: a failure aborts the upload, as on iOS
+        once.deleteUploadIdOnCancelling = true  // the default
+        _ = try await client.resumableUpload(once)
     }
 
     static func iOSLimits(provider: any OSSCredentialProvider) throws {
