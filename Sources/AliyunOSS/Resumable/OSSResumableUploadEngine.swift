@@ -35,6 +35,8 @@ final class OSSResumableUploadEngine {
     let records: OSSTransferRecordSlot?
     /// parity-b: the callback headers sent on Complete and kept in the record (the request's, else the loaded record's).
     var callbackHeaders: [String: String]?
+    /// Whether the upload is sequential: the request says so, or the record it resumes does.
+    var sequential: Bool
 
     init(client: OSSClient, request: OSSResumableUploadRequest, token: OSSResumeToken? = nil) throws {
         let settings = try OSSTransferSettings(operation: "resumableUpload", request: request, client: client)
@@ -58,6 +60,7 @@ final class OSSResumableUploadEngine {
                 from: $0, bucket: request.bucketName, key: request.objectKey, requestedPartSize: partSize, crcMode: crcMode)
         }
         callbackHeaders = try Self.callbackHeaders(for: request)  // parity-b: callback in the record
+        sequential = request.sequential
         machine = OSSUploadStateMachine(
             configuration: .init(
                 bucket: request.bucketName, key: request.objectKey, filePath: filePath, requestedPartSize: partSize,
@@ -79,16 +82,17 @@ final class OSSResumableUploadEngine {
         defer { withExtendedLifetime(opened.lock) {} }
         let loaded = opened.loaded
         adoptRecordedCallback(loaded)  // parity-b: a resumed upload sends the recorded callback
+        if case .loaded(let record) = loaded, record.sequential == true { sequential = true }
         // A request cancelled before it starts still goes through the machine: it never initiates or lists, and
         // a cancel then means what it means for the loaded record.
         let driver = OSSTransferDriver(
             machine: machine, effects: self, cancellation: request.cancellation,
-            threadNum: request.sequential ? 1 : settings.threadNum)  // sequential: parts in ascending order
+            threadNum: sequential ? 1 : settings.threadNum)  // sequential: parts in ascending order
         guard case .finished(let crc) = await driver.run(.start(record: loaded, file: identity)) else {
             throw driver.error(
                 operation: "resumableUpload", noun: "upload", kept: "the upload id and the record",
                 // records: relative paths with a base directory; parity-b: the callback travels with the token.
-                token: { driver.machine.record.map { location.token(for: $0.withCallbackHeaders(callbackHeaders)) } },
+                token: { driver.machine.record.map { location.token(for: $0.withCallbackHeaders(callbackHeaders).withSequential(sequential)) } },
                 map: \.uploadClientError)
         }
         guard let completion, let uploadId = driver.machine.uploadId, let plan = driver.machine.plan else {
@@ -110,7 +114,7 @@ final class OSSResumableUploadEngine {
                 contentType: request.contentType
                     ?? request.completeMetaHeader.first { $0.key.lowercased() == "content-type" }?.value
                     ?? OSSMimeType.guess(request.uploadingFileURL.lastPathComponent, request.objectKey),
-                metadata: request.completeMetaHeader, sequential: request.sequential))
+                metadata: request.completeMetaHeader, sequential: sequential))
         return result.uploadId
     }
 

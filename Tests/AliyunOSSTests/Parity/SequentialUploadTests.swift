@@ -58,4 +58,36 @@ import Testing
             #expect(try await Self.contentMD5(client, "par.bin") == nil)
         }
     }
+
+    /// A paused sequential upload resumed by the transfer manager, whose request is built from the record, stays
+    /// sequential: the same upload id, its parts in order, the object's Content-MD5.
+    @Test func aPausedSequentialUploadResumesSequentially() async throws {
+        try await withParityServer { server, client in
+            let bytes = patternBytes(450_000)
+            let file = try makeTemporaryFile(bytes)
+            let records = try temporaryURL()
+            try FileManager.default.createDirectory(at: records, withIntermediateDirectories: true)
+            defer {
+                try? FileManager.default.removeItem(at: file)
+                try? FileManager.default.removeItem(at: records)
+            }
+            await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 30)))
+            var request = OSSResumableUploadRequest(
+                bucketName: "bkt", objectKey: "seq-p.bin", uploadingFileURL: file, partSize: 102_400,
+                recordDirectoryPath: records.path)
+            request.sequential = true
+            let handle = request
+            request.uploadProgress = { _, done, _ in if done >= 204_800 { handle.pause() } }
+            let paused = await thrownClientError { [request] in _ = try await client.resumableUpload(request) }
+            #expect(paused?.code == .taskPaused)
+            await server.clearFaults()
+
+            let manager = OSSTransferManager(client: client, recordDirectoryPath: records.path)
+            let transfers = try await manager.transfers()
+            let id = try #require(transfers.first?.id)
+            _ = try await manager.resume(id)
+            #expect(await server.stats()[.initiateMultipartUpload].requests == 1, "the paused upload was resumed")
+            #expect(try await Self.contentMD5(client, "seq-p.bin") == OSSFileDigest.contentMD5(bytes))
+        }
+    }
 }
