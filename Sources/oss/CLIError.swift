@@ -24,7 +24,6 @@ enum ExitStatus: Int32 {
     static let clientErrorTable: [OSSClientErrorCode: ExitStatus] = [
         .networkError: .networkError,
         .networkingFailWithResponseCode0: .networkError,
-        .connectionNotTrusted: .networkError,
         .invalidCRC: .integrityError,
         .cannotResumeUpload: .cannotResume,
         .cannotResumeDownload: .cannotResume,
@@ -34,6 +33,8 @@ enum ExitStatus: Int32 {
         .taskPaused: .interrupted,
         .signFailed: .clientError,
         .fileCantWrite: .clientError,
+        .noSpaceLeft: .clientError,
+        .connectionNotTrusted: .clientError,
         .fileCantRead: .clientError,
         .invalidArgument: .clientError,
         .nilUploadid: .clientError,

@@ -41,16 +41,42 @@ final class OSSFile: Sendable {
         var closed = false
     }
 
+    /// The seam for write failures in tests that cannot fill a real volume (no root for a small tmpfs): after
+    /// `bytes` more bytes, every write fails with `errno`, as a full volume's would.
+    final class WriteFault: Sendable {
+        private let remaining: OSSLockedValue<Int64>
+        let errno: Int32
+
+        init(after bytes: Int64, errno: Int32) {
+            remaining = OSSLockedValue(bytes)
+            self.errno = errno
+        }
+
+        /// Whether a write of `count` bytes may go ahead (the budget is spent by the writes it admits).
+        func admit(_ count: Int) -> Bool {
+            remaining.withLockedValue { remaining in
+                guard remaining >= Int64(count) else {
+                    remaining = 0
+                    return false
+                }
+                remaining -= Int64(count)
+                return true
+            }
+        }
+    }
+
     let path: String
     let mode: Mode
+    let fault: WriteFault?
     private let descriptor: OSSLockedValue<Descriptor>
 
     /// The largest single `pread`/`pwrite` (some systems refuse counts above 2 GiB).
     private static let maxTransfer = 1 << 30
 
-    private init(path: String, mode: Mode, fd: Int32) {
+    private init(path: String, mode: Mode, fd: Int32, fault: WriteFault?) {
         self.path = path
         self.mode = mode
+        self.fault = fault
         descriptor = OSSLockedValue(Descriptor(fd: fd))
     }
 
@@ -77,7 +103,7 @@ final class OSSFile: Sendable {
     }
 
     /// Opens `path`; the caller should ``close()`` it (the descriptor is closed when the last reference goes).
-    static func open(_ path: String, _ mode: Mode) async throws -> OSSFile {
+    static func open(_ path: String, _ mode: Mode, fault: WriteFault? = nil) async throws -> OSSFile {
         let flags: Int32 =
             switch mode {
             case .read: O_RDONLY
@@ -89,7 +115,7 @@ final class OSSFile: Sendable {
             return (fd, fd < 0 ? errno : 0)
         }
         guard result.0 >= 0 else { throw failure(mode, "cannot open \(path)", result.1) }
-        return OSSFile(path: path, mode: mode, fd: result.0)
+        return OSSFile(path: path, mode: mode, fd: result.0, fault: fault)
     }
 
     /// Closes the file: at once, or when the last call using it returns. Returns the `errno` of a failed close (a
@@ -169,6 +195,9 @@ final class OSSFile: Sendable {
     func write(_ data: Data, at offset: Int64) async throws {
         try Task.checkCancellation()
         guard !data.isEmpty else { return }
+        if let fault, !fault.admit(data.count) {
+            throw Self.failure(.replace, "cannot write \(data.count) bytes to \(path) at \(offset)", fault.errno)
+        }
         let code = try await OSSBlockingIO.run { () throws(OSSClientError) -> Int32 in
                 try self.withDescriptor { fd in
                     data.withUnsafeBytes { buffer in
@@ -242,10 +271,7 @@ final class OSSFile: Sendable {
     }
 
     static func failure(_ mode: Mode, _ message: String, _ code: Int32) -> OSSClientError {
-        OSSClientError(
-            mode.writes ? .fileCantWrite : .fileCantRead,
-            "\(message) (errno \(code): \(String(cString: strerror(code))))",
-            underlying: OSSPOSIXError(code: code))
+        OSSClientError.file(writing: mode.writes, message, errno: code)
     }
 }
 
@@ -269,6 +295,14 @@ public struct OSSPOSIXError: Error, Sendable, Hashable, CustomStringConvertible 
 }
 
 extension OSSClientError {
+    /// A file failure with its `errno`: ``OSSClientErrorCode/noSpaceLeft`` for a full volume or quota, else
+    /// `fileCantWrite` or `fileCantRead`.
+    static func file(writing: Bool, _ message: String, errno code: Int32) -> OSSClientError {
+        let kind: OSSClientErrorCode =
+            code == ENOSPC || code == EDQUOT ? .noSpaceLeft : writing ? .fileCantWrite : .fileCantRead
+        return OSSClientError(kind, "\(message) (errno \(code): \(String(cString: strerror(code))))", underlying: OSSPOSIXError(code: code))
+    }
+
     /// The `errno` of a file failure (`ENOSPC` when the volume is full), if the failure came from the file system.
     public var posixErrorCode: Int32? {
         (underlying as? OSSPOSIXError)?.code

@@ -13,32 +13,34 @@ enum OSSDownloadTempFileIO {
     /// Creates (or truncates) the temporary file at `path` and gives it `length` bytes (sparse), after checking
     /// that the file system has room for them.
     static func prepare(path: String, length: Int64) throws {
+        // Checked before the file exists: a download that cannot fit leaves nothing behind.
+        if length > 0, let available = availableBytes(path: path), available < UInt64(length) {
+            throw failure("not enough space for \(length) bytes beside the destination (\(available) available)", ENOSPC)
+        }
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard fd >= 0 else { throw failure("cannot create the temporary file \(path)", errno) }
         defer { _ = close(fd) }
-        if length > 0, let available = availableBytes(path: path, fd: fd), available < UInt64(length) {
-            throw failure("not enough space for \(length) bytes beside the destination (\(available) available)", ENOSPC)
-        }
         guard ftruncate(fd, off_t(length)) == 0 else {
             throw failure("cannot size the temporary file \(path) to \(length) bytes", errno)
         }
     }
 
-    /// The bytes the volume holding `path` (open as `fd`) can take: on iOS, macOS and visionOS its capacity for
+    /// The bytes the volume holding `path` (a file to create) can take: on iOS, macOS and visionOS its capacity for
     /// important usage (what the system would free for the app, purgeable caches included: a download the user asked
     /// for is important), elsewhere `f_bavail × f_frsize`; `nil` when unknown. Declared in the privacy manifest
     /// (disk space, reason E174.1: the check refuses a download that cannot fit).
-    static func availableBytes(path: String, fd: Int32) -> UInt64? {
+    static func availableBytes(path: String) -> UInt64? {
+        let directory = OSSDurableFile.parentDirectory(of: path)
         #if os(iOS) || os(macOS) || os(visionOS)
-        let directory = URL(fileURLWithPath: OSSDurableFile.parentDirectory(of: path), isDirectory: true)
-        if let values = try? directory.resourceValues(forKeys: [.volumeAvailableCapacityForImportantUsageKey]),
+        let url = URL(fileURLWithPath: directory, isDirectory: true)
+        if let values = try? url.resourceValues(forKeys: [.volumeAvailableCapacityForImportantUsageKey]),
             let capacity = values.volumeAvailableCapacityForImportantUsage, capacity >= 0
         {
             return UInt64(capacity)
         }
         #endif
         var fs = statvfs()
-        guard fstatvfs(fd, &fs) == 0 else { return nil }
+        guard statvfs(directory, &fs) == 0 else { return nil }
         let (available, overflow) = UInt64(fs.f_bavail).multipliedReportingOverflow(by: UInt64(fs.f_frsize))
         return overflow ? nil : available
     }
@@ -75,6 +77,6 @@ enum OSSDownloadTempFileIO {
     }
 
     static func failure(_ message: String, _ code: Int32) -> OSSClientError {
-        OSSClientError(.fileCantWrite, "\(message) (errno \(code): \(String(cString: strerror(code))))")
+        OSSClientError.file(writing: true, message, errno: code)
     }
 }

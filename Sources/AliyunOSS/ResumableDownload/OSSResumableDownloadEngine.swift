@@ -148,7 +148,7 @@ final class OSSResumableDownloadEngine {
     func openHandle(path: String) async throws {
         if handlePath == path, handle != nil { return }
         await closeHandle()
-        handle = try await OSSFile.open(path, .update(create: false))
+        handle = try await OSSFile.open(path, .update(create: false), fault: request.temporaryFileWriteFault)
         handlePath = path
     }
 
@@ -164,6 +164,12 @@ final class OSSResumableDownloadEngine {
     /// Runs `body` in a task that does not inherit the caller's cancellation.
     static func ignoringCancellation<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await Task { try await body() }.value
+    }
+
+    /// A write to the temporary file or the record directory failed (full, read-only, not permitted).
+    static func isLocalWriteFailure(_ error: any Error) -> Bool {
+        guard let error = error as? OSSClientError else { return false }
+        return error.code == .noSpaceLeft || error.code == .fileCantWrite
     }
 
     static func isPreconditionFailed(_ error: any Error) -> Bool {
