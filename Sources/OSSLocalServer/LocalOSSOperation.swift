@@ -34,6 +34,9 @@ public enum LocalOSSOperation: String, Sendable, Codable, CaseIterable, Hashable
     case putSymlink = "PutSymlink"
     case getSymlink = "GetSymlink"
     case restoreObject = "RestoreObject"
+    /// `POST /key?x-oss-process`: `trigger/callback` (run an upload callback for a stored object) or an image
+    /// action saved with `sys/saveas` (not implemented: 501).
+    case processObject = "ProcessObject"
 
     /// Looks an operation up by its OSS name, case-insensitively (`uploadpart`, `UploadPart`).
     public init?(name: String) {

@@ -307,6 +307,13 @@ actor ObjectStore {
             FileIO.remove(tempPath)
             throw LocalOSSError.noSuchUpload(uploadId)
         }
+        // A sequential upload takes its parts in ascending order; the last one may be sent again (a retry).
+        if upload.record.sequential == true, let highest = upload.parts.keys.max(), part.partNumber < highest {
+            FileIO.remove(tempPath)
+            throw LocalOSSError.invalidArgument(
+                "Part \(part.partNumber) of a sequential upload must not follow part \(highest).",
+                name: "partNumber", value: String(part.partNumber))
+        }
         var part = part
         part.dataFile = part.committedFileName(unique: RequestID.make())
         let dir = uploadDirectory(bucket, uploadId)

@@ -31,10 +31,11 @@ extension RequestHandler {
 
     func initiateMultipartUpload(_ context: RequestContext) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
-        let record = UploadRecord(
+        var record = UploadRecord(
             uploadId: RequestID.uploadId(), key: key, initiated: Int64(context.now.timeIntervalSince1970),
             contentType: context.header("content-type") ?? "application/octet-stream",
             userMetadata: context.userMetadata, headers: storedHeaders(context), extra: try requestedExtra(context))
+        if context.query["sequential"] != nil { record.sequential = true }
         let created = try await store.initiateUpload(bucket, record: record)
         let encode = context.encodingTypeURL
         var w = OSSXMLWriter()
@@ -186,7 +187,11 @@ extension RequestHandler {
         let record = ObjectRecord(
             key: key, size: size, etag: "\"\(etagHex)-\(chosen.count)\"", crc64: crc,
             lastModified: Int64(context.now.timeIntervalSince1970), contentType: upload.record.contentType,
-            contentMD5: nil, userMetadata: upload.record.userMetadata, headers: upload.record.headers,
+            contentMD5: upload.record.sequential == true
+                ? Data(try await FileIO.md5(of: chosen.map {
+                    FileIO.Piece(path: store.partDataPath(bucket, uploadId, $0), offset: 0, length: $0.size)
+                })).base64EncodedString() : nil,
+            userMetadata: upload.record.userMetadata, headers: upload.record.headers,
             objectType: "Multipart", dataFile: "", extra: upload.record.extra)
         let committed = try await store.completeUpload(bucket, uploadId: uploadId, record: record, parts: chosen)
         var headers = HTTPHeaders()

@@ -105,7 +105,10 @@ extension RequestHandler {
         }
         headers.add(name: "x-oss-storage-class", value: "Standard")
         headers.add(name: "Accept-Ranges", value: "bytes")
-        if let md5 = object.contentMD5, object.objectType == "Normal" { headers.add(name: "Content-MD5", value: md5) }
+        // A sequential multipart upload's object has its content's MD5 too.
+        if let md5 = object.contentMD5, object.objectType == "Normal" || object.objectType == "Multipart" {
+            headers.add(name: "Content-MD5", value: md5)
+        }
         addExtraHeaders(&headers, object, context: context)
         for (name, value) in object.userMetadata.sorted(by: { $0.key < $1.key }) { headers.add(name: name, value: value) }
         for name in storedObjectHeaders {

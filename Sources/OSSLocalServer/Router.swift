@@ -143,6 +143,7 @@ enum Router {
             if q["uploadId"] != nil { return .completeMultipartUpload }
             if q["append"] != nil { return .appendObject }
             if q["restore"] != nil { return .restoreObject }
+            if q["x-oss-process"] != nil { return .processObject }
             return nil
         default:
             return nil

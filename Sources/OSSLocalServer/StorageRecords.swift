@@ -62,6 +62,8 @@ struct UploadRecord: Codable, Sendable {
     var headers: [String: String]
     /// ACL, storage class and tags given at initiation, applied to the completed object.
     var extra: ObjectExtra? = nil
+    /// Initiated with `?sequential`: parts arrive in ascending order and the object gets its content's MD5.
+    var sequential: Bool? = nil
 }
 
 /// The persisted metadata of one uploaded part (`uploads/<uploadId>/part-<n>.json`).

@@ -42,9 +42,13 @@ public struct OSSRecordStore: Sendable {
         bucket: String,
         key: String,
         requestedPartSize: Int64,
-        crcMode: OSSCRCMode
+        crcMode: OSSCRCMode,
+        sequential: Bool = false
     ) -> String {
-        digestName(["upload", storedForm(filePath), bucket, key, String(requestedPartSize), crcMode.rawValue])
+        // A sequential upload (`?sequential`) never shares a record, and so an upload id, with a parallel one.
+        digestName(
+            ["upload", storedForm(filePath), bucket, key, String(requestedPartSize), crcMode.rawValue]
+                + (sequential ? ["sequential"] : []))
             + ".upload.record"
     }
 

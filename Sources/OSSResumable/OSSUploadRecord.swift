@@ -44,6 +44,10 @@ public struct OSSUploadRecord: Sendable, Hashable, Codable {
     /// so a resumed or transfer-manager upload still sends the callback. Optional and absent from records without
     /// a callback, so older records and their checksums are unchanged. Never credentials.
     public var callbackHeaders: [String: String]?
+    /// `true` for a sequential upload (initiated with `?sequential`): its parts must go one at a time, in order, so
+    /// a resume (by a request that does not say it, e.g. the transfer manager's) keeps doing that. Absent for a
+    /// parallel upload, so older records and their checksums are unchanged.
+    public var sequential: Bool?
 
     public init(
         bucket: String,
@@ -106,6 +110,13 @@ extension OSSUploadRecord {
         var record = self
         record.filePath = try OSSBaseDirectory.resolve(filePath, against: base)
         return record
+    }
+
+    /// This record marked sequential, or not (the mark is then absent).
+    public func withSequential(_ sequential: Bool) -> OSSUploadRecord {
+        var copy = self
+        copy.sequential = sequential ? true : nil
+        return copy
     }
 
     /// This record with `callbackHeaders` set (nil or empty removes them).

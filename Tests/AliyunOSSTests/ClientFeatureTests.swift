@@ -58,17 +58,20 @@ struct ClientFeatureTests {
                 _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "cs", data: Data("hi".utf8)))
                 let get = try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "cs"))
                 #expect(get.content == Data("hi".utf8))
-                let presign = await clientErrorCode {
-                    _ = try await client.presignConstrainURL(bucket: "bkt", key: "cs", expiration: 60)
-                }
-                #expect(presign == .signFailed)
+                // Presigning asks the signer too, as the iOS SDK does (it used to throw signFailed).
+                let url = try await client.presignConstrainURL(bucket: "bkt", key: "cs", expiration: 60)
+                #expect(url.contains("OSSAccessKeyId=\(server.credentials.accessKeyId)") && url.contains("Signature="))
+                let (status, body) = try await PresignTests().send("GET", url)
+                #expect(status == 200)
+                #expect(body == Array("hi".utf8))
                 try await client.shutdown()
             } catch {
                 try? await client.shutdown()
                 throw error
             }
             let strings = seen.withLockedValue { $0 }
-            #expect(strings.count == 2)
+            #expect(strings.count == 3)
+            #expect(strings.last?.hasPrefix("GET\n\n\n") == true, "the URL's string to sign has its expiry as the date")
             #expect(strings.first?.hasPrefix("PUT\n\napplication/octet-stream\n") == true)
             #expect(strings.first?.hasSuffix("\n/bkt/cs") == true)
         }

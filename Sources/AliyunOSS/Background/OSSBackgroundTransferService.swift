@@ -75,6 +75,7 @@ public final class OSSBackgroundTransferService: Sendable {
         } catch {
             throw OSSClientError(.fileCantRead, "cannot read \(path)", underlying: error)
         }
+        try OSSResumableUploadRequest.checkPartSize(request.partSize, fileSize: size)
         let plan: OSSPartPlan
         do {
             plan = try OSSPartPlan.upload(fileSize: size, preferredPartSize: request.partSize)

@@ -11,7 +11,8 @@ public struct OSSBackgroundUploadRequest: Sendable {
     /// The local file. Each part's bytes are copied to a file of their own before their task is submitted (the
     /// original is sent as it is when the file is one part), so later changes to the file do not reach the object.
     public var uploadingFileURL: URL
-    /// The part size (raised to 100 KB, doubled while the file needs more than 10,000 parts). Default 4 MiB.
+    /// The part size (at least 100 KB for a file larger than that, else `invalidArgument`, as in iOS; doubled while
+    /// the file needs more than 10,000 parts). Default 4 MiB.
     public var partSize: Int64
     /// The most part tasks handed to the system at once (their copies use at most this many parts of disk);
     /// the next ones are submitted as completions are reconciled. Default 16.

@@ -108,13 +108,7 @@ public struct OSSCallback: Sendable, Hashable, Codable {
     }
 
     private static func base64JSON(_ object: [String: JSONValue]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        do {
-            return try encoder.encode(object).base64EncodedString()
-        } catch {
-            throw OSSClientError(.invalidArgument, "the callback cannot be encoded", underlying: error)
-        }
+        try OSSCallbackHeaders.base64JSON(encoding: object)
     }
 
     /// Throws ``OSSServerError`` `CallbackFailed` for a 203 reply (the upload succeeded, its callback did not).

@@ -87,7 +87,8 @@ public final class OSSClient: Sendable {
         builder = OSSRequestBuilder(
             endpoint: parsed, addressing: configuration.addressing,
             userAgent: OSSUserAgent.value(appending: configuration.userAgent),
-            cnameExcludeList: configuration.cnameExcludeList)
+            cnameExcludeList: configuration.cnameExcludeList,
+            pathPrefix: configuration.isCustomPathPrefixEnabled ? parsed.path : "")
         signing = OSSSigningMiddleware(
             credentialProvider: credentialProvider, signatureVersion: configuration.signatureVersion,
             region: configuration.region, clock: clock, logger: configuration.logger)
@@ -150,7 +151,7 @@ public final class OSSClient: Sendable {
         decode: (OSSHTTPResponse) async throws -> Result
     ) async throws -> Result {
         var request = prepared
-        try await signing.sign(&request)
+        if operation.isAuthenticationRequired { try await signing.sign(&request) }
         observer?.startAttempt()
         var onChunkSent: (@Sendable (UnsafeRawBufferPointer) -> Void)?
         if let observer {

@@ -81,6 +81,13 @@ public struct OSSClientConfiguration: Sendable {
     /// (virtual-hosted) besides the OSS domains; any other host name is taken as a custom domain (CNAME). The iOS
     /// SDK's `cnameExcludeList`.
     public var cnameExcludeList: [String] = []
+    /// An HTTP proxy for every request (the iOS `proxyHost` / `proxyPort`); `nil` uses the system's settings
+    /// (URLSession) or none (AsyncHTTPClient).
+    public var proxy: OSSProxy?
+    /// Whether the path of the endpoint (`https://gw.example.com/oss`) is kept in every request URL, before the
+    /// bucket or key: the iOS SDK's `isCustomPathPrefixEnable`, for a gateway that serves OSS under a path. The
+    /// signature is unchanged (it covers `/bucket/key`). Default false: the path is dropped, as in iOS.
+    public var isCustomPathPrefixEnabled = false
     /// The HTTP stack of a client created from an endpoint: `.automatic` is URLSession on Apple platforms and
     /// AsyncHTTPClient on Linux. Ignored when the client is given a transport.
     public var transport: OSSTransportKind = .automatic

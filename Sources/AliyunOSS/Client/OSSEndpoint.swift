@@ -1,11 +1,15 @@
 import Foundation
 
-/// A parsed endpoint: scheme, host and optional port. `https` is assumed when no scheme is given.
+/// A parsed endpoint: scheme, host, optional port and path. `https` is assumed when no scheme is given.
 public struct OSSEndpoint: Sendable, Hashable, CustomStringConvertible {
     public var scheme: String
     /// The host name or IP literal (IPv6 in brackets).
     public var host: String
     public var port: Int?
+    /// The endpoint's path without a trailing `/` (`/oss` for `https://gw.example.com/oss/`), `""` for none.
+    /// Requests keep it only with ``OSSClientConfiguration/isCustomPathPrefixEnabled`` (the iOS
+    /// `isCustomPathPrefixEnable`); otherwise it is dropped, as iOS drops it by default.
+    public var path: String = ""
 
     /// Parses `oss-cn-hangzhou.aliyuncs.com`, `https://oss-cn-hangzhou.aliyuncs.com`, `http://127.0.0.1:9000`.
     public init(_ text: String) throws {
@@ -18,8 +22,14 @@ public struct OSSEndpoint: Sendable, Hashable, CustomStringConvertible {
         guard scheme == "http" || scheme == "https" else {
             throw OSSClientError.invalidArgument("unsupported endpoint scheme '\(scheme)' (use http or https)")
         }
+        var path = ""
         if let slash = rest.firstIndex(of: "/") {
+            path = String(rest[slash...].prefix { $0 != "?" && $0 != "#" })
+            while path.hasSuffix("/") { path.removeLast() }
             rest = rest[..<slash]
+        }
+        guard path.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0 != "%" }) else {
+            throw OSSClientError.invalidArgument("the path of endpoint '\(text)' must be plain ASCII without spaces or '%'")
         }
         var host = String(rest)
         var port: Int?
@@ -52,6 +62,7 @@ public struct OSSEndpoint: Sendable, Hashable, CustomStringConvertible {
         self.scheme = scheme
         self.host = host.lowercased()
         self.port = port
+        self.path = path
     }
 
     /// `host[:port]`.

@@ -3,7 +3,9 @@
 /// the app's server, and returns either the full `OSS <AccessKeyId>:<Signature>` value or just the signature
 /// (then ``accessKeyId`` must be set).
 ///
-/// Only signature V1 header signing is supported; presigning with a custom signer is not.
+/// Only signature V1 is supported: requests are signed in their `Authorization` header, presigned URLs
+/// (``OSSClient/presignConstrainURL(bucket:key:method:expiration:parameters:headers:)``) with the closure's answer to
+/// the URL's string to sign, as in the iOS SDK.
 public struct OSSCustomSignerCredentialProvider: OSSCredentialProvider {
     public typealias Sign = @Sendable (_ stringToSign: String) async throws -> String
 

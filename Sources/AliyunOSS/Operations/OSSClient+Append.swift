@@ -21,12 +21,22 @@ extension OSSClient {
             query: ["append": "", "position": String(request.appendPosition)], headers: request.headers,
             uploadProgress: request.uploadProgress)
         operation.detectsStalls = true
-        operation.setHeader("content-type", request.contentType)
-        for (name, value) in request.metadata { operation.setHeader("x-oss-meta-\(name)", value) }
+        if request.appendPosition == 0 {
+            // The object's type and metadata are set by the first append only, as in the iOS SDK.
+            var fileName: String?
+            if case .file(let url) = request.source { fileName = url.lastPathComponent }
+            if case .fileRange(let url, _, _) = request.source { fileName = url.lastPathComponent }
+            OSSObjectMetadata.apply(
+                request.metadata, contentType: request.contentType, guessedFrom: [fileName, request.objectKey],
+                to: &operation)
+        } else {
+            operation.setHeader("content-type", request.contentType)
+            OSSObjectMetadata.apply(request.metadata, to: &operation)
+        }
         let body = try await Self.uploadBody(for: request.source, sendContentMD5: request.sendContentMD5)
         operation.body = body.body
         operation.setHeader("content-md5", body.contentMD5)
-        let crcEnabled = configuration.crcCheckEnabled
+        let crcEnabled = crcCheckEnabled(request.crcFlag)
         let observer = OSSUploadObserver(
             expected: body.body.length, progress: request.uploadProgress, computeCRC: crcEnabled)
         let length = body.body.length

@@ -17,10 +17,15 @@ extension OSSClient {
             headers: request.headers)
         Self.applyCopySource(
             to: &operation, bucket: request.sourceBucketName, key: request.sourceObjectKey, conditions: request.conditions)
-        let replace = request.contentType != nil || !request.metadata.isEmpty
-        operation.setHeader("x-oss-metadata-directive", (request.metadataDirective ?? (replace ? .replace : .copy)).rawValue)
         operation.setHeader("content-type", request.contentType)
-        for (name, value) in request.metadata { operation.setHeader("x-oss-meta-\(name)", value) }
+        OSSObjectMetadata.apply(request.metadata, to: &operation)
+        if let directive = request.metadataDirective {
+            operation.setHeader("x-oss-metadata-directive", directive.rawValue)
+        } else if operation.headers["x-oss-metadata-directive"] == nil {
+            // Only entries the object keeps ask for REPLACE: an ACL or storage class alone still copies the metadata.
+            let replace = request.contentType != nil || request.metadata.keys.contains(where: OSSObjectMetadata.isObjectMetadata)
+            operation.setHeader("x-oss-metadata-directive", (replace ? OSSMetadataDirective.replace : .copy).rawValue)
+        }
         return try await execute(operation) { response in
             let xml = try await response.xml(root: "CopyObjectResult")
             return OSSCopyObjectResult(

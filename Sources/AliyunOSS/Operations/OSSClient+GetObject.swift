@@ -12,14 +12,15 @@ extension OSSClient {
     ///
     /// For a whole-object download the CRC-64 is checked when `crcCheckEnabled` (`.invalidCRC`).
     /// A failed condition is an ``OSSServerError``: 412 `PreconditionFailed` (`ifMatch`, `ifUnmodifiedSince`)
-    /// or 304 with an empty code (`ifNoneMatch`, `ifModifiedSince`). A range past the end is 416 `InvalidRange`
-    /// with `standardRangeBehavior` (the default), or the whole object with status 200 without it.
+    /// or 304 with an empty code (`ifNoneMatch`, `ifModifiedSince`). A range past the end is the whole object with
+    /// status 200 by default (OSS's legacy behaviour, as in the iOS SDK), or, with `standardRangeBehavior`, truncated
+    /// at the end (206) or 416 `InvalidRange` when it starts past the end.
     public func getObject(_ request: OSSGetObjectRequest, maxBytes: Int = OSSClient.defaultInMemoryLimit)
         async throws -> OSSGetObjectResult
     {
         let operation = try Self.getOperation(request)
         let progress = OSSDownloadProgress(handler: request.downloadProgress)
-        let crcEnabled = configuration.crcCheckEnabled
+        let crcEnabled = crcCheckEnabled(request.crcFlag)
         return try await execute(operation) { response in
             progress.startAttempt()
             let expected = response.contentLength ?? -1
@@ -45,7 +46,7 @@ extension OSSClient {
     public func getObject(_ request: OSSGetObjectRequest, toFile destination: URL) async throws -> OSSGetObjectResult {
         let operation = try Self.getOperation(request)
         let progress = OSSDownloadProgress(handler: request.downloadProgress)
-        let crcEnabled = configuration.crcCheckEnabled
+        let crcEnabled = crcCheckEnabled(request.crcFlag)
         return try await execute(operation) { response in
             progress.startAttempt()
             let expected = response.contentLength ?? -1
@@ -71,7 +72,7 @@ extension OSSClient {
         guard offset >= 0 else { throw OSSClientError.invalidArgument("the file offset must not be negative") }
         let operation = try Self.getOperation(request)
         let progress = OSSDownloadProgress(handler: request.downloadProgress)
-        let crcEnabled = configuration.crcCheckEnabled
+        let crcEnabled = crcCheckEnabled(request.crcFlag)
         return try await execute(operation) { response in
             progress.startAttempt()
             let expected = response.contentLength ?? -1
@@ -103,6 +104,7 @@ extension OSSClient {
             name: "GetObject", method: "GET", bucket: request.bucketName, key: request.objectKey,
             query: request.parameters, headers: request.headers)
         operation.detectsStalls = true
+        operation.isAuthenticationRequired = request.isAuthenticationRequired
         if let range = request.range {
             try range.validate()
             operation.setHeader("range", range.headerValue)

@@ -13,11 +13,9 @@ extension OSSClient {
         var operation = OSSOperation(
             name: "InitiateMultipartUpload", method: "POST", bucket: request.bucketName, key: request.objectKey,
             query: ["uploads": "", "encoding-type": "url"], headers: request.headers)
-        if operation.headers["content-type"] == nil {
-            operation.setHeader(
-                "content-type", request.contentType ?? OSSMimeType.guess(for: request.objectKey) ?? OSSMimeType.defaultType)
-        }
-        OSSUserMetadata.apply(request.metadata, to: &operation)
+        OSSObjectMetadata.apply(
+            request.metadata, contentType: request.contentType, guessedFrom: [request.objectKey], to: &operation)
+        if request.sequential { operation.query["sequential"] = "" }
         return try await execute(operation) { response in
             let xml = try await response.xml(root: "InitiateMultipartUploadResult")
             let encoded = xml.string("EncodingType") == "url"
@@ -34,7 +32,7 @@ extension OSSClient {
     /// loaded whole). With `sendContentMD5` the range is read once first to compute MD5 and CRC-64.
     /// The CRC-64 of the bytes sent is checked against the response when `crcCheckEnabled`.
     public func uploadPart(_ request: OSSUploadPartRequest) async throws -> OSSUploadPartResult {
-        let crcEnabled = configuration.crcCheckEnabled
+        let crcEnabled = crcCheckEnabled(request.crcFlag)
         let sent = try await uploadPart(request, computeCRC: crcEnabled)
         if let local = sent.localCRC64 {
             try verifyCRC64(
@@ -107,10 +105,9 @@ extension OSSClient {
         var operation = OSSOperation(
             name: "CompleteMultipartUpload", method: "POST", bucket: request.bucketName, key: request.objectKey,
             query: ["uploadId": request.uploadId, "encoding-type": "url"], headers: request.headers)
-        operation.setHeader("x-oss-callback", request.callback)
-        operation.setHeader("x-oss-callback-var", request.callbackVar)
-        let typedCallback = try request.typedCallback?.headers() ?? [:]
-        for (name, value) in typedCallback { operation.setHeader(name, value) }
+        let callback = try OSSCallbackHeaders.make(
+            typed: request.typedCallback, parameters: request.callbackParam, variables: request.callbackVar)
+        for (name, value) in callback { operation.setHeader(name, value) }
         if request.completeAll {
             operation.setHeader("x-oss-complete-all", "yes")
         } else {

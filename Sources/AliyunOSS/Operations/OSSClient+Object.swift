@@ -12,6 +12,7 @@ extension OSSClient {
         var operation = OSSOperation(
             name: "HeadObject", method: "HEAD", bucket: request.bucketName, key: request.objectKey,
             headers: request.headers)
+        operation.isAuthenticationRequired = request.isAuthenticationRequired
         operation.setQuery("versionId", request.versionId)
         Self.applyConditions(
             to: &operation, ifMatch: request.ifMatch, ifNoneMatch: request.ifNoneMatch,

@@ -12,8 +12,12 @@ extension OSSClient {
     ///
     /// `headers` (`Content-Type`, `Content-MD5`, `x-oss-*`) are signed and must be sent with the URL.
     ///
-    /// - Throws: `.invalidArgument` for a non-positive expiration, or over 7 days with V4; `.signFailed` with a
-    ///   custom signer or unusable credentials.
+    /// With an ``OSSCustomSignerCredentialProvider`` (V1 only), the signer is given the URL's string to sign, as in
+    /// the iOS SDK, and its `OSS <AccessKeyId>:<Signature>` answer becomes the URL's `OSSAccessKeyId` and
+    /// `Signature`.
+    ///
+    /// - Throws: `.invalidArgument` for a non-positive expiration, or over 7 days with V4; `.signFailed` for
+    ///   unusable credentials, a custom signer with V4 or a custom signer's unusable answer.
     public func presignConstrainURL(
         bucket: String, key: String, method: String = "GET", expiration: TimeInterval,
         parameters: [String: String] = [:], headers: [String: String] = [:]
@@ -32,8 +36,13 @@ extension OSSClient {
             throw OSSClientError.invalidArgument(
                 "a V4 presigned URL can live at most \(OSSSignerV4.maximumPresignExpiry) seconds (7 days), not \(seconds)")
         }
-        if credentialProvider is OSSCustomSignerCredentialProvider {
-            throw OSSClientError(.signFailed, "presigning is not supported with a custom signer")
+        var trimmed: [String: String] = [:]
+        for (name, value) in headers { trimmed[name] = value.trimmingCharactersInWhitespace() }
+        var signable = OSSSignableRequest(method: method, bucket: bucket, key: key, query: parameters, headers: trimmed)
+        let base = builder.urlWithoutQuery(bucket: bucket, key: key)
+        if let custom = credentialProvider as? OSSCustomSignerCredentialProvider {
+            try await custom.presign(&signable, signatureVersion: configuration.signatureVersion, date: clock.now(), expiresIn: seconds)
+            return base + "?" + OSSPercentEncoding.encodeQuery(signable.query)
         }
         let credentials: OSSCredentials
         do {
@@ -43,9 +52,6 @@ extension OSSClient {
         } catch {
             throw OSSClientError(.signFailed, "the credential provider failed", underlying: error)
         }
-        var trimmed: [String: String] = [:]
-        for (name, value) in headers { trimmed[name] = value.trimmingCharactersInWhitespace() }
-        var signable = OSSSignableRequest(method: method, bucket: bucket, key: key, query: parameters, headers: trimmed)
         let signer = try signing.makeSigner()
         let now = await clock.now()
         do {
@@ -54,8 +60,40 @@ extension OSSClient {
             if error.code == .invalidExpiration { throw OSSClientError.invalidArgument(error.message) }
             throw OSSClientError(.signFailed, "cannot presign: \(error)", underlying: error)
         }
-        let base = builder.urlWithoutQuery(bucket: bucket, key: key)
         return base + "?" + OSSPercentEncoding.encodeQuery(signable.query)
+    }
+
+    /// A presigned URL that carries an upload callback (for a PUT or a multipart Complete), given as the iOS
+    /// `callbackParam` / `callbackVar` dictionaries: the SDK encodes them (Base64 JSON) as the signed query
+    /// parameters `callback` and `callback-var`.
+    public func presignConstrainURL(
+        bucket: String, key: String, method: String = "PUT", expiration: TimeInterval,
+        parameters: [String: String] = [:], headers: [String: String] = [:], callbackParam: [String: String],
+        callbackVar: [String: String]? = nil
+    ) async throws -> String {
+        let encoded = try OSSCallbackHeaders.make(typed: nil, parameters: callbackParam, variables: callbackVar)
+        return try await presignConstrainURL(
+            bucket: bucket, key: key, method: method, expiration: expiration,
+            parameters: parameters.merging(Self.callbackQuery(encoded)) { $1 }, headers: headers)
+    }
+
+    /// A presigned URL that carries a typed upload callback (signed query parameters `callback`, `callback-var`).
+    public func presignConstrainURL(
+        bucket: String, key: String, method: String = "PUT", expiration: TimeInterval,
+        parameters: [String: String] = [:], headers: [String: String] = [:], callback: OSSCallback
+    ) async throws -> String {
+        let encoded = try OSSCallbackHeaders.make(typed: callback, parameters: nil, variables: nil)
+        return try await presignConstrainURL(
+            bucket: bucket, key: key, method: method, expiration: expiration,
+            parameters: parameters.merging(Self.callbackQuery(encoded)) { $1 }, headers: headers)
+    }
+
+    /// The callback headers as presigned-URL query parameters.
+    static func callbackQuery(_ headers: [String: String]) -> [String: String] {
+        var query: [String: String] = [:]
+        query["callback"] = headers["x-oss-callback"]
+        query["callback-var"] = headers["x-oss-callback-var"]
+        return query
     }
 
     /// The unsigned URL of a public-read object.

@@ -14,24 +14,23 @@ extension OSSClient {
             name: "PutObject", method: "PUT", bucket: request.bucketName, key: request.objectKey,
             headers: request.headers, uploadProgress: request.uploadProgress)
         operation.detectsStalls = true
-        if operation.headers["content-type"] == nil {
-            var fileName: String?
-            switch request.source {
-            case .file(let url), .fileRange(let url, _, _): fileName = url.lastPathComponent
-            case .data: fileName = nil
-            }
-            operation.setHeader(
-                "content-type", request.contentType ?? OSSMimeType.guess(fileName, request.objectKey) ?? OSSMimeType.defaultType)
+        operation.isAuthenticationRequired = request.isAuthenticationRequired
+        var fileName: String?
+        switch request.source {
+        case .file(let url), .fileRange(let url, _, _): fileName = url.lastPathComponent
+        case .data: fileName = nil
         }
-        OSSUserMetadata.apply(request.metadata, to: &operation)
-        let callback = try request.callback.map { try $0.headers() }
-        for (name, value) in callback ?? [:] { operation.setHeader(name, value) }
+        OSSObjectMetadata.apply(
+            request.metadata, contentType: request.contentType, guessedFrom: [fileName, request.objectKey], to: &operation)
+        let callback = try OSSCallbackHeaders.make(
+            typed: request.callback, parameters: request.callbackParam, variables: request.callbackVar)
+        for (name, value) in callback { operation.setHeader(name, value) }
         let body = try await Self.uploadBody(for: request.source, sendContentMD5: request.sendContentMD5)
         operation.body = body.body
         operation.setHeader("content-md5", body.contentMD5)
+        let crcEnabled = crcCheckEnabled(request.crcFlag)
         let observer = OSSUploadObserver(
-            expected: body.body.length, progress: request.uploadProgress, computeCRC: configuration.crcCheckEnabled)
-        let crcEnabled = configuration.crcCheckEnabled
+            expected: body.body.length, progress: request.uploadProgress, computeCRC: crcEnabled)
         let hasCallback = operation.headers["x-oss-callback"] != nil
         return try await execute(operation, observer: observer) { response in
             try await OSSCallback.checkCallbackFailed(response)

@@ -14,7 +14,7 @@ extension OSSClient {
             name: "PutSymlink", method: "PUT", bucket: request.bucketName, key: request.objectKey,
             query: ["symlink": ""], headers: request.headers)
         operation.setHeader("x-oss-symlink-target", OSSPercentEncoding.encode(request.targetObjectName, keepSlash: true))
-        for (name, value) in request.metadata { operation.setHeader("x-oss-meta-\(name)", value) }
+        OSSObjectMetadata.apply(request.metadata, to: &operation)
         return try await execute(operation) { response in
             try await response.body.drain()
             return OSSPutSymlinkResult(eTag: response.eTag, requestId: response.requestId)

@@ -25,6 +25,9 @@ public struct OSSOperation: Sendable {
     /// ``OSSClientConfiguration/Timeouts/stall``) abandons and retries it. Ignored for bodies streamed from the
     /// caller and for requests with an upload callback (their answer waits for the callback server).
     public var detectsStalls = false
+    /// Whether the request is signed (the iOS `isAuthenticationRequired`). `false` sends it anonymously, for
+    /// objects or buckets readable (or writable) by anyone; OSS then answers 403 `AccessDenied` for others.
+    public var isAuthenticationRequired = true
 
     public init(
         name: String, method: String, bucket: String? = nil, key: String? = nil, query: [String: String] = [:],

@@ -7,6 +7,9 @@ struct OSSRequestBuilder: Sendable {
     let userAgent: String
     /// Hosts `.automatic` treats as OSS endpoints besides the OSS domains.
     var cnameExcludeList: [String] = []
+    /// The endpoint's path, kept before the bucket or key (``OSSClientConfiguration/isCustomPathPrefixEnabled``),
+    /// or `""`.
+    var pathPrefix = ""
 
     func build(_ operation: OSSOperation) throws -> OSSPreparedRequest {
         if let bucket = operation.bucket {
@@ -46,16 +49,17 @@ struct OSSRequestBuilder: Sendable {
     func urlWithoutQuery(bucket: String?, key: String?) -> String {
         let encodedKey = key.map { OSSPercentEncoding.encode($0, keepSlash: true) } ?? ""
         let base = "\(endpoint.scheme)://"
+        let root = endpoint.authority + pathPrefix
         guard let bucket, !bucket.isEmpty else {
-            return base + endpoint.authority + "/"
+            return base + root + "/"
         }
         switch effectiveStyle {
         case .cname:
-            return base + endpoint.authority + "/" + encodedKey
+            return base + root + "/" + encodedKey
         case .pathStyle:
-            return base + endpoint.authority + "/" + bucket + "/" + encodedKey
+            return base + root + "/" + bucket + "/" + encodedKey
         case .virtualHosted, .automatic:
-            return base + bucket + "." + endpoint.authority + "/" + encodedKey
+            return base + bucket + "." + root + "/" + encodedKey
         }
     }
 

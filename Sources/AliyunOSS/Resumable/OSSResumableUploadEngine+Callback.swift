@@ -6,10 +6,8 @@ extension OSSResumableUploadEngine {
     /// The request's callback headers: the typed ``OSSResumableUploadRequest/callback``, else the raw
     /// `callbackParam` / `callbackVar` dictionaries; `nil` without a callback.
     static func callbackHeaders(for request: OSSResumableUploadRequest) throws -> [String: String]? {
-        if let callback = request.callback { return try callback.headers() }
-        var headers: [String: String] = [:]
-        headers["x-oss-callback"] = try base64JSON(request.callbackParam)
-        headers["x-oss-callback-var"] = try base64JSON(request.callbackVar)
+        let headers = try OSSCallbackHeaders.make(
+            typed: request.callback, parameters: request.callbackParam, variables: request.callbackVar)
         return headers.isEmpty ? nil : headers
     }
 

@@ -36,7 +36,7 @@ extension OSSResumableUploadEngine: OSSTransferEffects {
     }
 
     func save(_ record: OSSUploadRecord) async throws {
-        try await Self.save(record, records: records, callbackHeaders: callbackHeaders)
+        try await Self.save(record, records: records, callbackHeaders: callbackHeaders, sequential: sequential)
     }
 
     /// Saves in the background while parts move, at most ten times a second, so that many small parts do not wait
@@ -44,18 +44,19 @@ extension OSSResumableUploadEngine: OSSTransferEffects {
     /// not sent again).
     func backgroundWriter() -> OSSTransferRecordWriter<OSSUploadRecord>? {
         guard let records else { return nil }
-        let headers = callbackHeaders
+        let (headers, sequential) = (callbackHeaders, sequential)
         return OSSTransferRecordWriter(minimumInterval: .milliseconds(100)) { record in
-            try await Self.save(record, records: records, callbackHeaders: headers)
+            try await Self.save(record, records: records, callbackHeaders: headers, sequential: sequential)
         }
     }
 
-    /// Saves `record` atomically, with the upload's callback in it (a resumed upload still sends it).
+    /// Saves `record` atomically, with the upload's callback and sequential mark in it (a resumed upload still
+    /// sends the callback, and still sends its parts in order).
     static func save(
-        _ record: OSSUploadRecord, records: OSSTransferRecordSlot?, callbackHeaders: [String: String]?
+        _ record: OSSUploadRecord, records: OSSTransferRecordSlot?, callbackHeaders: [String: String]?, sequential: Bool
     ) async throws {
         do {
-            try await records?.save(record.withCallbackHeaders(callbackHeaders))
+            try await records?.save(record.withCallbackHeaders(callbackHeaders).withSequential(sequential))
         } catch {
             throw error.uploadClientError
         }

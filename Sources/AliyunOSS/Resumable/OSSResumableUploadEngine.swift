@@ -35,6 +35,8 @@ final class OSSResumableUploadEngine {
     let records: OSSTransferRecordSlot?
     /// parity-b: the callback headers sent on Complete and kept in the record (the request's, else the loaded record's).
     var callbackHeaders: [String: String]?
+    /// Whether the upload is sequential: the request says so, or the record it resumes does.
+    var sequential: Bool
 
     init(client: OSSClient, request: OSSResumableUploadRequest, token: OSSResumeToken? = nil) throws {
         let settings = try OSSTransferSettings(operation: "resumableUpload", request: request, client: client)
@@ -58,6 +60,7 @@ final class OSSResumableUploadEngine {
                 from: $0, bucket: request.bucketName, key: request.objectKey, requestedPartSize: partSize, crcMode: crcMode)
         }
         callbackHeaders = try Self.callbackHeaders(for: request)  // parity-b: callback in the record
+        sequential = request.sequential
         machine = OSSUploadStateMachine(
             configuration: .init(
                 bucket: request.bucketName, key: request.objectKey, filePath: filePath, requestedPartSize: partSize,
@@ -72,21 +75,24 @@ final class OSSResumableUploadEngine {
         } catch {
             throw error.uploadClientError
         }
+        try OSSResumableUploadRequest.checkPartSize(request.partSize, fileSize: identity.size)
         // The lock keeps a second process off the same record (and upload id) while this one runs. A token
         // replaces whatever record is on disk (under the lock), or stands in for one in memory.
         let opened = try OSSTransferOpenRecord(records, resuming: resumeRecord, map: \.uploadClientError)
         defer { withExtendedLifetime(opened.lock) {} }
         let loaded = opened.loaded
         adoptRecordedCallback(loaded)  // parity-b: a resumed upload sends the recorded callback
+        if case .loaded(let record) = loaded, record.sequential == true { sequential = true }
         // A request cancelled before it starts still goes through the machine: it never initiates or lists, and
         // a cancel then means what it means for the loaded record.
         let driver = OSSTransferDriver(
-            machine: machine, effects: self, cancellation: request.cancellation, threadNum: settings.threadNum)
+            machine: machine, effects: self, cancellation: request.cancellation,
+            threadNum: sequential ? 1 : settings.threadNum)  // sequential: parts in ascending order
         guard case .finished(let crc) = await driver.run(.start(record: loaded, file: identity)) else {
             throw driver.error(
                 operation: "resumableUpload", noun: "upload", kept: "the upload id and the record",
                 // records: relative paths with a base directory; parity-b: the callback travels with the token.
-                token: { driver.machine.record.map { location.token(for: $0.withCallbackHeaders(callbackHeaders)) } },
+                token: { driver.machine.record.map { location.token(for: $0.withCallbackHeaders(callbackHeaders).withSequential(sequential)) } },
                 map: \.uploadClientError)
         }
         guard let completion, let uploadId = driver.machine.uploadId, let plan = driver.machine.plan else {
@@ -101,23 +107,14 @@ final class OSSResumableUploadEngine {
     // MARK: - Remote steps
 
     func initiate() async throws -> String {
-        var metadata: [String: String] = [:]
-        var headers: [String: String] = [:]
-        for (name, value) in request.completeMetaHeader {
-            let lower = name.lowercased()
-            if lower.hasPrefix("x-oss-meta-") {
-                metadata[String(lower.dropFirst("x-oss-meta-".count))] = value
-            } else {
-                headers[lower] = value
-            }
-        }
         let result = try await client.initiateMultipartUpload(
             OSSInitiateMultipartUploadRequest(
                 bucketName: request.bucketName, objectKey: request.objectKey,
                 // parity-b: Content-Type guessed from the local file's extension, then the key's.
                 contentType: request.contentType
+                    ?? request.completeMetaHeader.first { $0.key.lowercased() == "content-type" }?.value
                     ?? OSSMimeType.guess(request.uploadingFileURL.lastPathComponent, request.objectKey),
-                metadata: metadata, headers: headers))
+                metadata: request.completeMetaHeader, sequential: sequential))
         return result.uploadId
     }
 
@@ -164,8 +161,7 @@ final class OSSResumableUploadEngine {
                 bucketName: request.bucketName, objectKey: request.objectKey, uploadId: uploadId,
                 parts: parts.map { OSSPartInfo(partNumber: $0.number, eTag: $0.etag) },
                 // parity-b: the callback comes from the request or, when resumed, from the record.
-                callback: callbackHeaders?["x-oss-callback"],
-                callbackVar: callbackHeaders?["x-oss-callback-var"]))
+                headers: callbackHeaders ?? [:]))
     }
 
     /// AbortMultipartUpload in a fresh unstructured task, awaited: requests made from a cancelled task would
@@ -180,17 +176,6 @@ final class OSSResumableUploadEngine {
         } catch {
             logger.warning(
                 "cannot abort the multipart upload", metadata: ["uploadId": "\(uploadId)", "error": "\(error)"])
-        }
-    }
-
-    static func base64JSON(_ dictionary: [String: String]?) throws -> String? {
-        guard let dictionary, !dictionary.isEmpty else { return nil }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        do {
-            return try encoder.encode(dictionary).base64EncodedString()
-        } catch {
-            throw OSSClientError(.invalidArgument, "the callback parameters cannot be encoded", underlying: error)
         }
     }
 }

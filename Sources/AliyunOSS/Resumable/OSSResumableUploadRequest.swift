@@ -17,7 +17,8 @@ import Foundation
 /// CRC-64; never credentials) lets a later call — in this process or another — send only the parts the server
 /// does not have yet. Without it, the upload is not resumable across calls.
 ///
-/// Defaults: part size 1 MiB (at least 100 KB; grown automatically when the file needs more than 10,000 parts),
+/// Defaults: part size 1 MiB (at least 100 KB, else `invalidArgument`; grown automatically when the file needs
+/// more than 10,000 parts),
 /// 5 parts in flight, `deleteUploadIdOnCancelling = true`, CRC-64 checking as the client is configured, each part
 /// read once (CRC-64 computed as it is sent; ``sendContentMD5`` adds a `Content-MD5` pass).
 ///
@@ -48,9 +49,8 @@ import Foundation
 public struct OSSResumableUploadRequest: Sendable {
     /// The default part size: 1 MiB.
     public static let defaultPartSize: Int64 = 1024 * 1024
-    /// The smallest part size OSS accepts (but for the last part): 100 KB (102,400 bytes). A smaller ``partSize`` is
-    /// raised to this value (documented behaviour, as in the iOS SDK, so that old code keeps working); the record's
-    /// identity uses the raised value.
+    /// The smallest part size OSS accepts (but for the last part): 100 KB (102,400 bytes). As in the iOS SDK, a
+    /// smaller ``partSize`` for a file larger than this is refused with `invalidArgument`.
     public static let minimumPartSize: Int64 = 102_400
     /// The default number of parts in flight: 5.
     public static let defaultThreadNum = 5
@@ -61,11 +61,16 @@ public struct OSSResumableUploadRequest: Sendable {
     public var objectKey: String
     /// The local file to upload.
     public var uploadingFileURL: URL
-    /// The size of each part (the last may be shorter). Values below 100 KB (``minimumPartSize``) are raised to
-    /// 100 KB; doubled automatically while the file would need more than 10,000 parts. Part of the record's identity.
+    /// The size of each part (the last may be shorter). At least 100 KB (``minimumPartSize``) unless the whole file
+    /// fits in one part (the iOS rule: a smaller value throws `invalidArgument`); doubled automatically while the
+    /// file would need more than 10,000 parts. Part of the record's identity.
     public var partSize: Int64
-    /// How many parts are sent at once (1...64).
+    /// How many parts are sent at once (1...64); ignored (one at a time) when ``sequential``.
     public var threadNum: Int
+    /// A sequential upload, the iOS `sequentialMultipartUpload`: the upload is initiated with `?sequential`, its
+    /// parts are sent one at a time in ascending order, and OSS gives the object the `Content-MD5` of its whole
+    /// content. Part of the record's identity (a sequential upload never resumes a parallel one's upload id).
+    public var sequential: Bool = false
     /// Progress: (bytes in this step, total bytes sent, total bytes expected), as parts are confirmed or, with
     /// ``progressGranularity`` `.bytes`, as their bytes go out. A resumed upload starts with one report of
     /// the bytes already on the server. Never runs backwards, never exceeds the file size.
@@ -101,8 +106,9 @@ public struct OSSResumableUploadRequest: Sendable {
     /// `Content-Type` of the object; when nil it is guessed from the local file's extension, then the object key's
     /// (``OSSMimeType``), else `application/octet-stream`.
     public var contentType: String?
-    /// Object metadata and headers sent when the upload is initiated: `x-oss-meta-*` entries become user
-    /// metadata; other names (`Cache-Control`, `x-oss-storage-class`, ...) are sent as headers.
+    /// Object metadata and headers sent when the upload is initiated, read like the iOS `objectMeta`
+    /// (``OSSPutObjectRequest/metadata``): `x-oss-meta-*` and bare names are user metadata; standard headers
+    /// (`Content-Type`, `Cache-Control`, `x-oss-storage-class`, ...) are sent as themselves.
     public var completeMetaHeader: [String: String]
     /// Upload callback parameters (`callbackUrl`, `callbackBody`, ...), sent on Complete as `x-oss-callback`
     /// (Base64 JSON).

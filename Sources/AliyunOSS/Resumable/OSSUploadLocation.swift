@@ -19,7 +19,7 @@ struct OSSUploadLocation {
             recordDirectoryPath: request.recordDirectoryPath)
         recordName = OSSRecordStore.uploadRecordName(
             filePath: paths.storedLocalPath, bucket: request.bucketName, key: request.objectKey,
-            requestedPartSize: requestedPartSize, crcMode: crcMode)
+            requestedPartSize: requestedPartSize, crcMode: crcMode, sequential: request.sequential)
     }
 
     /// The record of `token`, checked against the upload, with its paths resolved against the base directory.

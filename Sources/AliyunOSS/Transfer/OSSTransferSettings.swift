@@ -3,7 +3,8 @@ import OSSResumable
 
 /// The checked settings of one resumable transfer call: part size, concurrency and CRC mode.
 struct OSSTransferSettings: Sendable {
-    /// The part size asked for, raised to the smallest allowed.
+    /// The part size asked for, raised to the smallest allowed (an upload refuses a smaller one first, with the
+    /// file's size: ``OSSResumableUploadRequest/checkPartSize(_:fileSize:)``).
     let partSize: Int64
     let threadNum: Int
     let crcMode: OSSCRCMode

@@ -339,6 +339,7 @@ public actor OSSTransferManager {
                 threadNum: threadNum, recordDirectoryPath: recordDirectoryPath, baseDirectoryURL: baseDirectoryURL,
                 crcFlag: record.crcMode == .enabled, uploadProgress: progress)
             request.progressGranularity = progressGranularity
+            request.sequential = record.sequential == true  // its record's name, and parts one at a time in order
             let upload = request
             let task = Task<OSSTransferOutcome, any Error> {
                 let result = try await client.resumableUpload(upload)

@@ -26,6 +26,7 @@ public final class AsyncHTTPClientTransport: OSSHTTPTransport {
             idleTimeout: .seconds(60),
             concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maxConcurrentRequestCount)
         http.redirectConfiguration = .disallow
+        if let proxy = configuration.proxy { http.proxy = .server(host: proxy.host, port: proxy.port) }
         http.decompression = .disabled
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http)
         ownsClient = true

@@ -34,3 +34,22 @@ func formFields(_ data: Data) -> [String: String] {
     }
     return fields
 }
+
+/// A multipart upload of one part: `initiate`, `bytes` as part 1, then Complete as `configure` sets it up
+/// (callbacks, headers).
+@discardableResult
+func uploadOnePart(
+    _ client: OSSClient, _ initiate: OSSInitiateMultipartUploadRequest, bytes: Data = Data("m".utf8),
+    completing configure: (inout OSSCompleteMultipartUploadRequest) -> Void = { _ in }
+) async throws -> OSSCompleteMultipartUploadResult {
+    let initiated = try await client.initiateMultipartUpload(initiate)
+    let part = try await client.uploadPart(
+        OSSUploadPartRequest(
+            bucketName: initiate.bucketName, objectKey: initiate.objectKey, uploadId: initiated.uploadId, partNumber: 1,
+            source: .data(bytes)))
+    var complete = OSSCompleteMultipartUploadRequest(
+        bucketName: initiate.bucketName, objectKey: initiate.objectKey, uploadId: initiated.uploadId,
+        parts: [OSSPartInfo(partNumber: 1, eTag: part.eTag)])
+    configure(&complete)
+    return try await client.completeMultipartUpload(complete)
+}

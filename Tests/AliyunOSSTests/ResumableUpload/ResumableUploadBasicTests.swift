@@ -82,18 +82,22 @@ struct ResumableUploadBasicTests {
         }
     }
 
-    @Test("a small part size is raised to 100 KB")
+    @Test("a part size under 100 KB is refused for a larger file and fine for a file of one part (the iOS rule)")
     func minimumPartSize() async throws {
         let scratch = try RUScratch()
         defer { scratch.cleanup() }
-        let bytes = patternBytes(250_000, seed: 8)
-        try scratch.write(bytes)
+        try scratch.write(patternBytes(250_000, seed: 8))
         try await withServerAndClient { server, client in
             var request = ruRequest("small.bin", scratch)
             request.partSize = 1000
+            #expect(await thrownClientError { _ = try await client.resumableUpload(request) }?.code == .invalidArgument)
+            #expect(await server.stats()[.initiateMultipartUpload].requests == 0)
+
+            let bytes = patternBytes(102_400, seed: 8)
+            try scratch.write(bytes)
             let result = try await client.resumableUpload(request)
             #expect(result.partSize == 102_400)
-            #expect(await server.stats()[.uploadPart].requests == 3)
+            #expect(await server.stats()[.uploadPart].requests == 1)
             #expect(try await ruObject(client, "small.bin") == bytes)
         }
     }

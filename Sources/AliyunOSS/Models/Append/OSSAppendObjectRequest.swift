@@ -20,11 +20,15 @@ public struct OSSAppendObjectRequest: Sendable {
     public var initCRC64: UInt64?
     /// `Content-Type` (first append only).
     public var contentType: String?
-    /// User metadata (first append only), sent as `x-oss-meta-<name>`.
+    /// Object metadata (first append only), the iOS `objectMeta`: user metadata with or without the `x-oss-meta-`
+    /// prefix, and standard headers (`Cache-Control`, `x-oss-object-acl`, ...) sent as themselves.
     public var metadata: [String: String]
     public var sendContentMD5: Bool
     public var headers: [String: String]
     public var uploadProgress: OSSProgressHandler?
+    /// Whether CRC-64 is checked for this request (the iOS per-request `crcFlag`); `nil` follows the client's
+    /// ``OSSClientConfiguration/crcCheckEnabled``.
+    public var crcFlag: Bool?
 
     public init(
         bucketName: String, objectKey: String, appendPosition: Int64, source: OSSUploadSource, initCRC64: UInt64? = nil,

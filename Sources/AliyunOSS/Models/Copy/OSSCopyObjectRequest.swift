@@ -37,11 +37,13 @@ public struct OSSCopyObjectRequest: Sendable {
     public var sourceObjectKey: String
     public var bucketName: String
     public var objectKey: String
-    /// `nil` chooses `REPLACE` when `contentType` or `metadata` is given, else `COPY`.
+    /// `nil` chooses `REPLACE` when `contentType`, user metadata or a standard object header (`Cache-Control`, ...)
+    /// is given, else `COPY` (an `x-oss-object-acl` or `x-oss-storage-class` entry alone keeps the source's metadata).
     public var metadataDirective: OSSMetadataDirective?
     /// The copy's `Content-Type` (with `REPLACE`).
     public var contentType: String?
-    /// The copy's user metadata (with `REPLACE`), sent as `x-oss-meta-<name>`.
+    /// The copy's metadata, the iOS `objectMeta`: user metadata with or without the `x-oss-meta-` prefix, and
+    /// standard headers (`Content-Language`, `x-oss-object-acl`, `x-oss-storage-class`, ...) sent as themselves.
     public var metadata: [String: String]
     public var conditions: OSSCopySourceConditions
     /// Other headers (`x-oss-object-acl`, `x-oss-storage-class`, `x-oss-forbid-overwrite`, `x-oss-tagging`, ...).

@@ -13,26 +13,27 @@ public struct OSSCompleteMultipartUploadRequest: Sendable {
     public var parts: [OSSPartInfo]
     /// Sends `x-oss-complete-all: yes` and no part list: the server uses every uploaded part.
     public var completeAll: Bool
-    /// `x-oss-callback` (Base64 JSON, as OSS expects).
-    public var callback: String?
-    /// `x-oss-callback-var`.
-    public var callbackVar: String?
+    /// Upload callback parameters, the iOS `callbackParam` (`callbackUrl`, `callbackBody`, `callbackBodyType`,
+    /// `callbackHost`): the SDK sends them as `x-oss-callback`, Base64 of their JSON.
+    public var callbackParam: [String: String]?
+    /// Callback variables, the iOS `callbackVar` (`x:name` → value): sent as `x-oss-callback-var`, Base64 JSON.
+    public var callbackVar: [String: String]?
     /// Other headers (`x-oss-object-acl`, `x-oss-forbid-overwrite`, ...).
     public var headers: [String: String]
-    /// A typed upload callback (takes precedence over ``callback`` and ``callbackVar``). A failed callback throws
-    /// ``OSSServerError`` `CallbackFailed` (status 203; the object exists).
+    /// A typed upload callback (takes precedence over ``callbackParam`` and ``callbackVar``). A failed callback
+    /// throws ``OSSServerError`` `CallbackFailed` (status 203; the object exists).
     public var typedCallback: OSSCallback?
 
     public init(
         bucketName: String, objectKey: String, uploadId: String, parts: [OSSPartInfo], completeAll: Bool = false,
-        callback: String? = nil, callbackVar: String? = nil, headers: [String: String] = [:]
+        callbackParam: [String: String]? = nil, callbackVar: [String: String]? = nil, headers: [String: String] = [:]
     ) {
         self.bucketName = bucketName
         self.objectKey = objectKey
         self.uploadId = uploadId
         self.parts = parts
         self.completeAll = completeAll
-        self.callback = callback
+        self.callbackParam = callbackParam
         self.callbackVar = callbackVar
         self.headers = headers
     }

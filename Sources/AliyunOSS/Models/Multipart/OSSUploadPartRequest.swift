@@ -17,6 +17,9 @@ public struct OSSUploadPartRequest: Sendable {
     public var sendContentMD5: Bool
     public var headers: [String: String]
     public var uploadProgress: OSSProgressHandler?
+    /// Whether CRC-64 is checked for this request (the iOS per-request `crcFlag`); `nil` follows the client's
+    /// ``OSSClientConfiguration/crcCheckEnabled``.
+    public var crcFlag: Bool?
 
     public init(
         bucketName: String, objectKey: String, uploadId: String, partNumber: Int, source: OSSUploadSource,

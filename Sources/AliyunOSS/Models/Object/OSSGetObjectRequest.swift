@@ -39,7 +39,8 @@ public struct OSSGetObjectRequest: Sendable {
     /// The byte range to fetch; the whole object when nil.
     public var range: OSSObjectRange?
     /// Sends `x-oss-range-behavior: standard`: an end past the object is truncated and a start past it is a
-    /// 416 error, instead of OSS's legacy behaviour of ignoring such a range. Default true.
+    /// 416 error, instead of OSS's legacy behaviour of ignoring such a range (status 200, the whole object).
+    /// Default false, as in the iOS SDK, so a ported range request gets the answer it got there.
     public var standardRangeBehavior: Bool
     /// `If-Match`: fail with 412 unless the ETag matches.
     public var ifMatch: String?
@@ -55,9 +56,15 @@ public struct OSSGetObjectRequest: Sendable {
     public var parameters: [String: String]
     /// Download progress; the expected total is the response's `Content-Length`.
     public var downloadProgress: OSSProgressHandler?
+    /// Whether CRC-64 is checked for this request (the iOS per-request `crcFlag`); `nil` follows the client's
+    /// ``OSSClientConfiguration/crcCheckEnabled``.
+    public var crcFlag: Bool?
+    /// Whether the request is signed (the iOS `isAuthenticationRequired`); `false` reads a public object
+    /// anonymously (a private one is 403 `AccessDenied`). Default true.
+    public var isAuthenticationRequired = true
 
     public init(
-        bucketName: String, objectKey: String, range: OSSObjectRange? = nil, standardRangeBehavior: Bool = true,
+        bucketName: String, objectKey: String, range: OSSObjectRange? = nil, standardRangeBehavior: Bool = false,
         ifMatch: String? = nil, ifNoneMatch: String? = nil, ifModifiedSince: Date? = nil,
         ifUnmodifiedSince: Date? = nil, versionId: String? = nil, headers: [String: String] = [:],
         parameters: [String: String] = [:], downloadProgress: OSSProgressHandler? = nil

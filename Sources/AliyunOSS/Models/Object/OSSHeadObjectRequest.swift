@@ -14,6 +14,9 @@ public struct OSSHeadObjectRequest: Sendable {
     public var ifModifiedSince: Date?
     public var ifUnmodifiedSince: Date?
     public var headers: [String: String]
+    /// Whether the request is signed (the iOS `isAuthenticationRequired`); `false` reads a public object
+    /// anonymously (a private one is 403 `AccessDenied`). Default true.
+    public var isAuthenticationRequired = true
 
     public init(
         bucketName: String, objectKey: String, versionId: String? = nil, ifMatch: String? = nil,

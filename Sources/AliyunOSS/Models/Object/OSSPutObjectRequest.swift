@@ -15,17 +15,29 @@ public struct OSSPutObjectRequest: Sendable {
     public var contentType: String?
     /// Whether to compute and send `Content-MD5` (for a file this costs one extra read pass).
     public var sendContentMD5: Bool
-    /// User metadata, sent as `x-oss-meta-<name>` headers; a name may be given with or without the `x-oss-meta-`
-    /// prefix.
+    /// Object metadata, the iOS `objectMeta`: user metadata with or without the `x-oss-meta-` prefix, and standard
+    /// headers (`Content-Language`, `Cache-Control`, `x-oss-object-acl`, `x-oss-storage-class`, ...) sent as
+    /// themselves.
     public var metadata: [String: String]
     /// Any other headers (`Cache-Control`, `x-oss-object-acl`, `x-oss-storage-class`, ...).
     public var headers: [String: String]
     /// Upload progress.
     public var uploadProgress: OSSProgressHandler?
+    /// Whether CRC-64 is checked for this request (the iOS per-request `crcFlag`); `nil` follows the client's
+    /// ``OSSClientConfiguration/crcCheckEnabled``.
+    public var crcFlag: Bool?
+    /// Whether the request is signed (the iOS `isAuthenticationRequired`); `false` writes to a public-read-write
+    /// bucket anonymously (any other is 403 `AccessDenied`). Default true.
+    public var isAuthenticationRequired = true
     /// An upload callback: OSS calls it after storing the object and returns its answer in
     /// ``OSSPutObjectResult/serverCallbackBody``. A failed callback throws ``OSSServerError`` `CallbackFailed`
     /// (status 203; the object is stored, see ``OSSServerError/isCallbackFailed``).
     public var callback: OSSCallback?
+    /// Upload callback parameters, the iOS `callbackParam` (`callbackUrl`, `callbackBody`, ...), sent as
+    /// `x-oss-callback` (the SDK does the Base64 JSON). ``callback`` takes precedence.
+    public var callbackParam: [String: String]?
+    /// Callback variables, the iOS `callbackVar` (`x:name` → value), sent as `x-oss-callback-var`.
+    public var callbackVar: [String: String]?
 
     public init(
         bucketName: String, objectKey: String, source: OSSUploadSource, contentType: String? = nil,

@@ -11,7 +11,7 @@ public struct OSSPutSymlinkRequest: Sendable {
     public var bucketName: String
     public var objectKey: String
     public var targetObjectName: String
-    /// User metadata of the symlink itself.
+    /// Metadata of the symlink itself, read like the iOS `objectMeta` (``OSSPutObjectRequest/metadata``).
     public var metadata: [String: String]
     public var headers: [String: String]
 

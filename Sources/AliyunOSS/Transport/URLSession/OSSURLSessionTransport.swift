@@ -34,6 +34,7 @@ public final class OSSURLSessionTransport: OSSHTTPTransport {
             session.timeoutIntervalForResource = whole.timeInterval
         }
         session.httpMaximumConnectionsPerHost = configuration.maxConcurrentRequestCount
+        if let proxy = configuration.proxy { session.connectionProxyDictionary = proxy.connectionProxyDictionary }
         session.requestCachePolicy = .reloadIgnoringLocalCacheData
         session.urlCache = nil
         session.httpCookieStorage = nil
