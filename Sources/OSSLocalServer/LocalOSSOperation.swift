@@ -34,6 +34,7 @@ public enum LocalOSSOperation: String, Sendable, Codable, CaseIterable, Hashable
     case putSymlink = "PutSymlink"
     case getSymlink = "GetSymlink"
     case restoreObject = "RestoreObject"
+    case listLiveChannel = "ListLiveChannel"
 
     /// Looks an operation up by its OSS name, case-insensitively (`uploadpart`, `UploadPart`).
     public init?(name: String) {

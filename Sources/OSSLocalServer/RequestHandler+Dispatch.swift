@@ -40,6 +40,7 @@ extension RequestHandler {
         case .putSymlink: return try await putSymlink(context)
         case .getSymlink: return try await getSymlink(context)
         case .restoreObject: return try await restoreObject(context, reader: reader)
+        case .listLiveChannel: return try await listLiveChannel(context)
         }
     }
 }

@@ -106,6 +106,7 @@ enum Router {
                 if q["uploads"] != nil { return .listMultipartUploads }
                 if q["bucketInfo"] != nil { return .getBucketInfo }
                 if q["location"] != nil { return .getBucketLocation }
+                if q["live"] != nil { return .listLiveChannel }
                 if q["list-type"] == "2" { return .listObjectsV2 }
                 let unsupported = q.keys.contains { OSSSignerV1.subresources.contains($0) && $0 != "security-token" }
                 return unsupported ? nil : .listObjects
@@ -115,6 +116,8 @@ enum Router {
                 return nil
             }
         }
+        // Live channels (`/<channel>?live`) are RTMP ingest points, not objects: not implemented.
+        if q["live"] != nil { return nil }
         switch context.method {
         case "PUT":
             if q["uploadId"] != nil || q["partNumber"] != nil {
