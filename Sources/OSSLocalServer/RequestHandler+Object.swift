@@ -84,8 +84,7 @@ extension RequestHandler {
         headers.add(name: "Content-MD5", value: digest.md5Base64)
         if let callback {
             return try await callbackResponse(
-                callback, headers: headers, context: context, bucket: bucket, key: key, etag: committed.etag,
-                size: committed.size, mimeType: committed.contentType)
+                callback, headers: headers, context: context, bucket: bucket, object: committed)
         }
         return ServerResponse(status: .ok, headers: headers)
     }
