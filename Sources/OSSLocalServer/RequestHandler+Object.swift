@@ -136,8 +136,12 @@ extension RequestHandler {
                 status: .partialContent, headers: headers,
                 body: .segments(store.objectSegments(bucket, object, offset: range.lowerBound, length: length)))
         }
-        return ServerResponse(
+        var response = ServerResponse(
             status: .ok, headers: headers, body: .segments(store.objectSegments(bucket, object, offset: 0, length: object.size)))
+        if repliesWithGzip(context, contentType: headers.first(name: "Content-Type") ?? "", size: object.size) {
+            encodeWithGzip(&response)
+        }
+        return response
     }
 
     /// `HEAD /key?objectMeta`: ETag, size and times only.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Judge suite (parity): the official oss2 client's upload callbacks (including 203 CallbackFailed), ListObjects V1
-with markers, delimiters and url encoding, ListMultipartUploads ordering, bucket info and response-* overrides,
+with markers, delimiters and url encoding, ListMultipartUploads ordering, bucket info and response-* overrides, gzip GETs,
 against an OSS endpoint whose callbacks can reach 127.0.0.1.
 
 Usage: judge_oss2_callbacks_listings.py --endpoint http://127.0.0.1:PORT --access-key-id AK --access-key-secret SK
@@ -10,6 +10,7 @@ import base64
 import json
 import threading
 import urllib.parse
+import zlib
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import oss2
@@ -237,6 +238,35 @@ def traffic_limit():
                  "InvalidArgument", "traffic limit below range")
 
 
+def gzip_get():
+    # OSS compresses a whole-object GET of a web text type of at least 1 KB when the client accepts gzip: the reply
+    # is gzip-encoded and chunked, with no ETag, Content-Length or Accept-Ranges (oss2's test_gzip_get).
+    data = b"line of text\n" * 4000
+    bucket.put_object("z/page.txt", data)  # oss2 sends text/plain for .txt
+    r = bucket.get_object("z/page.txt", headers={"Accept-Encoding": "gzip"})
+    equal(r.read(), data, "gzip body as oss2 reads it")
+    equal(r.headers.get("Content-Encoding"), "gzip", "Content-Encoding")
+    equal(r.headers.get("Transfer-Encoding"), "chunked", "Transfer-Encoding")
+    equal(r.content_length, None, "no Content-Length")
+    equal(r.headers.get("ETag"), None, "no ETag")
+    equal(r.headers.get("x-oss-hash-crc64ecma"), bucket.head_object("z/page.txt").headers.get("x-oss-hash-crc64ecma"), "CRC of the object")
+    raw = requests.get(bucket.sign_url("GET", "z/page.txt", 60), headers={"Accept-Encoding": "gzip"}, stream=True,
+                       timeout=10).raw.read(decode_content=False)
+    equal(zlib.decompress(raw, 16 + zlib.MAX_WBITS), data, "the raw body is gzip (decoded by zlib)")
+    h = requests.head(bucket.sign_url("HEAD", "z/page.txt", 60), headers={"Accept-Encoding": "gzip"}, timeout=10)
+    equal((h.status_code, h.headers.get("Content-Encoding"), h.headers.get("ETag")), (200, "gzip", None), "gzip HEAD")
+    for key, content, headers in [("z/photo.jpg", data, {"Accept-Encoding": "gzip"}),
+                                  ("z/small.txt", b"x" * 1023, {"Accept-Encoding": "gzip"}),
+                                  ("z/page.txt", data, {"Accept-Encoding": "gzip", "Range": "bytes=0-99"}),
+                                  ("z/page.txt", data, {"Accept-Encoding": "gzip;q=0, identity"})]:
+        if key != "z/page.txt":
+            bucket.put_object(key, content)
+        r = bucket.get_object(key, headers=headers)
+        equal(r.headers.get("Content-Encoding"), None, "not compressed: %s %s" % (key, headers))
+        check(r.headers.get("Content-Length") is not None, "Content-Length: %s %s" % (key, headers))
+        r.read()
+
+
 def teardown():
     for o in oss2.ObjectIterator(bucket):
         bucket.delete_object(o.key)
@@ -251,5 +281,5 @@ run_cases([("setup", setup), ("callback_json", callback_json), ("callback_form_m
            ("callback_failed_203", callback_failed_203), ("callback_unreachable_203", callback_unreachable_203),
            ("presigned_callback", presigned_callback),
            ("list_objects_v1", list_objects_v1), ("list_uploads", list_uploads), ("bucket_info", bucket_info),
-           ("response_overrides", response_overrides), ("traffic_limit", traffic_limit),
+           ("response_overrides", response_overrides), ("traffic_limit", traffic_limit), ("gzip_get", gzip_get),
            ("teardown", teardown)])
