@@ -55,8 +55,10 @@ struct CallbackRequest: Sendable {
         }
         var variables: [String: String] = [:]
         if let varHeader = context.header("x-oss-callback-var") ?? context.query["callback-var"] {
-            for (name, value) in try decodeJSONObject(varHeader, name: "x-oss-callback-var") {
-                guard name.hasPrefix("x:"), name.count > 2, name == name.lowercased() else {
+            // Only `x:` names are custom variables; OSS ignores other names (oss2's test_sign_url_with_callback sends
+            // a callback-var holding the callback's own fields and expects the upload to go through).
+            for (name, value) in try decodeJSONObject(varHeader, name: "x-oss-callback-var") where name.hasPrefix("x:") {
+                guard name.count > 2, name == name.lowercased() else {
                     throw invalid("The custom callback variable \(name) must be lower case and start with x:.")
                 }
                 guard let text = value as? String else { throw invalid("The callback variable \(name) must be a string.") }

@@ -148,8 +148,9 @@ def callback_unreachable_203():
 def presigned_callback():
     # A presigned URL carries the callback in its query (callback, callback-var), signed with it.
     Receiver.calls.clear()
+    # Names without the x: prefix in callback-var are ignored, as OSS ignores them.
     params = {"callback": b64({"callbackUrl": CB + "/ok", "callbackBody": "object=${object}&v=${x:v}"}),
-              "callback-var": b64({"x:v": "presigned"})}
+              "callback-var": b64({"x:v": "presigned", "callbackUrl": "ignored"})}
     r = requests.put(bucket.sign_url("PUT", "cb/presigned", 60, params=params), data=b"abc")
     equal(r.status_code, 200, "presigned upload with a callback")
     check(b"received" in r.content, "the callback reply is relayed: %s" % r.content)
