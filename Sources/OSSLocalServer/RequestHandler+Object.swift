@@ -92,14 +92,13 @@ extension RequestHandler {
     /// The headers describing an object (GetObject, HeadObject). For a symlink, as OSS documents for HeadObject, the
     /// headers that describe the bytes (Content-Length, ETag, Content-MD5, CRC-64, storage class and restore state)
     /// are the target's, Last-Modified is the later of the two, and the rest (object type, user metadata, tag count,
-    /// the stored standard headers) are the symlink's own. Content-Type is the symlink's if PutSymlink was given
-    /// one, otherwise the target's.
+    /// the stored standard headers) are the symlink's own. Content-Type is the target's (clients send one with every
+    /// PutSymlink, application/octet-stream by default, which would hide the target's type).
     func objectHeaders(_ readable: ReadableObject, context: RequestContext) -> HTTPHeaders {
         let object = readable.data
         let owner = readable.link ?? object
         var headers = HTTPHeaders()
-        let contentType = readable.link?.headers[Self.symlinkContentTypeKey] ?? object.contentType
-        headers.add(name: "Content-Type", value: context.query["response-content-type"] ?? contentType)
+        headers.add(name: "Content-Type", value: context.query["response-content-type"] ?? object.contentType)
         headers.add(name: "ETag", value: object.etag)
         let lastModified = max(object.lastModified, readable.link?.lastModified ?? 0)
         headers.add(name: "Last-Modified", value: OSSDateFormat.rfc1123(Date(timeIntervalSince1970: TimeInterval(lastModified))))

@@ -6,10 +6,6 @@ import Foundation
 /// PutSymlink / GetSymlink. A symlink is an object of type `Symlink` with no bytes and its own metadata, tags, ACL and
 /// storage class; GET and HEAD of it read its target (``readableObject(_:_:context:)``, ``objectHeaders(_:context:)``).
 extension RequestHandler {
-    /// Where a symlink's record keeps the Content-Type its PutSymlink was given (in ``ObjectRecord/headers``): only
-    /// then does a GET or HEAD of the symlink answer with it rather than the target's.
-    static let symlinkContentTypeKey = "content-type"
-
     func putSymlink(_ context: RequestContext) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
         _ = try await store.bucket(bucket)
@@ -30,12 +26,11 @@ extension RequestHandler {
         extra.symlinkTarget = target
         let temp = store.newTempPath()
         let digest = try await FileIO.assemble([], into: temp)
-        var headers = storedHeaders(context)
-        headers[Self.symlinkContentTypeKey] = context.header("content-type")
         let record = ObjectRecord(
             key: key, size: 0, etag: digest.etag, crc64: 0, lastModified: Int64(context.now.timeIntervalSince1970),
             contentType: context.header("content-type") ?? "application/octet-stream", contentMD5: nil,
-            userMetadata: context.userMetadata, headers: headers, objectType: "Symlink", dataFile: "", extra: extra)
+            userMetadata: context.userMetadata, headers: storedHeaders(context), objectType: "Symlink", dataFile: "",
+            extra: extra)
         let committed = try await store.commitObject(bucket, record: record, tempPath: temp)
         var reply = HTTPHeaders()
         reply.add(name: "ETag", value: committed.etag)
