@@ -2,13 +2,35 @@
 import PackageDescription
 
 /// AsyncHTTPClient is the default transport on Linux (several times faster there than swift-corelibs-foundation's
-/// URLSession). On Apple platforms the SDK uses URLSession and links no AsyncHTTPClient at all.
+/// URLSession). On Apple platforms the SDK uses URLSession and links swift-crypto and swift-log, nothing else: no
+/// AsyncHTTPClient, no swift-nio in any form.
 let nonApple: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
+
+/// `OSS_APPLE_SHAPE=1` evaluates this manifest as an Apple platform sees the SDK: only the `AliyunOSS` product, its
+/// pure modules and the DocC snippet check, with swift-crypto and swift-log as the only dependencies and without the
+/// `OSS_ASYNC_HTTP_CLIENT` condition. `scripts/apple-gate.sh` builds it on Linux, so shared code that reaches for a
+/// Linux-only module (NIO, AsyncHTTPClient) fails here as it would in Xcode.
+let appleShape = Context.environment["OSS_APPLE_SHAPE"] == "1"
 
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
+
+/// The SDK's Linux-only code (the AsyncHTTPClient transport) is compiled under this condition.
+let sdkSettings: [SwiftSetting] =
+    swiftSettings + (appleShape ? [] : [.define("OSS_ASYNC_HTTP_CLIENT", .when(platforms: nonApple))])
+
+/// What the SDK links on Linux only.
+let sdkLinuxDependencies: [Target.Dependency] =
+    appleShape
+    ? []
+    : [
+        .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: nonApple)),
+        .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: nonApple)),
+        .product(name: "NIOFoundationCompat", package: "swift-nio", condition: .when(platforms: nonApple)),
+        .product(name: "_NIOFileSystem", package: "swift-nio", condition: .when(platforms: nonApple)),
+    ]
 
 let package = Package(
     name: "aliyun-oss-swift",
@@ -53,15 +75,10 @@ let package = Package(
             dependencies: [
                 "OSSCRC64", "OSSSigning", "OSSXML", "OSSResumable",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: nonApple)),
-                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: nonApple)),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
+            ] + sdkLinuxDependencies,
             resources: [.copy("PrivacyInfo.xcprivacy")],
-            swiftSettings: swiftSettings
+            swiftSettings: sdkSettings
         ),
 
         // The local OSS-compatible server: a library and a thin executable.
@@ -134,7 +151,6 @@ let package = Package(
             dependencies: [
                 "AliyunOSS", "OSSLocalServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             path: "Samples/ResumableDownload",
             exclude: ["benchmark.sh"],
@@ -225,3 +241,13 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+if appleShape {
+    let sdk: Set = ["COSSCRC64", "OSSCRC64", "OSSSigning", "OSSXML", "OSSResumable", "AliyunOSS", "AppleSnippets"]
+    package.targets.removeAll { !sdk.contains($0.name) }
+    package.products.removeAll { $0.name != "AliyunOSS" }
+    package.dependencies.removeAll { dependency in
+        guard case .sourceControl(_, let location, _) = dependency.kind else { return true }
+        return !(location.hasSuffix("/swift-crypto.git") || location.hasSuffix("/swift-log.git"))
+    }
+}

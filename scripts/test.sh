@@ -4,10 +4,12 @@
 #      local server and cross-check our signatures;
 #   2. checks the C CRC-64 kernels: natively, on arm64 under qemu, and for Apple targets
 #      (scripts/test-crc-arm64.sh; CRC_ARM64_SKIP=1 skips it locally);
-#   3. runs every Swift test (Swift Testing) with `swift test`: first all but the official Python clients' judges,
+#   3. the Apple gate (scripts/apple-gate.sh): no API newer than the minimum platforms outside an availability check,
+#      and the SDK built with exactly the dependency graph an Apple platform gets (swift-crypto and swift-log only);
+#   4. runs every Swift test (Swift Testing) with `swift test`: first all but the official Python clients' judges,
 #      then the judges on their own (the official clients give up on a reply after a fixed 20 s, and a 2-core
 #      machine running four hundred tests at once can take that long to schedule the in-process server);
-#   4. on Linux, where the default transport is AsyncHTTPClient, runs the transport-facing suites again through the
+#   5. on Linux, where the default transport is AsyncHTTPClient, runs the transport-facing suites again through the
 #      URLSession transport (OSS_TRANSPORT=urlsession): one conformance suite, two transports.
 # Extra arguments are passed to `swift test` (e.g. --filter OSSSigningTests), and then only that one run happens.
 set -euo pipefail
@@ -20,6 +22,10 @@ if ! .venv/bin/python -c "import oss2, alibabacloud_oss_v2" >/dev/null 2>&1; the
 fi
 
 ./scripts/test-crc-arm64.sh
+
+if [ "$#" -eq 0 ]; then
+    ./scripts/apple-gate.sh
+fi
 
 # At most 8 tests at a time. Swift Testing otherwise starts all ~460 at once; on a 2-core machine the in-process
 # servers and clients then wait seconds to be scheduled, which the SDK's stall detection (5 s without a byte moving)

@@ -8,7 +8,6 @@
 import AliyunOSS
 import ArgumentParser
 import Foundation
-import NIOCore
 import OSSLocalServer
 
 @main
@@ -46,15 +45,16 @@ struct Presign: AsyncParsableCommand {
                 configuration: configuration
             ) { client in
                 let (put, get) = try await presign(client)
-                // Use the URLs without any credentials, as a browser or curl would.
-                let transport = AsyncHTTPClientTransport(configuration: configuration)
+                // Use the URLs without any credentials, as a browser or curl would (the platform's transport:
+                // URLSession on Apple platforms, AsyncHTTPClient on Linux).
+                let transport = OSSTransportKind.automatic.makeTransport(configuration: configuration)
                 let putStatus = try await transport.send(
                     OSSHTTPRequest(
                         method: "PUT", url: put, headers: ["content-type": "application/octet-stream"],
-                        body: .bytes(ByteBuffer(string: "uploaded through a presigned URL\n")))
+                        body: .bytes(Data("uploaded through a presigned URL\n".utf8)))
                 ) { $0.status }
                 let body = try await transport.send(OSSHTTPRequest(method: "GET", url: get, headers: [:])) {
-                    String(buffer: try await $0.body.collect(upTo: 1 << 20))
+                    String(decoding: try await $0.body.collect(upTo: 1 << 20), as: UTF8.self)
                 }
                 try await transport.shutdown()
                 print("PUT -> HTTP \(putStatus); GET -> \(body)", terminator: "")

@@ -11,7 +11,6 @@
 import AliyunOSS
 import ArgumentParser
 import Foundation
-import NIOConcurrencyHelpers
 import OSSLocalServer
 
 #if canImport(Glibc)
@@ -59,16 +58,18 @@ struct ResumableDownload: AsyncParsableCommand {
             threadNum: threads, recordDirectoryPath: recordDir, range: try range.map(Self.parseRange),
             crcFlag: noCRC ? false : nil, objectChangedPolicy: restartOnChange ? .restartOnce : .fail)
         // Reported as parts are recorded (a resumed download's first report covers the bytes already on disk);
-        // print a line per percent.
-        let lastPercent = NIOLockedValueBox<Int64>(-1)
-        request.downloadProgress = { _, total, expected in
-            let percent = expected > 0 ? total * 100 / expected : 100
-            let changed = lastPercent.withLockedValue { last in
-                defer { last = percent }
-                return percent != last
+        // print a line per percent. The handler runs on the SDK's tasks: it hands each report to one printing task.
+        let (reports, reporter) = AsyncStream.makeStream(of: (total: Int64, expected: Int64).self)
+        request.downloadProgress = { _, total, expected in reporter.yield((total, expected)) }
+        let printer = Task {
+            var lastPercent: Int64 = -1
+            for await (total, expected) in reports {
+                let percent = expected > 0 ? total * 100 / expected : 100
+                if percent != lastPercent { print("progress: \(total)/\(expected) bytes (\(percent)%)") }
+                lastPercent = percent
             }
-            if changed { print("progress: \(total)/\(expected) bytes (\(percent)%)") }
         }
+        defer { printer.cancel() }
 
         // Ctrl-C → cancel(): the same path as an app's cancel button.
         signal(SIGINT, SIG_IGN)
@@ -108,6 +109,8 @@ struct ResumableDownload: AsyncParsableCommand {
                     }
                 }
             }
+            reporter.finish()
+            await printer.value
             print("downloaded \(result.totalBytes) bytes to \(result.fileURL.path)")
             if result.resumedBytes > 0 { print("resumed: \(result.resumedBytes) bytes were already on disk") }
             print("ETag: \(result.eTag)")

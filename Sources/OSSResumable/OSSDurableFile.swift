@@ -10,8 +10,8 @@ import Darwin
 /// destination the SDK renames into place goes through here.
 ///
 /// - ``sync(fd:)``: `fcntl(F_FULLFSYNC)` on Darwin, where plain `fsync` only hands the data to the drive, which
-///   may keep it in a volatile cache; `fsync` when the file system refuses `F_FULLFSYNC` (some network and FUSE
-///   file systems), and `fsync` on every other platform.
+///   may keep it in a volatile cache; `fsync` when the file system does not support `F_FULLFSYNC` (some network
+///   and FUSE file systems), never after an I/O error, and `fsync` on every other platform.
 /// - ``rename(_:to:)``: `rename(2)`, then a sync of the destination's directory, so that the new name itself
 ///   survives a power cut.
 /// - ``write(_:to:temporaryPath:)``: the whole sequence for a small file: write a temporary file in the same
@@ -26,8 +26,11 @@ public enum OSSDurableFile {
         #if canImport(Darwin)
         while true {
             if fcntl(fd, F_FULLFSYNC) != -1 { return nil }
-            if errno == EINTR { continue }
-            break  // Not supported here (ENOTSUP, EINVAL...): fall back to fsync.
+            let code = errno
+            if code == EINTR { continue }
+            // Only a file system without F_FULLFSYNC falls back to fsync; an I/O error (EIO) is the answer.
+            guard code == ENOTSUP || code == EOPNOTSUPP || code == EINVAL || code == ENOTTY else { return code }
+            break
         }
         #endif
         while true {

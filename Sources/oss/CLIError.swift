@@ -33,6 +33,8 @@ enum ExitStatus: Int32 {
         .taskPaused: .interrupted,
         .signFailed: .clientError,
         .fileCantWrite: .clientError,
+        .noSpaceLeft: .clientError,
+        .connectionNotTrusted: .clientError,
         .fileCantRead: .clientError,
         .invalidArgument: .clientError,
         .nilUploadid: .clientError,

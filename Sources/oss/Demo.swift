@@ -1,6 +1,5 @@
 import AliyunOSS
 import ArgumentParser
-import NIOCore
 import OSSLocalServer
 
 import Foundation
@@ -142,8 +141,8 @@ struct Demo: AsyncParsableCommand {
                 var received: Int64 = 0
                 var crc = CRC64()
                 for try await chunk in response.body {
-                    received += Int64(chunk.readableBytes)
-                    chunk.withUnsafeReadableBytes { crc.update($0) }
+                    received += Int64(chunk.count)
+                    chunk.withUnsafeBytes { crc.update($0) }
                 }
                 return (response.status, received, crc.value)
             }

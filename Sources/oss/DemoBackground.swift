@@ -159,6 +159,16 @@ struct BackgroundDemo {
         return fields
     }
 
+    #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+    /// These platforms have no `Process`: the demo's relaunches cannot run there.
+    struct Child {
+        func finish() async -> (status: Int32, stdout: String, stderr: String) { (1, "", "") }
+    }
+
+    func child(_ arguments: [String], server: LocalOSSServer) throws -> Child {
+        throw OSSClientError(.invalidArgument, "oss demo --background launches child processes; this platform has none")
+    }
+    #else
     /// A child process of this executable, its output collected.
     struct Child {
         let process: Process
@@ -197,4 +207,5 @@ struct BackgroundDemo {
         try process.run()
         return Child(process: process, out: out, err: err)
     }
+    #endif
 }

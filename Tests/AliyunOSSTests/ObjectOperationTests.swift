@@ -145,7 +145,7 @@ struct ObjectOperationTests {
                 var collected: [UInt8] = []
                 var chunks = 0
                 for try await chunk in body {
-                    collected.append(contentsOf: chunk.readableBytesView)
+                    collected.append(contentsOf: chunk)
                     chunks += 1
                 }
                 return (collected, chunks)

@@ -10,10 +10,10 @@ struct PresignTests {
     func send(_ method: String, _ url: String, headers: [String: String] = [:], body: [UInt8] = []) async throws -> (
         Int, [UInt8]
     ) {
-        let transport = AsyncHTTPClientTransport(configuration: OSSClientConfiguration())
+        let transport = OSSTransportKind.automatic.makeTransport(configuration: OSSClientConfiguration())
         do {
             let result = try await transport.send(
-                OSSHTTPRequest(method: method, url: url, headers: headers, body: body.isEmpty ? .empty : .bytes(ByteBuffer(bytes: body)))
+                OSSHTTPRequest(method: method, url: url, headers: headers, body: body.isEmpty ? .empty : .bytes(Data(body)))
             ) { response in
                 (response.status, try await response.body.collectBytes(upTo: 1 << 20))
             }

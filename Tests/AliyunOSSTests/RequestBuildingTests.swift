@@ -67,7 +67,7 @@ struct RequestBuildingTests {
 
     @Test func contentTypeAlwaysExplicitForBodies() throws {
         let b = try builder("http://127.0.0.1:1")
-        let put = try b.build(OSSOperation(name: "P", method: "PUT", bucket: "b1c", key: "k", body: .bytes(ByteBuffer(bytes: [1, 2, 3]))))
+        let put = try b.build(OSSOperation(name: "P", method: "PUT", bucket: "b1c", key: "k", body: .bytes(Data([1, 2, 3]))))
         #expect(put.signable[header: "content-type"] == "application/octet-stream")
         let post = try b.build(OSSOperation(name: "P", method: "POST", bucket: "b1c", key: "k"))
         #expect(post.signable[header: "content-type"] == "application/octet-stream")

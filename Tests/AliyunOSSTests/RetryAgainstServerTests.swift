@@ -98,7 +98,7 @@ struct RetryAgainstServerTests {
     @Test func oneShotBodiesAreNotRetried() async throws {
         let fault = LocalOSSFaultRule(operation: .putObject, trigger: .nth(1), action: .status(503, code: nil))
         try await withServerAndClient(faults: [fault]) { server, client in
-            let chunks = NIOLockedValueBox<[ByteBuffer]>([ByteBuffer(string: "one-"), ByteBuffer(string: "shot")])
+            let chunks = NIOLockedValueBox<[Data]>([Data("one-".utf8), Data("shot".utf8)])
             let stream = OSSBodyStream {
                 chunks.withLockedValue { $0.isEmpty ? nil : $0.removeFirst() }
             }
@@ -112,7 +112,7 @@ struct RetryAgainstServerTests {
             #expect(await server.stats()[.putObject].requests == 1)
 
             // The same body kind goes through when the server accepts it.
-            let again = NIOLockedValueBox<[ByteBuffer]>([ByteBuffer(string: "one-"), ByteBuffer(string: "shot")])
+            let again = NIOLockedValueBox<[Data]>([Data("one-".utf8), Data("shot".utf8)])
             let ok = OSSOperation(
                 name: "PutObject", method: "PUT", bucket: "bkt", key: "stream",
                 body: .stream(length: 8, OSSBodyStream { again.withLockedValue { $0.isEmpty ? nil : $0.removeFirst() } }))

@@ -1,5 +1,4 @@
 import Foundation
-import NIOCore
 import OSSResumable
 
 /// A stand-in for the system's transfer daemon, for platforms without background URLSession (and for tests):
@@ -140,7 +139,7 @@ public struct OSSSimulatedTransferDaemon: Sendable {
             _ = FileManager.default.createFile(atPath: partial, contents: nil)
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: partial))
             do {
-                for try await chunk in response.body { try handle.write(contentsOf: Data(chunk.readableBytesView)) }
+                for try await chunk in response.body { try handle.write(contentsOf: chunk) }
                 try handle.synchronize()
                 try handle.close()
             } catch {

@@ -1,7 +1,6 @@
 #if canImport(Darwin)
 import Dispatch
 import Foundation
-import NIOConcurrencyHelpers
 
 /// The system's transfer service on Apple platforms: one background `URLSession` (the identifier is the session's).
 ///
@@ -94,7 +93,7 @@ public final class OSSURLSessionBackgroundTaskSystem: OSSBackgroundTaskSystem {
             var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
             var nextWaiter: UInt64 = 0
         }
-        private let state = NIOLockedValueBox(State())
+        private let state = OSSLockedValue(State())
 
         init(spool: OSSTransferSpool) {
             self.spool = spool

@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import Logging
-import NIOCore
 
 /// The entry point to OSS: configure it once, share it freely (it is `Sendable` and immutable), and call
 /// ``shutdown()`` when done, or use ``withOSSClient(endpoint:credentialProvider:configuration:_:)``.
@@ -153,7 +152,7 @@ public final class OSSClient: Sendable {
         var request = prepared
         try await signing.sign(&request)
         observer?.startAttempt()
-        var onChunkSent: (@Sendable (ByteBuffer) -> Void)?
+        var onChunkSent: (@Sendable (UnsafeRawBufferPointer) -> Void)?
         if let observer {
             onChunkSent = { observer.observe($0) }
         }

@@ -36,11 +36,19 @@ public struct OSSClientErrorCode: Hashable, Sendable, CustomStringConvertible {
     public static let notKnown = Self(rawValue: "NotKnown")
     /// A local file could not be read.
     public static let fileCantRead = Self(rawValue: "FileCantRead")
+    /// The volume a file is written to is full (`ENOSPC`, or the user's quota: `EDQUOT`). Nothing is lost: a resumable
+    /// transfer keeps its temporary file and its last good record, so the same call resumes once space is freed.
+    /// ``OSSClientError/posixErrorCode`` has the `errno`.
+    public static let noSpaceLeft = Self(rawValue: "NoSpaceLeft")
+    /// The system refused the connection for its security: App Transport Security (a plain `http://` endpoint the
+    /// app's Info.plist does not allow) or a TLS trust failure (an untrusted, expired or mismatched certificate).
+    /// Never retried: trying again cannot change the answer. Fix the endpoint, the certificate or the ATS settings.
+    public static let connectionNotTrusted = Self(rawValue: "ConnectionNotTrusted")
 
     /// Every code this SDK throws, for tables that must cover them all (for example an exit-status map).
     public static let allKnown: [Self] = [
         .networkingFailWithResponseCode0, .signFailed, .fileCantWrite, .invalidArgument, .nilUploadid, .taskCancelled,
         .networkError, .invalidCRC, .cannotResumeUpload, .exceptionCaught, .notKnown, .fileCantRead, .taskPaused,
-        .objectChanged, .cannotResumeDownload, .transferInUse,
+        .objectChanged, .cannotResumeDownload, .transferInUse, .connectionNotTrusted, .noSpaceLeft,
     ]
 }

@@ -1,4 +1,8 @@
-import NIOCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import OSSXML
 
 extension OSSClient {
@@ -11,7 +15,7 @@ extension OSSClient {
         writer.element("CreateBucketConfiguration") { w in
             w.element("StorageClass", ifPresent: request.storageClass)
         }
-        operation.body = .bytes(ByteBuffer(string: writer.output))
+        operation.body = .bytes(Data(writer.output.utf8))
         operation.setHeader("content-type", "application/xml")
         return try await execute(operation) { response in
             try await response.body.drain()

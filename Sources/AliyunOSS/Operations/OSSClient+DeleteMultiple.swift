@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 
-import NIOCore
 import OSSXML
 
 extension OSSClient {
@@ -36,7 +35,7 @@ extension OSSClient {
         let body = Array(writer.output.utf8)
         var operation = OSSOperation(
             name: "DeleteMultipleObjects", method: "POST", bucket: request.bucketName,
-            query: ["delete": "", "encoding-type": "url"], body: .bytes(ByteBuffer(bytes: body)))
+            query: ["delete": "", "encoding-type": "url"], body: .bytes(Data(body)))
         operation.setHeader("content-type", "application/xml")
         operation.setHeader("content-md5", OSSFileDigest.contentMD5(body))
         return try await execute(operation) { response in

@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import NIOCore
 
 extension OSSClient {
     /// The default cap for ``getObject(_:maxBytes:)``: 64 MiB.
@@ -27,14 +26,12 @@ extension OSSClient {
             var data = Data()
             var crc = CRC64()
             for try await chunk in response.body {
-                guard data.count + chunk.readableBytes <= maxBytes else {
+                guard data.count + chunk.count <= maxBytes else {
                     throw OSSClientError(.invalidArgument, "the object is larger than the limit of \(maxBytes) bytes")
                 }
-                chunk.withUnsafeReadableBytes {
-                    data.append(contentsOf: $0)
-                    crc.update($0)
-                }
-                progress.advance(Int64(chunk.readableBytes), expected: expected)
+                chunk.withUnsafeBytes { crc.update($0) }
+                data.append(chunk)
+                progress.advance(Int64(chunk.count), expected: expected)
             }
             var result = Self.getResult(response, request: request)
             try Self.verifyDownload(
@@ -89,7 +86,7 @@ extension OSSClient {
     }
 
     /// GetObject as a stream of chunks: `body` receives the response metadata and the body as an
-    /// `AsyncSequence` of `ByteBuffer`, which is valid until `body` returns. Nothing is buffered beyond what
+    /// `AsyncSequence` of `Data`, which is valid until `body` returns. Nothing is buffered beyond what
     /// the network delivers. A network failure while reading is not retried (the caller has seen the bytes).
     public func withObjectStream<Result: Sendable>(
         _ request: OSSGetObjectRequest,

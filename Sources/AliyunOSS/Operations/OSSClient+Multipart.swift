@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import NIOCore
 import OSSXML
 
 extension OSSClient {
@@ -119,7 +118,7 @@ extension OSSClient {
                 throw OSSClientError.invalidArgument("CompleteMultipartUpload needs at least one part")
             }
             let body = Array(Self.completeBody(request.parts).utf8)
-            operation.body = .bytes(ByteBuffer(bytes: body))
+            operation.body = .bytes(Data(body))
             operation.setHeader("content-type", "application/xml")
             operation.setHeader("content-md5", OSSFileDigest.contentMD5(body))
         }

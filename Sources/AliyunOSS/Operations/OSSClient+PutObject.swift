@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import NIOCore
 
 extension OSSClient {
     /// PutObject: uploads `request.source` (in memory or streamed from a file) as one object.
@@ -38,7 +37,7 @@ extension OSSClient {
             try await OSSCallback.checkCallbackFailed(response)
             var callbackBody: Data?
             if hasCallback {
-                callbackBody = Data(try await response.body.collect(upTo: OSSServerError.maximumRawBodySize).readableBytesView)
+                callbackBody = try await response.body.collect(upTo: OSSServerError.maximumRawBodySize)
             } else {
                 try await response.body.drain()
             }
@@ -57,7 +56,7 @@ extension OSSClient {
     ) {
         switch source {
         case .data(let data):
-            return (.bytes(ByteBuffer(bytes: data)), sendContentMD5 ? OSSFileDigest.contentMD5(data) : nil)
+            return (.bytes(data), sendContentMD5 ? OSSFileDigest.contentMD5(data) : nil)
         case .file(let url):
             guard url.isFileURL else { throw OSSClientError.invalidArgument("\(url) is not a file URL") }
             let path = url.path

@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import NIOCore
 import OSSXML
 
 extension OSSClient {
@@ -19,7 +18,7 @@ extension OSSClient {
         writer.element("RestoreRequest") { r in r.element("Days", String(request.days)) }
         var operation = OSSOperation(
             name: "RestoreObject", method: "POST", bucket: request.bucketName, key: request.objectKey,
-            query: ["restore": ""], body: .bytes(.init(string: writer.output)))
+            query: ["restore": ""], body: .bytes(Data(writer.output.utf8)))
         operation.setHeader("content-type", "application/xml")
         return try await executeEmpty(operation)
     }

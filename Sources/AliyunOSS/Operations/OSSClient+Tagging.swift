@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 
-import NIOCore
 import OSSXML
 
 extension OSSClient {
@@ -26,7 +25,7 @@ extension OSSClient {
         let body = Array(writer.output.utf8)
         var operation = OSSOperation(
             name: "PutObjectTagging", method: "PUT", bucket: request.bucketName, key: request.objectKey,
-            query: ["tagging": ""], body: .bytes(ByteBuffer(bytes: body)))
+            query: ["tagging": ""], body: .bytes(Data(body)))
         operation.setHeader("content-type", "application/xml")
         operation.setHeader("content-md5", OSSFileDigest.contentMD5(body))
         return try await executeEmpty(operation)

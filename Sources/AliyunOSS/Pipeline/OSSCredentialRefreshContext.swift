@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 
 /// What the signing layer tells the retry layer about one request: which refreshing provider signed it and with
 /// the credentials of which fetch. Shared through a task-local set by ``OSSRetryMiddleware`` around each call, so
@@ -21,7 +20,7 @@ final class OSSCredentialRefreshContext: Sendable {
 
     @TaskLocal static var current: OSSCredentialRefreshContext?
 
-    private let state = NIOLockedValueBox(State())
+    private let state = OSSLockedValue(State())
 
     /// Called by the signing layer each time it signs with a refreshing provider's credentials.
     func recordSigning(provider: OSSRefreshingCredentialProvider, epoch: Int) {

@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 
 /// The same rule for downloads, where chunks arrive in the response body.
 final class OSSDownloadProgress: Sendable {
@@ -7,7 +6,7 @@ final class OSSDownloadProgress: Sendable {
         var highWater: Int64 = 0
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = OSSLockedValue(State())
     private let handler: OSSProgressHandler?
 
     init(handler: OSSProgressHandler?) {

@@ -1,4 +1,3 @@
-import NIOCore
 
 /// Turns non-2xx responses into ``OSSServerError``, reading at most 64 KiB of the error body and falling
 /// back to the Base64 `x-oss-err` header (HEAD responses have no body).
@@ -12,7 +11,7 @@ enum OSSErrorMiddleware {
             for try await chunk in response.body {
                 let room = OSSServerError.maximumRawBodySize - body.count
                 if room > 0 {
-                    body.append(contentsOf: chunk.readableBytesView.prefix(room))
+                    body.append(contentsOf: chunk.prefix(room))
                 }
             }
         }

@@ -1,4 +1,3 @@
-import NIOCore
 
 /// A request after addressing: the signable parts (method, bucket, key, decoded query, headers), the
 /// URL prefix (scheme, host and encoded path) and the body. The signing layer adds the authentication headers.
@@ -15,7 +14,7 @@ struct OSSPreparedRequest: Sendable {
     }
 
     func httpRequest(
-        timeout: Duration?, stallTimeout: Duration?, onChunkSent: (@Sendable (ByteBuffer) -> Void)?
+        timeout: Duration?, stallTimeout: Duration?, onChunkSent: (@Sendable (UnsafeRawBufferPointer) -> Void)?
     ) -> OSSHTTPRequest {
         var request = OSSHTTPRequest(
             method: signable.method, url: url, headers: signable.headers, body: body, timeout: timeout,

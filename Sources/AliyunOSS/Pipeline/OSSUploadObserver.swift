@@ -1,5 +1,3 @@
-import NIOConcurrencyHelpers
-import NIOCore
 import OSSCRC64
 
 /// Watches a request body as it is sent: forwards progress so it never runs backwards across retries
@@ -12,7 +10,7 @@ final class OSSUploadObserver: Sendable {
         var crc = CRC64()
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = OSSLockedValue(State())
     private let expected: Int64
     private let progress: OSSProgressHandler?
     private let computeCRC: Bool
@@ -38,11 +36,11 @@ final class OSSUploadObserver: Sendable {
     var bytesSent: Int64 { state.withLockedValue { $0.attemptBytes } }
 
     /// A chunk was handed to the network.
-    func observe(_ chunk: ByteBuffer) {
-        let count = Int64(chunk.readableBytes)
+    func observe(_ chunk: UnsafeRawBufferPointer) {
+        let count = Int64(chunk.count)
         let report: (Int64, Int64)? = state.withLockedValue { s in
             if computeCRC {
-                chunk.withUnsafeReadableBytes { s.crc.update($0) }
+                s.crc.update(chunk)
             }
             s.attemptBytes += count
             guard s.attemptBytes > s.highWater else { return nil }

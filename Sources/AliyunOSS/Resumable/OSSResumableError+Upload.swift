@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import OSSResumable
 
 extension OSSResumableError {
@@ -17,8 +24,8 @@ extension OSSResumableError {
             OSSClientError(.invalidCRC, description, underlying: self)
         case .fileCantRead:
             OSSClientError(.fileCantRead, description, underlying: self)
-        case .fileCantWrite:
-            OSSClientError(.fileCantWrite, description, underlying: self)
+        case .fileCantWrite(_, let code):
+            OSSClientError(code == ENOSPC || code == EDQUOT ? .noSpaceLeft : .fileCantWrite, description, underlying: self)
         case .uploadNotFound:
             OSSClientError(.cannotResumeUpload, description, underlying: self)
         default:

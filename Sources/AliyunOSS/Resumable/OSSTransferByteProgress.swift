@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 import OSSResumable
 
 /// How often a resumable transfer reports progress.
@@ -30,7 +29,7 @@ final class OSSTransferByteProgress: Sendable {
         var delivering = false
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = OSSLockedValue(State())
     private let handler: OSSProgressHandler
 
     init(handler: @escaping OSSProgressHandler) {

@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 
 /// Why a resumable transfer was stopped by its request.
 enum OSSTransferStopReason: Sendable, Hashable {
@@ -20,7 +19,7 @@ final class OSSTransferCancellation: Sendable {
         var running: [Int: @Sendable () -> Void] = [:]
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = OSSLockedValue(State())
 
     /// Why the request was stopped, or `nil` while it was not.
     var reason: OSSTransferStopReason? { state.withLockedValue { $0.reason } }

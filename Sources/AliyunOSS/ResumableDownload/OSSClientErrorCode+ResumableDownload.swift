@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import OSSResumable
 
 extension OSSClientErrorCode {
@@ -22,8 +29,8 @@ extension OSSResumableError {
                 underlying: self)
         case .objectChanged(let message):
             OSSClientError(.objectChanged, "the object changed: \(message)", underlying: self)
-        case .fileCantWrite:
-            OSSClientError(.fileCantWrite, description, underlying: self)
+        case .fileCantWrite(_, let code):
+            OSSClientError(code == ENOSPC || code == EDQUOT ? .noSpaceLeft : .fileCantWrite, description, underlying: self)
         case .fileCantRead:
             OSSClientError(.fileCantRead, description, underlying: self)
         case .recordLocked(let path):

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 import OSSResumable
 
 /// The few POSIX file operations of a resumable download, each failing with `fileCantWrite` and the errno.
@@ -12,19 +13,36 @@ enum OSSDownloadTempFileIO {
     /// Creates (or truncates) the temporary file at `path` and gives it `length` bytes (sparse), after checking
     /// that the file system has room for them.
     static func prepare(path: String, length: Int64) throws {
+        // Checked before the file exists: a download that cannot fit leaves nothing behind.
+        if length > 0, let available = availableBytes(path: path), available < UInt64(length) {
+            throw failure("not enough space for \(length) bytes beside the destination (\(available) available)", ENOSPC)
+        }
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard fd >= 0 else { throw failure("cannot create the temporary file \(path)", errno) }
         defer { _ = close(fd) }
-        var fs = statvfs()
-        if fstatvfs(fd, &fs) == 0 {
-            let (available, overflow) = UInt64(fs.f_bavail).multipliedReportingOverflow(by: UInt64(fs.f_frsize))
-            if !overflow, length > 0, available < UInt64(length) {
-                throw failure("not enough space for \(length) bytes beside the destination (\(available) available)", ENOSPC)
-            }
-        }
         guard ftruncate(fd, off_t(length)) == 0 else {
             throw failure("cannot size the temporary file \(path) to \(length) bytes", errno)
         }
+    }
+
+    /// The bytes the volume holding `path` (a file to create) can take: on iOS, macOS and visionOS its capacity for
+    /// important usage (what the system would free for the app, purgeable caches included: a download the user asked
+    /// for is important), elsewhere `f_bavail × f_frsize`; `nil` when unknown. Declared in the privacy manifest
+    /// (disk space, reason E174.1: the check refuses a download that cannot fit).
+    static func availableBytes(path: String) -> UInt64? {
+        let directory = OSSDurableFile.parentDirectory(of: path)
+        #if os(iOS) || os(macOS) || os(visionOS)
+        let url = URL(fileURLWithPath: directory, isDirectory: true)
+        if let values = try? url.resourceValues(forKeys: [.volumeAvailableCapacityForImportantUsageKey]),
+            let capacity = values.volumeAvailableCapacityForImportantUsage, capacity >= 0
+        {
+            return UInt64(capacity)
+        }
+        #endif
+        var fs = statvfs()
+        guard statvfs(directory, &fs) == 0 else { return nil }
+        let (available, overflow) = UInt64(fs.f_bavail).multipliedReportingOverflow(by: UInt64(fs.f_frsize))
+        return overflow ? nil : available
     }
 
     /// The size of the regular file at `path`, or `nil` when there is none.
@@ -58,13 +76,7 @@ enum OSSDownloadTempFileIO {
         }
     }
 
-    /// Closes a raw descriptor; returns the errno of a failure.
-    @discardableResult
-    static func closeDescriptor(_ fd: Int32) -> Int32? {
-        close(fd) == 0 ? nil : errno
-    }
-
     static func failure(_ message: String, _ code: Int32) -> OSSClientError {
-        OSSClientError(.fileCantWrite, "\(message) (errno \(code): \(String(cString: strerror(code))))")
+        OSSClientError.file(writing: true, message, errno: code)
     }
 }

@@ -1,6 +1,5 @@
 import Logging
 import OSSResumable
-import _NIOFileSystem
 
 /// The download's effects for the ``OSSTransferDriver``.
 extension OSSResumableDownloadEngine: OSSTransferEffects {
@@ -57,17 +56,13 @@ extension OSSResumableDownloadEngine: OSSTransferEffects {
     /// Syncs the temporary file (the bytes the record lists must be on disk before the record is), then saves
     /// the record atomically.
     static func save(
-        _ record: OSSDownloadRecord, records: OSSTransferRecordSlot?, handle: WriteFileHandle?, tempFilePath: String
+        _ record: OSSDownloadRecord, records: OSSTransferRecordSlot?, handle: OSSFile?, tempFilePath: String
     ) async throws {
         guard let records else { return }
         if let handle {
-            do {
-                // Not abandoned on cancellation: the parts that did finish are worth recording.
-                // records: F_FULLFSYNC on Darwin (OSSDurableFile), on NIO's thread pool.
-                try await ignoringCancellation { try await handle.synchronizeDurably(path: tempFilePath) }
-            } catch {
-                throw OSSClientError(.fileCantWrite, "cannot sync the temporary file \(tempFilePath)", underlying: error)
-            }
+            // Not abandoned on cancellation: the parts that did finish are worth recording.
+            // records: F_FULLFSYNC on Darwin (OSSDurableFile), off the cooperative pool.
+            try await ignoringCancellation { try await handle.sync() }
         }
         do {
             try await records.save(record)
@@ -102,9 +97,13 @@ extension OSSResumableDownloadEngine: OSSTransferEffects {
     }
 
     /// A 412 on `If-Match` is news: the object was replaced (restart once or fail, per the policy). Other
-    /// failures keep the partial download when they are transient (the network, 5xx, 429).
+    /// failures keep the partial download when they are transient (the network, 5xx, 429) or local writes that
+    /// failed (a full volume, a record directory turned read-only): the bytes on disk and the last good record
+    /// stay, and the same call resumes once the disk has room.
     func failureAnswer(for error: any Error) -> OSSTransferFailureAnswer<Machine.Event> {
-        guard Self.isPreconditionFailed(error) else { return .failure(.failed(resumable: Self.isTransient(error))) }
+        guard Self.isPreconditionFailed(error) else {
+            return .failure(.failed(resumable: Self.isTransient(error) || Self.isLocalWriteFailure(error)))
+        }
         logger.info(
             "the object changed during the download (412 on If-Match)", metadata: ["key": "\(request.objectKey)"])
         return .news(.objectChanged)

@@ -1,8 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import Logging
-import NIOCore
 import OSSCRC64
 import OSSResumable
-import _NIOFileSystem
 
 extension OSSResumableDownloadEngine {
     /// How many bytes a part in flight writes between two checkpoints. With four parts in flight a process killed
@@ -22,7 +25,7 @@ extension OSSResumableDownloadEngine {
     /// and their CRC-64: the bytes are in the file (not yet synced: the record's save syncs them first).
     static func fetch(
         client: OSSClient, bucket: String, key: String, etag: String, part: OSSPart, fileOffset: Int64,
-        handle: WriteFileHandle, progress: (@Sendable (Int64) -> Void)? = nil, headers: [String: String] = [:],
+        handle: OSSFile, progress: (@Sendable (Int64) -> Void)? = nil, headers: [String: String] = [:],
         checkpoint: (@Sendable (_ bytes: Int64, _ crc64: UInt64) -> Void)? = nil
     ) async throws -> UInt64 {
         var get = OSSGetObjectRequest(
@@ -52,31 +55,19 @@ extension OSSResumableDownloadEngine {
             var checkpointed: Int64 = 0
             var writtenBack: Int64 = 0
             for try await chunk in response.body {
-                let count = Int64(chunk.readableBytes)
+                let count = Int64(chunk.count)
                 guard received + count <= part.length else {
                     throw OSSClientError(.exceptionCaught, "GetObject \(key) sent more bytes than \(part) holds")
                 }
-                chunk.withUnsafeReadableBytes { crc.update($0) }
-                do {
-                    try await handle.write(contentsOf: chunk, toAbsoluteOffset: fileOffset + received)
-                } catch {
-                    throw OSSClientError(.fileCantWrite, "cannot write \(part) to the temporary file", underlying: error)
-                }
+                chunk.withUnsafeBytes { crc.update($0) }
+                try await handle.write(chunk, at: fileOffset + received)
                 received += count
                 // Each attempt starts from zero; the part's high-water mark keeps the total from going back.
                 progress?(received)
                 if let checkpoint, received - checkpointed >= checkpointInterval, received < part.length {
                     if received - writtenBack >= writebackInterval {
                         // Writing the bytes out now keeps the sync before the next record short.
-                        let start = fileOffset + writtenBack
-                        let length = received - writtenBack
-                        do {
-                            try await handle.withUnsafeDescriptor { descriptor in
-                                OSSDurableFile.startWriteback(fd: descriptor.rawValue, offset: start, length: length)
-                            }
-                        } catch {
-                            try Task.checkCancellation()  // advisory: any other failure is ignored
-                        }
+                        await handle.startWriteback(offset: fileOffset + writtenBack, length: received - writtenBack)
                         writtenBack = received
                     }
                     checkpointed = received

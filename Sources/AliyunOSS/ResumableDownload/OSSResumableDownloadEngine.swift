@@ -6,7 +6,6 @@ import Foundation
 import Crypto
 import Logging
 import OSSResumable
-import _NIOFileSystem
 
 /// One call of `resumableDownload`: checks the request, HEADs the object, takes the record's lock, loads the
 /// record, and runs ``OSSDownloadStateMachine`` with the ``OSSTransferDriver``; the engine is the driver's
@@ -35,7 +34,7 @@ final class OSSResumableDownloadEngine {
 
     /// The machine the driver starts with.
     let machine: OSSDownloadStateMachine
-    var handle: WriteFileHandle?
+    var handle: OSSFile?
     var handlePath: String?
 
     init(client: OSSClient, request: OSSResumableDownloadRequest, token: OSSResumeToken? = nil) throws {
@@ -138,12 +137,8 @@ final class OSSResumableDownloadEngine {
             try await openHandle(path: from)
         }
         if let handle {
-            do {
-                // records: F_FULLFSYNC on Darwin (OSSDurableFile), on NIO's thread pool.
-                try await Self.ignoringCancellation { try await handle.synchronizeDurably(path: from) }
-            } catch {
-                throw OSSClientError(.fileCantWrite, "cannot sync the temporary file \(from)", underlying: error)
-            }
+            // records: F_FULLFSYNC on Darwin (OSSDurableFile), off the cooperative pool.
+            try await Self.ignoringCancellation { try await handle.sync() }
         }
         await closeHandle()
         // records: durable rename (sync, rename, directory sync) off the cooperative pool.
@@ -153,33 +148,28 @@ final class OSSResumableDownloadEngine {
     func openHandle(path: String) async throws {
         if handlePath == path, handle != nil { return }
         await closeHandle()
-        do {
-            handle = try await FileSystem.shared.openFile(
-                forWritingAt: FilePath(path), options: .modifyFile(createIfNecessary: false))
-            handlePath = path
-        } catch {
-            throw OSSClientError(.fileCantWrite, "cannot open the temporary file \(path)", underlying: error)
-        }
+        handle = try await OSSFile.open(path, .update(create: false), fault: request.temporaryFileWriteFault)
+        handlePath = path
     }
 
     func closeHandle() async {
         guard let handle else { return }
         self.handle = nil
         handlePath = nil
-        do {
-            // Closing must happen even when the task is cancelled (a handle dropped unclosed traps).
-            try await Self.ignoringCancellation { try await handle.close() }
-        } catch {
-            logger.warning("cannot close the temporary file", metadata: ["error": "\(error)"])
-            if let descriptor = try? handle.detachUnsafeFileDescriptor() {
-                OSSDownloadTempFileIO.closeDescriptor(descriptor.rawValue)
-            }
+        if let code = handle.close() {
+            logger.warning("cannot close the temporary file", metadata: ["errno": "\(code)"])
         }
     }
 
     /// Runs `body` in a task that does not inherit the caller's cancellation.
     static func ignoringCancellation<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await Task { try await body() }.value
+    }
+
+    /// A write to the temporary file or the record directory failed (full, read-only, not permitted).
+    static func isLocalWriteFailure(_ error: any Error) -> Bool {
+        guard let error = error as? OSSClientError else { return false }
+        return error.code == .noSpaceLeft || error.code == .fileCantWrite
     }
 
     static func isPreconditionFailed(_ error: any Error) -> Bool {

@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 
 /// The checkpoints parts in flight report (a download part's written prefix), handed from the parts' child tasks
 /// to the ``OSSTransferDriver``'s task, which feeds them to the machine.
@@ -12,7 +11,7 @@ final class OSSTransferCheckpoints<Event: Sendable>: Sendable {
         var waiter: CheckedContinuation<Void, Never>?
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = OSSLockedValue(State())
 
     /// Hands `event` to the driver (never waits).
     func post(_ event: Event) {

@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 
 /// Saves a transfer's records in the background while its parts move, always the latest one: a record asked for
 /// while another is being saved replaces any record still waiting, so saves never queue up behind a slow disk
@@ -29,7 +28,7 @@ final class OSSTransferRecordWriter<Record: Sendable>: Sendable {
         var waiters: [(number: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = OSSLockedValue(State())
     private let save: @Sendable (Record) async throws -> Void
     private let minimumInterval: Duration
     /// Whether new parts wait (``catchUp()``) until the writer is at most one record behind.

@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 
 /// Delivers a transfer manager's events: to its one `events` stream, and to the streams subscribed to one
 /// transfer with `events(for:)`. Safe to call from any thread (progress arrives from the transfers' tasks).
@@ -15,7 +14,7 @@ final class OSSTransferEventHub: Sendable {
 
     let all: AsyncStream<OSSTransferEvent>
     private let allContinuation: Continuation
-    private let subscribers = NIOLockedValueBox(Subscribers())
+    private let subscribers = OSSLockedValue(Subscribers())
 
     init() {
         (all, allContinuation) = AsyncStream.makeStream(

@@ -1,6 +1,7 @@
-#if canImport(AsyncHTTPClient)
+#if OSS_ASYNC_HTTP_CLIENT
 import AsyncHTTPClient
 import NIOCore
+import NIOFoundationCompat
 import NIOHTTP1
 import _NIOFileSystem
 
@@ -10,7 +11,7 @@ import _NIOFileSystem
 public final class AsyncHTTPClientTransport: OSSHTTPTransport {
     /// The chunk size used to stream file bodies: 1 MiB (fewer reads and thread hops than smaller chunks for the
     /// same bytes; at most a few chunks per request are buffered).
-    public static let fileChunkLength: Int64 = 1024 * 1024
+    public static let fileChunkLength = Int64(OSSFileDigest.chunkLength)
 
     let client: HTTPClient
     let ownsClient: Bool
@@ -58,7 +59,8 @@ public final class AsyncHTTPClientTransport: OSSHTTPTransport {
                     http.body = .bytes(ByteBuffer())
                 }
                 return try await execute(http, deadline: deadline, handler: handler)
-            case .bytes(let buffer):
+            case .bytes(let data):
+                let buffer = ByteBuffer(data: data)
                 if let onChunkSent {
                     let chunks = ChunkedBuffer(buffer: buffer)
                     http.body = .stream(
@@ -69,7 +71,7 @@ public final class AsyncHTTPClientTransport: OSSHTTPTransport {
                 return try await execute(http, deadline: deadline, handler: handler)
             case .stream(let length, let stream):
                 http.body = .stream(
-                    CountingSequence(base: StreamSequence(stream: stream), onChunk: onChunkSent ?? { _ in }),
+                    CountingSequence(base: StreamSequence(stream: stream), onChunk: onChunkSent),
                     length: .known(length))
                 return try await execute(http, deadline: deadline, handler: handler)
             case .fileRange(let path, let offset, let length):
@@ -84,7 +86,7 @@ public final class AsyncHTTPClientTransport: OSSHTTPTransport {
 
     private func sendFileRange<Result: Sendable>(
         _ request: HTTPClientRequest, path: String, offset: Int64, length: Int64, deadline: NIODeadline,
-        onChunkSent: (@Sendable (ByteBuffer) -> Void)?, handler: (OSSHTTPResponse) async throws -> Result
+        onChunkSent: (@Sendable (UnsafeRawBufferPointer) -> Void)?, handler: (OSSHTTPResponse) async throws -> Result
     ) async throws -> Result {
         var request = request
         // withFileHandle closes the file even when the task is cancelled (an unclosed handle is a fatal error).
@@ -97,7 +99,7 @@ public final class AsyncHTTPClientTransport: OSSHTTPTransport {
             }
             let chunks = handle.readChunks(in: offset..<(offset + length), chunkLength: .bytes(Self.fileChunkLength))
             request.body = .stream(
-                CountingSequence(base: chunks, onChunk: onChunkSent ?? { _ in }), length: .known(length))
+                CountingSequence(base: chunks, onChunk: onChunkSent), length: .known(length))
             return try await execute(request, deadline: deadline, handler: handler)
         }
     }
@@ -115,7 +117,7 @@ public final class AsyncHTTPClientTransport: OSSHTTPTransport {
                 headers[name] = header.value
             }
         }
-        let body = OSSResponseBody(.client(response.body))
+        let body = Self.responseBody(response.body)
         return try await handler(OSSHTTPResponse(status: Int(response.status.code), headers: headers, body: body))
     }
 }

@@ -1,5 +1,3 @@
-import NIOCore
-
 /// A fully built, signed HTTP request, as handed to an ``OSSHTTPTransport``.
 public struct OSSHTTPRequest: Sendable {
     /// `GET`, `PUT`, `POST`, `DELETE` or `HEAD`.
@@ -11,8 +9,9 @@ public struct OSSHTTPRequest: Sendable {
     public var body: OSSHTTPBody
     /// A limit on the whole exchange, if any.
     public var timeout: Duration?
-    /// Called with each body chunk as it is handed to the network (for progress and CRC-64 while sending).
-    public var onChunkSent: (@Sendable (ByteBuffer) -> Void)?
+    /// Called with each body chunk as it is handed to the network (for progress and CRC-64 while sending). The
+    /// bytes are valid only during the call.
+    public var onChunkSent: (@Sendable (UnsafeRawBufferPointer) -> Void)?
     /// When set, the request is abandoned (a retryable `.networkError`) if no bytes move in either direction for
     /// this long while it waits on the network. Set by the client for data transfers (see
     /// ``OSSClientConfiguration/Timeouts/stall``); transports need not look at it.
@@ -23,7 +22,7 @@ public struct OSSHTTPRequest: Sendable {
 
     public init(
         method: String, url: String, headers: [String: String], body: OSSHTTPBody = .empty, timeout: Duration? = nil,
-        onChunkSent: (@Sendable (ByteBuffer) -> Void)? = nil
+        onChunkSent: (@Sendable (UnsafeRawBufferPointer) -> Void)? = nil
     ) {
         self.method = method
         self.url = url

@@ -1,5 +1,3 @@
-import _NIOFileSystem
-
 /// Maps transport-level failures to the public error types. Each transport adds its own cases
 /// (`AsyncHTTPClientTransport+Errors.swift`, `URLSession/OSSURLSessionErrorMapper.swift`) through `mapSpecific`.
 enum OSSTransportErrorMapper {
@@ -9,8 +7,6 @@ enum OSSTransportErrorMapper {
             return error
         case is CancellationError:
             return OSSClientError.cancelled(error)
-        case let error as FileSystemError:
-            return OSSClientError(.fileCantRead, "cannot read the request body file", underlying: error)
         default:
             if let mapped = mapSpecific(error) { return mapped }
             if Task.isCancelled { return OSSClientError.cancelled(error) }
@@ -20,7 +16,7 @@ enum OSSTransportErrorMapper {
 
     /// The transports' own error types.
     private static func mapSpecific(_ error: any Error) -> OSSClientError? {
-        #if canImport(AsyncHTTPClient)
+        #if OSS_ASYNC_HTTP_CLIENT
         if let mapped = mapAsyncHTTPClient(error) { return mapped }
         #endif
         return mapURLSession(error)

@@ -5,7 +5,7 @@ public enum OSSTransportKind: String, Sendable, Hashable, CaseIterable {
     /// ``OSSURLSessionTransport``: the system's HTTP stack (proxies, VPN rules, cellular policy); on Linux through
     /// FoundationNetworking.
     case urlSession
-    #if canImport(AsyncHTTPClient)
+    #if OSS_ASYNC_HTTP_CLIENT
     /// `AsyncHTTPClientTransport` (not on Apple platforms, where the SDK does not link AsyncHTTPClient).
     case asyncHTTPClient
     #endif
@@ -15,7 +15,7 @@ public enum OSSTransportKind: String, Sendable, Hashable, CaseIterable {
         switch name.lowercased() {
         case "automatic", "auto", "default": self = .automatic
         case "urlsession", "url-session": self = .urlSession
-        #if canImport(AsyncHTTPClient)
+        #if OSS_ASYNC_HTTP_CLIENT
         case "asynchttpclient", "async-http-client", "ahc": self = .asyncHTTPClient
         #endif
         default: return nil
@@ -25,7 +25,7 @@ public enum OSSTransportKind: String, Sendable, Hashable, CaseIterable {
     /// The transport this kind resolves to on this platform.
     public var resolved: OSSTransportKind {
         guard self == .automatic else { return self }
-        #if canImport(AsyncHTTPClient)
+        #if OSS_ASYNC_HTTP_CLIENT
         return .asyncHTTPClient
         #else
         return .urlSession
@@ -37,7 +37,7 @@ public enum OSSTransportKind: String, Sendable, Hashable, CaseIterable {
         switch resolved {
         case .urlSession, .automatic:
             return OSSURLSessionTransport(configuration: configuration)
-        #if canImport(AsyncHTTPClient)
+        #if OSS_ASYNC_HTTP_CLIENT
         case .asyncHTTPClient:
             return AsyncHTTPClientTransport(configuration: configuration)
         #endif

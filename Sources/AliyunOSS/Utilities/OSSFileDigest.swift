@@ -4,8 +4,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import NIOCore
-import _NIOFileSystem
 
 /// One streamed pass over a file range computing its MD5 (for `Content-MD5`) and CRC-64.
 enum OSSFileDigest {
@@ -31,43 +29,24 @@ enum OSSFileDigest {
         return crc.value
     }
 
+    /// The chunk size of a scan: 1 MiB (few reads and thread hops for the bytes, little memory).
+    static let chunkLength = 1 << 20
+
     /// Reads exactly `length` bytes at `offset` in chunks, handing each to `body`; a shorter file, or any read
     /// error, is `fileCantRead`.
     private static func scan(
         path: String, offset: Int64, length: Int64, _ body: (UnsafeRawBufferPointer) -> Void
     ) async throws {
-        do {
-            try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
-                var total: Int64 = 0
-                for try await chunk in handle.readChunks(
-                    in: offset..<(offset + length), chunkLength: .bytes(AsyncHTTPClientTransport.fileChunkLength))
-                {
-                    chunk.withUnsafeReadableBytes { body($0) }
-                    total += Int64(chunk.readableBytes)
-                }
-                guard total == length else {
-                    throw OSSClientError(.fileCantRead, "\(path) ended after \(total) of \(length) bytes")
-                }
+        try await OSSFile.withFile(path, .read) { file in
+            try await file.forEachChunk(in: offset..<(offset + length), chunkLength: chunkLength) { chunk in
+                chunk.withUnsafeBytes { body($0) }
             }
-        } catch let error as OSSClientError {
-            throw error
-        } catch {
-            throw OSSClientError(.fileCantRead, "cannot read \(path)", underlying: error)
         }
     }
 
     /// The size of the file at `path`.
     static func fileSize(path: String) async throws -> Int64 {
-        do {
-            guard let info = try await FileSystem.shared.info(forFileAt: FilePath(path)) else {
-                throw OSSClientError(.fileCantRead, "\(path) does not exist")
-            }
-            return info.size
-        } catch let error as OSSClientError {
-            throw error
-        } catch {
-            throw OSSClientError(.fileCantRead, "cannot read \(path)", underlying: error)
-        }
+        try await OSSFile.withFile(path, .read) { file in try file.size() }
     }
 
     static func contentMD5(_ bytes: some Sequence<UInt8>) -> String {

@@ -1,5 +1,6 @@
-import AliyunOSS
+@testable import AliyunOSS
 import Foundation
+import OSSCRC64
 import OSSLocalServer
 import Testing
 
@@ -48,10 +49,29 @@ struct RDSmallFileSystem {
     }
 }
 
+extension RDSmallFileSystem {
+    /// Fills the file system until a write fails for lack of space (a file named `name`).
+    func fill(_ name: String = "filler") {
+        let filler = (path as NSString).appendingPathComponent(name)
+        guard FileManager.default.createFile(atPath: filler, contents: nil),
+            let handle = FileHandle(forWritingAtPath: filler)
+        else { return }
+        let chunk = Data(count: 16 * 1024)
+        while (try? handle.write(contentsOf: chunk)) != nil {}
+        try? handle.close()
+    }
+
+    func remove(_ name: String = "filler") {
+        try? FileManager.default.removeItem(atPath: (path as NSString).appendingPathComponent(name))
+    }
+}
+
 @Suite("resumableDownload: disk full")
 struct ResumableDownloadDiskFullTests {
+    static let mib = 1_048_576
+
     @Test(
-        "a destination file system without room for the object is fileCantWrite before any GET, nothing left behind",
+        "a destination file system without room for the object is noSpaceLeft before any GET, nothing left behind",
         .enabled(if: RDSmallFileSystem.available, "needs permission to mount a tmpfs (root on Linux)"))
     func diskFull() async throws {
         let scratch = try RDScratch()
@@ -66,41 +86,160 @@ struct ResumableDownloadDiskFullTests {
                 bucketName: "bkt", objectKey: "big.bin", downloadToFileURL: destination, partSize: rdPartSize,
                 recordDirectoryPath: scratch.recordDirectory)
             let error = await thrownClientError { _ = try await client.resumableDownload(request) }
-            #expect(error?.code == .fileCantWrite)
+            #expect(error?.code == .noSpaceLeft)
+            #expect(error?.posixErrorCode == ENOSPC)
             #expect(await rdGetBytes(server) == 0)
             #expect(try FileManager.default.contentsOfDirectory(atPath: small.path).isEmpty)
-            #expect(scratch.records().isEmpty)
         }
     }
 
+    /// Downloads `key` to `destination` and checks the failure `fail` provokes: `code`, nothing at the destination,
+    /// the temporary file and the record kept; then `recover` and the same call resumes byte-identical, fetching
+    /// only the bytes the record did not hold.
+    func failsThenResumes(
+        _ key: String, destination: URL, records: String, code: OSSClientErrorCode, size: Int = 6 * Self.mib + 4321,
+        fault: OSSFile.WriteFault? = nil, fail: @escaping @Sendable (Int64) -> Void = { _ in },
+        recover: () -> Void
+    ) async throws {
+        let bytes = patternBytes(size, seed: UInt64(size))
+        try await withServerAndClient { server, client in
+            try await rdPut(client, key, bytes)
+            func request() -> OSSResumableDownloadRequest {
+                OSSResumableDownloadRequest(
+                    bucketName: "bkt", objectKey: key, downloadToFileURL: destination, partSize: Int64(Self.mib),
+                    threadNum: 2, recordDirectoryPath: records)
+            }
+            var failing = request()
+            failing.temporaryFileWriteFault = fault
+            failing.progressGranularity = .bytes
+            failing.downloadProgress = { _, total, _ in fail(total) }
+            let error = await thrownClientError { _ = try await client.resumableDownload(failing) }
+            #expect(error?.code == code, "\(String(describing: error))")
+            #expect(!FileManager.default.fileExists(atPath: destination.path))
+            let directory = destination.deletingLastPathComponent().path
+            let temporary = try FileManager.default.contentsOfDirectory(atPath: directory)
+                .filter { $0.hasPrefix(destination.lastPathComponent + ".osstmp-") }
+            #expect(temporary.count == 1, "the temporary file is kept: \(temporary)")
+            let kept = ((try? FileManager.default.contentsOfDirectory(atPath: records)) ?? [])
+                .filter { $0.hasSuffix(".download.record") }
+            #expect(kept.count == 1, "the last good record is kept")
+
+            recover()
+            await server.resetStats()
+            let result = try await client.resumableDownload(request())
+            #expect(Array(try Data(contentsOf: destination)) == bytes)
+            #expect(result.crc64 == CRC64.checksum(bytes))
+            #expect(result.resumedBytes > 0, "the resume started from the bytes on disk")
+            #expect(await rdGetBytes(server) == Int64(size) - result.resumedBytes)
+        }
+    }
+
+    @Test("a full volume mid-download (injected ENOSPC): noSpaceLeft, the bytes and the record kept, the same call resumes")
+    func fullVolumeInjected() async throws {
+        let scratch = try RDScratch()
+        defer { scratch.cleanup() }
+        try await failsThenResumes(
+            "injected.bin", destination: scratch.destination, records: scratch.recordDirectory, code: .noSpaceLeft,
+            fault: OSSFile.WriteFault(after: Int64(3 * Self.mib + 5000), errno: ENOSPC), recover: {})
+    }
+
     @Test(
-        "running out of space mid-download (the space was taken after the check) is fileCantWrite, cleaned up",
+        "running out of space mid-download (the space was taken after the check): noSpaceLeft, kept, resumed",
         .enabled(if: RDSmallFileSystem.available, "needs permission to mount a tmpfs (root on Linux)"))
     func diskFullMidway() async throws {
         let scratch = try RDScratch()
         defer { scratch.cleanup() }
-        let small = try RDSmallFileSystem(sizeKiB: 1024)
+        let small = try RDSmallFileSystem(sizeKiB: 10 * 1024)
         defer { small.unmount() }
-        let destination = URL(fileURLWithPath: small.path).appendingPathComponent("mid.bin")
-        let filler = URL(fileURLWithPath: small.path).appendingPathComponent("filler")
-        try await withServerAndClient { _, client in
-            try await rdPut(client, "mid.bin", patternBytes(900_000, seed: 62))
-            // Once the first part is in, fill the file system so the next parts cannot be written.
-            let request = rdRequest("mid.bin", scratch, threads: 1, progress: { _, _, _ in
-                guard !FileManager.default.fileExists(atPath: filler.path),
-                    FileManager.default.createFile(atPath: filler.path, contents: nil),
-                    let handle = FileHandle(forWritingAtPath: filler.path)
-                else { return }
-                let chunk = Data(count: 16 * 1024)
-                while (try? handle.write(contentsOf: chunk)) != nil {}
-                try? handle.close()
-            })
-            var placed = request
-            placed.downloadToFileURL = destination
-            let error = await thrownClientError { _ = try await client.resumableDownload(placed) }
-            #expect(error?.code == .fileCantWrite)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: small.path) == ["filler"])
-            #expect(scratch.records().isEmpty)
+        let filled = RDFlag()
+        try await failsThenResumes(
+            "mid.bin", destination: URL(fileURLWithPath: small.path).appendingPathComponent("mid.bin"),
+            records: scratch.recordDirectory, code: .noSpaceLeft,
+            fail: { total in
+                // Past 2 MiB, another writer takes the rest of the volume.
+                if total >= Int64(2 * Self.mib), filled.setOnce() { small.fill() }
+            },
+            recover: { small.remove() })
+    }
+
+    @Test(
+        "a record directory that fills up: noSpaceLeft naming it, the last good record kept, the same call resumes",
+        .enabled(if: RDSmallFileSystem.available, "needs permission to mount a tmpfs (root on Linux)"))
+    func recordDirectoryFull() async throws {
+        let scratch = try RDScratch()
+        defer { scratch.cleanup() }
+        let small = try RDSmallFileSystem(sizeKiB: 512)
+        defer { small.unmount() }
+        let records = (small.path as NSString).appendingPathComponent("records")
+        let filled = RDFlag()
+        try await failsThenResumes(
+            "records-full.bin", destination: scratch.destination, records: records, code: .noSpaceLeft,
+            fail: { total in
+                if total >= Int64(2 * Self.mib), Self.hasRecord(records), filled.setOnce() { small.fill() }
+            },
+            recover: { small.remove() })
+    }
+
+    /// Makes a directory unwritable for this process and back: `chmod` for a user, the immutable attribute for root
+    /// (which permissions do not stop; `chattr +i` on ext4 and most local file systems).
+    enum Freeze {
+        static func set(_ path: String, frozen: Bool) -> Bool {
+            if getuid() != 0 {
+                return (try? FileManager.default.setAttributes(
+                    [.posixPermissions: frozen ? 0o500 : 0o700], ofItemAtPath: path)) != nil
+            }
+            return RDSmallFileSystem.run(["chattr", frozen ? "+i" : "-i", path])
+        }
+
+        /// Whether it works here (checked once on a scratch directory).
+        static let available: Bool = {
+            let probe = FileManager.default.temporaryDirectory.appendingPathComponent("aliyun-oss-freeze-\(UUID().uuidString)").path
+            guard (try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true)) != nil
+            else { return false }
+            defer {
+                _ = set(probe, frozen: false)
+                try? FileManager.default.removeItem(atPath: probe)
+            }
+            guard set(probe, frozen: true) else { return false }
+            return !FileManager.default.createFile(atPath: probe + "/x", contents: nil)
+        }()
+    }
+
+    @Test(
+        "a record directory that turns read-only: fileCantWrite, the last good record kept, the same call resumes",
+        .enabled(if: Freeze.available, "needs chmod (a user) or chattr +i (root) to take a directory's write permission"))
+    func recordDirectoryReadOnly() async throws {
+        let scratch = try RDScratch()
+        let records = scratch.recordDirectory
+        defer {
+            _ = Freeze.set(records, frozen: false)
+            scratch.cleanup()
+        }
+        let frozen = RDFlag()
+        try await failsThenResumes(
+            "records-ro.bin", destination: scratch.destination, records: records, code: .fileCantWrite,
+            fail: { total in
+                if total >= Int64(2 * Self.mib), Self.hasRecord(records), frozen.setOnce() {
+                    #expect(Freeze.set(records, frozen: true))
+                }
+            },
+            recover: { #expect(Freeze.set(records, frozen: false)) })
+    }
+
+    static func hasRecord(_ directory: String) -> Bool {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).contains { $0.hasSuffix(".download.record") }
+    }
+}
+
+/// A flag set once, from any thread.
+final class RDFlag: Sendable {
+    private let state = OSSLockedValue(false)
+
+    /// True for the one caller that set it.
+    func setOnce() -> Bool {
+        state.withLockedValue { set in
+            defer { set = true }
+            return !set
         }
     }
 }

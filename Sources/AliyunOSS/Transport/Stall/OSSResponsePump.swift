@@ -1,5 +1,8 @@
-import NIOConcurrencyHelpers
-import NIOCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Hands a response from the task that reads it off the network (the producer) to the task that consumes it,
 /// through a bounded buffer: the producer waits while more than ``highWater`` bytes are unread, and the monitor
@@ -15,20 +18,19 @@ final class OSSResponsePump: Sendable {
 
     private struct State {
         var head: Head?
-        var chunks = CircularBuffer<ByteBuffer>()
-        var buffered = 0
+        var chunks = OSSChunkQueue()
         var finished = false
         var failure: (any Error)?
         var closed = false
         var headWaiter: CheckedContinuation<Head, any Error>?
-        var chunkWaiter: CheckedContinuation<ByteBuffer?, any Error>?
+        var chunkWaiter: CheckedContinuation<Data?, any Error>?
         var roomWaiter: CheckedContinuation<Void, any Error>?
     }
 
     /// Unread bytes above which the producer waits.
     let highWater: Int
     private let monitor: OSSStallMonitor
-    private let state = NIOLockedValueBox(State())
+    private let state = OSSLockedValue(State())
 
     init(monitor: OSSStallMonitor, highWater: Int = 1 << 20) {
         self.monitor = monitor
@@ -54,8 +56,8 @@ final class OSSResponsePump: Sendable {
         finish()
     }
 
-    private func push(_ chunk: ByteBuffer) async throws {
-        enum Action { case handOver(CheckedContinuation<ByteBuffer?, any Error>), buffered, full, closed }
+    private func push(_ chunk: Data) async throws {
+        enum Action { case handOver(CheckedContinuation<Data?, any Error>), buffered, full, closed }
         let action: Action = state.withLockedValue { state in
             if state.closed || state.failure != nil { return .closed }
             if let waiter = state.chunkWaiter {
@@ -63,8 +65,7 @@ final class OSSResponsePump: Sendable {
                 return .handOver(waiter)
             }
             state.chunks.append(chunk)
-            state.buffered += chunk.readableBytes
-            return state.buffered > highWater ? .full : .buffered
+            return state.chunks.byteCount > highWater ? .full : .buffered
         }
         switch action {
         case .handOver(let waiter): waiter.resume(returning: chunk)
@@ -80,12 +81,12 @@ final class OSSResponsePump: Sendable {
     private func waitForRoom() async throws {
         try await suspend(on: \.roomWaiter) { state in
             if state.closed || state.failure != nil || Task.isCancelled { return .failure(CancellationError()) }
-            return state.buffered <= highWater / 2 ? .success(()) : nil
+            return state.chunks.byteCount <= highWater / 2 ? .success(()) : nil
         }
     }
 
     private func finish() {
-        let waiter = state.withLockedValue { state -> CheckedContinuation<ByteBuffer?, any Error>? in
+        let waiter = state.withLockedValue { state -> CheckedContinuation<Data?, any Error>? in
             state.finished = true
             defer { state.chunkWaiter = nil }
             return state.chunkWaiter
@@ -117,10 +118,9 @@ final class OSSResponsePump: Sendable {
     }
 
     /// The next body chunk, or `nil` at the end of the body.
-    func next() async throws -> ByteBuffer? {
+    func next() async throws -> Data? {
         let chunk = try await suspend(on: \.chunkWaiter) { state in
             if let chunk = state.chunks.popFirst() {
-                state.buffered -= chunk.readableBytes
                 return .success(chunk)
             }
             if let failure = state.failure { return .failure(failure) }
@@ -128,7 +128,7 @@ final class OSSResponsePump: Sendable {
             return Task.isCancelled ? .failure(CancellationError()) : nil
         }
         let room = state.withLockedValue { state -> CheckedContinuation<Void, any Error>? in
-            guard state.buffered <= highWater / 2 else { return nil }
+            guard state.chunks.byteCount <= highWater / 2 else { return nil }
             defer { state.roomWaiter = nil }
             return state.roomWaiter
         }

@@ -1,5 +1,3 @@
-import NIOCore
-import NIOConcurrencyHelpers
 
 /// Wraps a transport so that a request whose bytes stop moving is abandoned after its
 /// ``OSSHTTPRequest/stallTimeout`` instead of holding its connection for the whole read timeout.
@@ -28,10 +26,10 @@ struct OSSStallDetectingTransport: OSSHTTPTransport {
         let pump = OSSResponsePump(monitor: monitor)
         var watched = request
         let onChunkSent = request.onChunkSent
-        let sent = NIOLockedValueBox<Int64>(0)
+        let sent = OSSLockedValue<Int64>(0)
         watched.onChunkSent = { chunk in
             let total = sent.withLockedValue {
-                $0 += Int64(chunk.readableBytes)
+                $0 += Int64(chunk.count)
                 return $0
             }
             if total >= bodyLength { monitor.bodySent() } else { monitor.touch() }

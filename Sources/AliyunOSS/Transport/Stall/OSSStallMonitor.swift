@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 
 /// Watches one request's bytes: when nothing moves in either direction for the stall timeout while the request is
 /// waiting on the network, the request has stalled (a half-dead link, a proxy that stopped forwarding, a peer that
@@ -17,12 +16,12 @@ final class OSSStallMonitor: Sendable {
         var stopped = false
     }
 
-    private let state: NIOLockedValueBox<State>
+    private let state: OSSLockedValue<State>
     private let clock = ContinuousClock()
 
     /// `awaitingAnswer`: whether the request starts out waiting for its answer (it has no body to send).
     init(awaitingAnswer: Bool = false) {
-        state = NIOLockedValueBox(State(lastActivity: ContinuousClock.now, awaitingAnswer: awaitingAnswer))
+        state = OSSLockedValue(State(lastActivity: ContinuousClock.now, awaitingAnswer: awaitingAnswer))
     }
 
     /// The whole request body was handed to the network: the request now waits for its answer.

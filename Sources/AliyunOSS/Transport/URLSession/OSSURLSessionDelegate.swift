@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -8,7 +7,7 @@ import FoundationNetworking
 /// The session's delegate: routes each task's events to its ``OSSURLSessionTaskState`` and refuses redirects (a
 /// signed request is never followed to another URL silently: the 3xx reaches the caller).
 final class OSSURLSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    private let tasks = NIOLockedValueBox<[Int: OSSURLSessionTaskState]>([:])
+    private let tasks = OSSLockedValue<[Int: OSSURLSessionTaskState]>([:])
 
     func register(_ state: OSSURLSessionTaskState) {
         tasks.withLockedValue { $0[state.task.taskIdentifier] = state }

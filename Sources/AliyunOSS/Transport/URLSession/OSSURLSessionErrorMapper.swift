@@ -5,7 +5,8 @@ import FoundationNetworking
 
 extension OSSTransportErrorMapper {
     /// URLSession's errors, mapped to the same codes as AsyncHTTPClient's: timeouts and lost connections are
-    /// retryable network errors, cancellation is cancellation, and being offline says so.
+    /// retryable network errors, cancellation is cancellation, and being offline says so. App Transport Security
+    /// and TLS trust refusals are ``OSSClientErrorCode/connectionNotTrusted``, which is never retried.
     static func mapURLSession(_ error: any Error) -> OSSClientError? {
         guard let urlError = error as? URLError else { return nil }
         switch urlError.code {
@@ -23,6 +24,17 @@ extension OSSTransportErrorMapper {
             return OSSClientError(.networkError, "the request timed out", underlying: urlError)
         case .cannotFindHost, .cannotConnectToHost, .dnsLookupFailed:
             return OSSClientError(.networkError, "cannot connect to the host: \(urlError.localizedDescription)", underlying: urlError)
+        case .appTransportSecurityRequiresSecureConnection:
+            return OSSClientError(
+                .connectionNotTrusted,
+                "App Transport Security refused a plain HTTP connection: use an https endpoint, or allow this host in "
+                    + "the app's NSAppTransportSecurity settings", underlying: urlError)
+        case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
+            .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
+            .clientCertificateRequired:
+            return OSSClientError(
+                .connectionNotTrusted, "the TLS connection was refused: \(urlError.localizedDescription)",
+                underlying: urlError)
         case .fileDoesNotExist, .noPermissionsToReadFile:
             return OSSClientError(.fileCantRead, "cannot read the request body file", underlying: urlError)
         case .badServerResponse, .zeroByteResource, .cannotParseResponse:

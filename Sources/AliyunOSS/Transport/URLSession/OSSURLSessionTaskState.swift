@@ -1,6 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
-import NIOCore
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -12,26 +10,24 @@ final class OSSURLSessionTaskState: Sendable {
     private struct State {
         var head: Result<HTTPURLResponse, any Error>?
         var headWaiter: CheckedContinuation<HTTPURLResponse, any Error>?
-        var chunks: [ByteBuffer] = []
-        var chunkIndex = 0
-        var bufferedBytes = 0
+        var chunks = OSSChunkQueue()
         var finished = false
         var failure: (any Error)?
-        var bodyWaiter: CheckedContinuation<ByteBuffer?, any Error>?
+        var bodyWaiter: CheckedContinuation<Data?, any Error>?
         var suspended = false
         var reportedSent: Int64 = 0
     }
 
     let task: URLSessionTask
     let upload: OSSURLSessionUploadSource?
-    private let onChunkSent: (@Sendable (ByteBuffer) -> Void)?
+    private let onChunkSent: (@Sendable (UnsafeRawBufferPointer) -> Void)?
     /// Called when the session reports that the task waits for connectivity.
     let onWaitingForConnectivity: (@Sendable () -> Void)?
     private let highWater: Int
-    private let state = NIOLockedValueBox(State())
+    private let state = OSSLockedValue(State())
 
     init(
-        task: URLSessionTask, upload: OSSURLSessionUploadSource?, onChunkSent: (@Sendable (ByteBuffer) -> Void)?,
+        task: URLSessionTask, upload: OSSURLSessionUploadSource?, onChunkSent: (@Sendable (UnsafeRawBufferPointer) -> Void)?,
         onWaitingForConnectivity: (@Sendable () -> Void)? = nil, highWater: Int
     ) {
         self.onWaitingForConnectivity = onWaitingForConnectivity
@@ -53,7 +49,7 @@ final class OSSURLSessionTaskState: Sendable {
             defer { state.reportedSent = upper }
             return state.reportedSent..<upper
         }
-        if let range, let bytes = upload.bytes(in: range) { onChunkSent(bytes) }
+        if let range, let bytes = upload.bytes(in: range) { bytes.withUnsafeBytes { onChunkSent($0) } }
     }
 
     func didReceive(response: HTTPURLResponse) {
@@ -68,15 +64,14 @@ final class OSSURLSessionTaskState: Sendable {
     }
 
     func didReceive(data: Data) {
-        let chunk = data.withUnsafeBytes { ByteBuffer(bytes: $0) }
-        let (waiter, suspend) = state.withLockedValue { state -> (CheckedContinuation<ByteBuffer?, any Error>?, Bool) in
+        let chunk = data
+        let (waiter, suspend) = state.withLockedValue { state -> (CheckedContinuation<Data?, any Error>?, Bool) in
             if let waiter = state.bodyWaiter {
                 state.bodyWaiter = nil
                 return (waiter, false)
             }
             state.chunks.append(chunk)
-            state.bufferedBytes += chunk.readableBytes
-            if Self.canSuspendToThrottle, state.bufferedBytes >= highWater, !state.suspended {
+            if Self.canSuspendToThrottle, state.chunks.byteCount >= highWater, !state.suspended {
                 state.suspended = true
                 return (nil, true)
             }
@@ -126,26 +121,19 @@ final class OSSURLSessionTaskState: Sendable {
     }
 
     /// The next body chunk, or nil at the end.
-    func nextChunk() async throws -> ByteBuffer? {
+    func nextChunk() async throws -> Data? {
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ByteBuffer?, any Error>) in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
                 enum Next {
-                    case chunk(ByteBuffer, resume: Bool)
+                    case chunk(Data, resume: Bool)
                     case end
                     case failed(any Error)
                     case wait
                 }
                 let next = state.withLockedValue { state -> Next in
-                    if state.chunkIndex < state.chunks.count {
-                        let chunk = state.chunks[state.chunkIndex]
-                        state.chunkIndex += 1
-                        state.bufferedBytes -= chunk.readableBytes
-                        if state.chunkIndex == state.chunks.count {
-                            state.chunks.removeAll(keepingCapacity: true)
-                            state.chunkIndex = 0
-                        }
+                    if let chunk = state.chunks.popFirst() {
                         var resume = false
-                        if state.suspended, state.bufferedBytes <= highWater / 4 {
+                        if state.suspended, state.chunks.byteCount <= highWater / 4 {
                             state.suspended = false
                             resume = true
                         }

@@ -1,6 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
-import NIOCore
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -52,6 +50,13 @@ public final class OSSURLSessionTransport: OSSHTTPTransport {
         session.invalidateAndCancel()
     }
 
+    /// A session keeps its delegate (and the system keeps the session) until it is invalidated: a transport that
+    /// goes away without ``shutdown()`` (a client dropped by its owner) lets its running tasks finish and then
+    /// releases the session, instead of leaking it for the life of the process.
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
     public func send<Result: Sendable>(
         _ request: OSSHTTPRequest,
         handler: (OSSHTTPResponse) async throws -> Result
@@ -80,7 +85,7 @@ public final class OSSURLSessionTransport: OSSHTTPTransport {
             }
             var body = request.body
             if case .empty = body, request.method == "PUT" || request.method == "POST" {
-                body = .bytes(ByteBuffer())
+                body = .bytes(Data())
             }
             let upload = try await OSSURLSessionUploadSource.make(for: body, inMemoryLimit: Self.inMemoryBodyLimit)
             let task: URLSessionTask = upload?.makeTask(in: session, with: urlRequest) ?? session.dataTask(with: urlRequest)
@@ -122,10 +127,10 @@ public final class OSSURLSessionTransport: OSSHTTPTransport {
 /// Cancels a task when a whole-request limit passes, remembering that it did (a timeout, not a cancellation).
 private struct Deadline: Sendable {
     private let timer: Task<Void, Never>
-    private let firedBox: NIOLockedValueBox<Bool>
+    private let firedBox: OSSLockedValue<Bool>
 
     init(task: URLSessionTask, after duration: Duration) {
-        let fired = NIOLockedValueBox(false)
+        let fired = OSSLockedValue(false)
         firedBox = fired
         timer = Task {
             guard (try? await Task.sleep(for: duration)) != nil else { return }

@@ -1,6 +1,4 @@
 import Foundation
-import NIOCore
-import _NIOFileSystem
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -45,8 +43,8 @@ final class OSSURLSessionUploadSource: Sendable {
         switch body {
         case .empty:
             return nil
-        case .bytes(let buffer):
-            return OSSURLSessionUploadSource(storage: .data(Data(buffer.readableBytesView)), length: Int64(buffer.readableBytes))
+        case .bytes(let data):
+            return OSSURLSessionUploadSource(storage: .data(data), length: Int64(data.count))
         case .fileRange(let path, let offset, let length):
             return try await fromFile(path: path, offset: offset, length: length, inMemoryLimit: inMemoryLimit)
         case .stream(let length, let stream):
@@ -57,13 +55,7 @@ final class OSSURLSessionUploadSource: Sendable {
     private static func fromFile(
         path: String, offset: Int64, length: Int64, inMemoryLimit: Int64
     ) async throws -> OSSURLSessionUploadSource {
-        let size: Int64
-        do {
-            guard let info = try await FileSystem.shared.info(forFileAt: FilePath(path)) else {
-                throw OSSClientError(.fileCantRead, "\(path) does not exist")
-            }
-            size = info.size
-        }
+        let size = try await OSSFileDigest.fileSize(path: path)
         guard offset >= 0, length >= 0, offset <= size, length <= size - offset else {
             throw OSSClientError(.fileCantRead, "\(path) has \(size) bytes; the range \(offset)+\(length) is outside it")
         }
@@ -71,24 +63,22 @@ final class OSSURLSessionUploadSource: Sendable {
             return try openFile(URL(fileURLWithPath: path), offset: 0, length: length, temporary: false)
         }
         if length <= inMemoryLimit {
-            let chunk = try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
-                try await handle.readChunk(fromAbsoluteOffset: offset, length: .bytes(length))
+            let chunk = try await OSSFile.withFile(path, .read) { file in
+                try await file.read(at: offset, count: Int(length))
             }
-            guard chunk.readableBytes == length else {
+            guard chunk.count == length else {
                 throw OSSClientError(.fileCantRead, "\(path) became shorter while it was read")
             }
-            return OSSURLSessionUploadSource(storage: .data(Data(chunk.readableBytesView)), length: length)
+            return OSSURLSessionUploadSource(storage: .data(chunk), length: length)
         }
         let temporary = temporaryURL()
         do {
-            try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { input in
-                try await FileSystem.shared.withFileHandle(
-                    forWritingAt: FilePath(temporary.path), options: .newFile(replaceExisting: true)
-                ) { output in
+            try await OSSFile.withFile(path, .read) { input in
+                try await OSSFile.withFile(temporary.path, .replace) { output in
                     var position: Int64 = 0
-                    for try await chunk in input.readChunks(in: offset..<(offset + length), chunkLength: .mebibytes(1)) {
-                        try await output.write(contentsOf: chunk, toAbsoluteOffset: position)
-                        position += Int64(chunk.readableBytes)
+                    try await input.forEachChunk(in: offset..<(offset + length), chunkLength: 1 << 20) { chunk in
+                        try await output.write(chunk, at: position)
+                        position += Int64(chunk.count)
                     }
                 }
             }
@@ -105,22 +95,22 @@ final class OSSURLSessionUploadSource: Sendable {
         if length <= inMemoryLimit {
             var data = Data()
             data.reserveCapacity(Int(length))
-            while let chunk = try await stream.next() { data.append(contentsOf: chunk.readableBytesView) }
+            while let chunk = try await stream.next() { data.append(chunk) }
             guard Int64(data.count) == length else {
                 throw OSSClientError(.invalidArgument, "the body stream gave \(data.count) bytes, not the declared \(length)")
             }
             return OSSURLSessionUploadSource(storage: .data(data), length: length)
         }
         let temporary = temporaryURL()
-        var written: Int64 = 0
+        let written: Int64
         do {
-            try await FileSystem.shared.withFileHandle(
-                forWritingAt: FilePath(temporary.path), options: .newFile(replaceExisting: true)
-            ) { output in
+            written = try await OSSFile.withFile(temporary.path, .replace) { output in
+                var position: Int64 = 0
                 while let chunk = try await stream.next() {
-                    try await output.write(contentsOf: chunk, toAbsoluteOffset: written)
-                    written += Int64(chunk.readableBytes)
+                    try await output.write(chunk, at: position)
+                    position += Int64(chunk.count)
                 }
+                return position
             }
         } catch {
             try? FileManager.default.removeItem(at: temporary)
@@ -156,15 +146,15 @@ final class OSSURLSessionUploadSource: Sendable {
     }
 
     /// The body bytes in `range` (as reported sent by the session), or nil if they cannot be read back.
-    func bytes(in range: Range<Int64>) -> ByteBuffer? {
+    func bytes(in range: Range<Int64>) -> Data? {
         guard range.lowerBound >= 0, range.upperBound <= length, !range.isEmpty else { return nil }
         switch storage {
         case .data(let data):
             let start = data.startIndex + Int(range.lowerBound)
-            return data[start..<(start + range.count)].withUnsafeBytes { ByteBuffer(bytes: $0) }
+            return data[start..<(start + range.count)]
         case .file(_, let descriptor, let offset, _):
-            var buffer = ByteBufferAllocator().buffer(capacity: range.count)
-            let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: range.count) { pointer in
+            var data = Data(count: range.count)
+            let read = data.withUnsafeMutableBytes { pointer in
                 var done = 0
                 while done < range.count {
                     let result = pread(
@@ -175,7 +165,7 @@ final class OSSURLSessionUploadSource: Sendable {
                 }
                 return done
             }
-            return read == range.count ? buffer : nil
+            return read == range.count ? data : nil
         }
     }
 }
