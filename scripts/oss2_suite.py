@@ -160,6 +160,10 @@ def cause(test, reason):
         return "image processing (and its sample image)"
     if name in ("test_timeout", "test_default_timeout"):
         return "wall clock: expects no reply within a 1 ms timeout"
+    if "'NoneType' object is not subscriptable" in reason and name in ("test_tmp_file_removed", "test_relpath_and_abspath"):
+        # oss2's record store rewrites the file in place (open 'w', json.dump) after every part, and its get() reads
+        # a half-written file as no record: the test's own read of the record races the download's threads.
+        return "race: the test reads oss2's record file while a download thread rewrites it"
     if name == "test_live_channel_iterator":
         return "live channels (RTMP ingest) are not implemented"
     return "server"
