@@ -99,6 +99,8 @@ def main():
         "OSS_TEST_ACCESS_KEY_ID": ACCESS_KEY_ID,
         "OSS_TEST_ACCESS_KEY_SECRET": ACCESS_KEY_SECRET,
         "OSS_TEST_REGION": "cn-hangzhou",
+        # oss2 keeps resumable records under ~/.py-oss-upload and ~/.py-oss-download: a home of the run's own.
+        "HOME": work,
     })
     sys.path.insert(0, os.path.abspath(args.tests))
     # The tests write scratch files into the working directory and read samples from tests/ there. The sdist leaves
