@@ -254,7 +254,10 @@ final class RequestHandler: Sendable {
             var encoder = gzip ? GzipEncoder() : nil
             /// Writes one piece of the object, encoded if the reply is gzip-encoded.
             func send(_ piece: ByteBuffer) async throws {
-                if encoder != nil { try await write(encoder!.encode(piece)) } else { try await write(piece) }
+                guard var gzip = encoder else { return try await write(piece) }
+                let encoded = gzip.encode(piece)
+                encoder = gzip
+                try await write(encoded)
             }
             let segments = (body.fileSegments ?? []).filter { $0.length > 0 }
             if segments.isEmpty {
