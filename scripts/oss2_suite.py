@@ -166,8 +166,6 @@ def cause(test, reason):
         # oss2's record store rewrites the file in place (open 'w', json.dump) after every part, and its get() reads
         # a half-written file as no record: the test's own read of the record races the download's threads.
         return "race: the test reads oss2's record file while a download thread rewrites it"
-    if name == "test_live_channel_iterator":
-        return "live channels (RTMP ingest) are not implemented"
     return "server"
 
 

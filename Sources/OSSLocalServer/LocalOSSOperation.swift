@@ -35,6 +35,9 @@ public enum LocalOSSOperation: String, Sendable, Codable, CaseIterable, Hashable
     case getSymlink = "GetSymlink"
     case restoreObject = "RestoreObject"
     case listLiveChannel = "ListLiveChannel"
+    case putLiveChannel = "PutLiveChannel"
+    case getLiveChannelInfo = "GetLiveChannelInfo"
+    case deleteLiveChannel = "DeleteLiveChannel"
 
     /// Looks an operation up by its OSS name, case-insensitively (`uploadpart`, `UploadPart`).
     public init?(name: String) {

@@ -116,8 +116,15 @@ enum Router {
                 return nil
             }
         }
-        // Live channels (`/<channel>?live`) are RTMP ingest points, not objects: not implemented.
-        if q["live"] != nil { return nil }
+        // Live channels (`/<channel>?live`) are RTMP ingest points, not objects.
+        if q["live"] != nil {
+            switch context.method {
+            case "PUT": return .putLiveChannel
+            case "GET": return .getLiveChannelInfo
+            case "DELETE": return .deleteLiveChannel
+            default: return nil
+            }
+        }
         switch context.method {
         case "PUT":
             if q["uploadId"] != nil || q["partNumber"] != nil {
