@@ -5,12 +5,16 @@ import Foundation
 /// A decoded upload callback: the Base64 JSON of `x-oss-callback` and `x-oss-callback-var`, validated before the
 /// upload is stored, so a malformed callback leaves no object behind (as OSS does).
 struct CallbackRequest: Sendable {
-    /// One callback target: a loopback `http` URL split into its parts.
+    /// One callback target: a URL split into its parts.
     struct Target: Sendable, Equatable {
         var host: String
         var port: Int
         /// The path and query, at least `/`.
         var path: String
+        /// Why the local server does not call this URL (it calls only `http` URLs on loopback addresses), or `nil`.
+        /// OSS would call it; here the callback fails, as it does on OSS for a URL that cannot be reached: the
+        /// object is stored and the reply is 203 `CallbackFailed`.
+        var refusal: String?
     }
 
     /// The URLs tried in order until one answers (OSS allows up to 5, separated by `;`).
@@ -26,9 +30,10 @@ struct CallbackRequest: Sendable {
     static let urlEncodedType = "application/x-www-form-urlencoded"
     static let jsonType = "application/json"
 
-    /// The callback of a request, or `nil` when it has no `x-oss-callback` header.
+    /// The callback of a request, or `nil` when it has none: the `x-oss-callback` header, or the `callback` query
+    /// parameter of a presigned URL (with `callback-var` beside it), as OSS takes them.
     static func parse(_ context: RequestContext) throws(LocalOSSError) -> CallbackRequest? {
-        guard let header = context.header("x-oss-callback") else { return nil }
+        guard let header = context.header("x-oss-callback") ?? context.query["callback"] else { return nil }
         let object = try decodeJSONObject(header, name: "x-oss-callback")
         guard let urlText = object["callbackUrl"] as? String, !urlText.isEmpty else {
             throw invalid("The callbackUrl of x-oss-callback is missing or empty.")
@@ -49,64 +54,21 @@ struct CallbackRequest: Sendable {
             hostHeader = text.isEmpty ? nil : text
         }
         var variables: [String: String] = [:]
-        if let varHeader = context.header("x-oss-callback-var") {
-            for (name, value) in try decodeJSONObject(varHeader, name: "x-oss-callback-var") {
-                guard name.hasPrefix("x:"), name.count > 2, name == name.lowercased() else {
+        if let varHeader = context.header("x-oss-callback-var") ?? context.query["callback-var"] {
+            // Only `x:` names are custom variables; OSS ignores other names (oss2's test_sign_url_with_callback sends
+            // a callback-var holding the callback's own fields and expects the upload to go through).
+            for (name, value) in try decodeJSONObject(varHeader, name: "x-oss-callback-var") where name.hasPrefix("x:") {
+                guard name.count > 2, name == name.lowercased() else {
                     throw invalid("The custom callback variable \(name) must be lower case and start with x:.")
                 }
                 guard let text = value as? String else { throw invalid("The callback variable \(name) must be a string.") }
                 variables[name] = text
             }
         }
-        return CallbackRequest(
+        let request = CallbackRequest(
             targets: targets, hostHeader: hostHeader, bodyTemplate: body, bodyType: bodyType, variables: variables)
-    }
-
-    /// The body sent to the callback server: `${bucket}`, `${object}`, `${etag}` (unquoted), `${size}`,
-    /// `${mimeType}` and `${x:name}` replaced, each value URL-encoded (form bodies) or JSON-escaped (JSON bodies).
-    /// Unknown variables are left as they are.
-    func body(bucket: String, object: String, etag: String, size: Int64, mimeType: String) -> String {
-        var values = variables
-        values["bucket"] = bucket
-        values["object"] = object
-        values["etag"] = etag.replacingOccurrences(of: "\"", with: "")
-        values["size"] = String(size)
-        values["mimeType"] = mimeType
-        var out = ""
-        var rest = Substring(bodyTemplate)
-        while let start = rest.range(of: "${") {
-            out += rest[..<start.lowerBound]
-            let after = rest[start.upperBound...]
-            guard let end = after.firstIndex(of: "}") else {
-                rest = rest[start.lowerBound...]
-                break
-            }
-            let name = String(after[..<end])
-            if let value = values[name] {
-                out += bodyType == Self.jsonType ? Self.jsonEscaped(value) : OSSPercentEncoding.encode(value)
-            } else {
-                out += rest[start.lowerBound...end]
-            }
-            rest = after[after.index(after: end)...]
-        }
-        out += rest
-        return out
-    }
-
-    static func jsonEscaped(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
+        try request.checkJSONBody()
+        return request
     }
 
     private static func decodeJSONObject(_ header: String, name: String) throws(LocalOSSError) -> [String: Any] {
@@ -119,13 +81,18 @@ struct CallbackRequest: Sendable {
         return object
     }
 
-    /// Parses a callback URL; the local server calls only `http` URLs on loopback addresses.
+    /// Parses a callback URL (`http://` is the default scheme): a scheme other than http and https, a malformed host
+    /// or port is InvalidArgument.
     static func target(_ text: String) throws(LocalOSSError) -> Target {
         var rest = Substring(text)
+        var refusal: String?
         if let range = rest.range(of: "://") {
             let scheme = rest[..<range.lowerBound].lowercased()
-            guard scheme == "http" else {
-                throw invalid("The local server calls back only http URLs, not \(text).")
+            guard scheme == "http" || scheme == "https" else {
+                throw invalid("A callback URL is http or https, not \(text).")
+            }
+            if scheme == "https" {
+                refusal = "The local server calls back only http URLs, not \(text)."
             }
             rest = rest[range.upperBound...]
         }
@@ -139,7 +106,9 @@ struct CallbackRequest: Sendable {
         }
         var host = String(authority)
         var port = 80
+        var bracketed = false
         if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
+            bracketed = true
             let portText = host[host.index(after: close)...]
             if portText.hasPrefix(":") {
                 guard let p = Int(portText.dropFirst()), (1...65535).contains(p) else { throw invalid("Invalid port in callback URL \(text).") }
@@ -153,12 +122,14 @@ struct CallbackRequest: Sendable {
             port = p
             host = String(host[..<colon])
         }
-        guard isLoopback(host) else {
-            throw LocalOSSError(
-                400, "CallbackFailed",
-                "The local server calls back only loopback addresses (127.0.0.0/8, ::1, localhost), not \(host).")
+        let allowed = bracketed ? "0123456789abcdefABCDEF:." : "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-."
+        guard !host.isEmpty, host.allSatisfy({ allowed.contains($0) }) else {
+            throw invalid("The host of the callback URL \(text) is not valid.")
         }
-        return Target(host: host, port: port, path: path)
+        if refusal == nil, !isLoopback(host) {
+            refusal = "The local server calls back only loopback addresses (127.0.0.0/8, ::1, localhost), not \(host)."
+        }
+        return Target(host: host, port: port, path: path, refusal: refusal)
     }
 
     static func isLoopback(_ host: String) -> Bool {
@@ -168,7 +139,7 @@ struct CallbackRequest: Sendable {
         return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
 
-    private static func invalid(_ message: String) -> LocalOSSError {
+    static func invalid(_ message: String) -> LocalOSSError {
         LocalOSSError(400, "InvalidArgument", message)
     }
 }

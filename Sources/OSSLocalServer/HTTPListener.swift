@@ -21,4 +21,57 @@ enum HTTPListener {
                 }
             }
     }
+
+    /// Accepts connections on `listener` until it closes or the task is cancelled, serving each one in a child task;
+    /// returns once every connection has been served.
+    static func serveConnections(
+        of listener: NIOAsyncChannel<Connection, Never>, _ serve: @escaping @Sendable (Connection) async -> Void
+    ) async {
+        _ = try? await listener.executeThenClose { inbound in
+            if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
+                await withDiscardingTaskGroup { group in
+                    do {
+                        for try await connection in inbound { group.addTask { await serve(connection) } }
+                    } catch {}
+                    group.cancelAll()
+                }
+            } else {
+                await serveDraining(inbound, serve)
+            }
+        }
+    }
+
+    /// ``serveConnections(of:_:)`` before macOS 14 / iOS 17, which lack `withDiscardingTaskGroup` (the package supports
+    /// macOS 13 / iOS 16): a plain task group, drained of the children that have ended before each new one is added,
+    /// so that a long-running server keeps no finished tasks.
+    static func serveDraining(
+        _ inbound: NIOAsyncChannelInboundStream<Connection>, _ serve: @escaping @Sendable (Connection) async -> Void
+    ) async {
+        let ended = EndedCount()
+        await withTaskGroup(of: Void.self) { group in
+            do {
+                for try await connection in inbound {
+                    for _ in 0..<(await ended.take()) { await group.next() }
+                    group.addTask {
+                        await serve(connection)
+                        await ended.add()
+                    }
+                }
+            } catch {}
+            group.cancelAll()
+        }
+    }
+}
+
+/// How many connection tasks have ended and not yet been reaped from their task group.
+actor EndedCount {
+    private var count = 0
+
+    func add() { count += 1 }
+
+    /// The count so far, which starts again from zero.
+    func take() -> Int {
+        defer { count = 0 }
+        return count
+    }
 }

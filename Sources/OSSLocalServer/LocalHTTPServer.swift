@@ -67,16 +67,7 @@ public final class LocalHTTPServer: Sendable {
             throw LocalOSSServerError("could not determine the bound port")
         }
         let serveTask = Task<Void, Never> {
-            _ = try? await channel.executeThenClose { inbound in
-                await withDiscardingTaskGroup { group in
-                    do {
-                        for try await connection in inbound {
-                            group.addTask { await serve(connection, handler: handler) }
-                        }
-                    } catch {}
-                    group.cancelAll()
-                }
-            }
+            await HTTPListener.serveConnections(of: channel) { await serve($0, handler: handler) }
         }
         return LocalHTTPServer(url: url, port: port, channel: channel, serveTask: serveTask)
     }

@@ -37,6 +37,10 @@ public enum LocalOSSOperation: String, Sendable, Codable, CaseIterable, Hashable
     /// `POST /key?x-oss-process`: `trigger/callback` (run an upload callback for a stored object) or an image
     /// action saved with `sys/saveas` (not implemented: 501).
     case processObject = "ProcessObject"
+    case listLiveChannel = "ListLiveChannel"
+    case putLiveChannel = "PutLiveChannel"
+    case getLiveChannelInfo = "GetLiveChannelInfo"
+    case deleteLiveChannel = "DeleteLiveChannel"
 
     /// Looks an operation up by its OSS name, case-insensitively (`uploadpart`, `UploadPart`).
     public init?(name: String) {

@@ -80,16 +80,7 @@ public final class LocalOSSServer: Sendable {
             throw LocalOSSServerError("could not determine the bound port")
         }
         let serveTask = Task<Void, Never> {
-            _ = try? await channel.executeThenClose { inbound in
-                await withDiscardingTaskGroup { group in
-                    do {
-                        for try await connection in inbound {
-                            group.addTask { await handler.serve(connection) }
-                        }
-                    } catch {}
-                    group.cancelAll()
-                }
-            }
+            await HTTPListener.serveConnections(of: channel) { await handler.serve($0) }
         }
         let hostPart = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         guard let endpoint = URL(string: "http://\(hostPart):\(boundPort)") else {

@@ -1,3 +1,7 @@
+import OSSSigning
+
+import Foundation
+
 /// What an object carries besides its bytes and headers: ACL, storage class, tags, symlink target, restore state.
 /// Persisted inside ``ObjectRecord`` (and ``UploadRecord`` for what was given at initiation); absent means the
 /// defaults (ACL `default`, `Standard`, no tags, not a symlink, never restored).
@@ -18,6 +22,8 @@ struct ObjectExtra: Codable, Sendable, Equatable {
     var restoreReadyAt: Double?
     /// Unix seconds until which a restored copy stays readable.
     var restoreExpiresAt: Double?
+    /// The priority a ColdArchive or DeepColdArchive restore runs at (`Expedited`, `Standard`, `Bulk`).
+    var restoreTier: String?
 
     var isEmpty: Bool { self == ObjectExtra() }
 
@@ -25,6 +31,17 @@ struct ObjectExtra: Codable, Sendable, Equatable {
     var needsRestore: Bool {
         guard let storageClass else { return false }
         return storageClass.hasSuffix("Archive")
+    }
+
+    /// The restore state as OSS reports it in the `x-oss-restore` header and in listings' `RestoreInfo`:
+    /// `ongoing-request="true"` while a restore runs, `ongoing-request="false", expiry-date="<RFC 1123>"` while the
+    /// restored copy is readable, `nil` otherwise (never restored, or the restored copy has expired).
+    func restoreStatus(now: Double) -> String? {
+        guard let ready = restoreReadyAt else { return nil }
+        if now < ready { return "ongoing-request=\"true\"" }
+        guard let expires = restoreExpiresAt, now < expires else { return nil }
+        let date = OSSDateFormat.rfc1123(Date(timeIntervalSince1970: expires))
+        return "ongoing-request=\"false\", expiry-date=\"\(date)\""
     }
 
     /// The stored class name, `Standard` when unset.

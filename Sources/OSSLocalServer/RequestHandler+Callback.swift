@@ -8,13 +8,21 @@ extension RequestHandler {
     /// answer (status 200) with the upload's headers, or 203 `CallbackFailed` (the object stays stored) when every
     /// callback URL failed, timed out, answered non-2xx or answered something that is not JSON.
     func callbackResponse(
-        _ callback: CallbackRequest, headers: HTTPHeaders, context: RequestContext, bucket: String, key: String,
-        etag: String, size: Int64, mimeType: String
+        _ callback: CallbackRequest, headers: HTTPHeaders, context: RequestContext, bucket: String, object: ObjectRecord
     ) async throws -> ServerResponse {
-        let body = callback.body(bucket: bucket, object: key, etag: etag, size: size, mimeType: mimeType)
+        let upload = CallbackRequest.Upload(
+            bucket: bucket, object: object.key, etag: object.etag, size: object.size, mimeType: object.contentType,
+            crc64: object.crc64, contentMD5: object.contentMD5,
+            operation: object.objectType == "Multipart" ? "CompleteMultipartUpload" : "PutObject",
+            requestId: context.requestId)
+        let body = callback.body(for: upload)
         var failure = "no callback URL"
         for target in callback.targets {
             try Task.checkCancellation()
+            if let refusal = target.refusal {
+                failure = refusal
+                continue
+            }
             let host = callback.hostHeader ?? (target.host.contains(":") ? "[\(target.host)]" : target.host)
             do {
                 let reply = try await CallbackClient.post(

@@ -41,6 +41,10 @@ extension RequestHandler {
         case .getSymlink: return try await getSymlink(context)
         case .restoreObject: return try await restoreObject(context, reader: reader)
         case .processObject: return try await processObject(context, reader: reader)
+        case .listLiveChannel: return try await listLiveChannel(context)
+        case .putLiveChannel: return try await putLiveChannel(context, reader: reader)
+        case .getLiveChannelInfo: return try await getLiveChannel(context)
+        case .deleteLiveChannel: return try await deleteLiveChannel(context)
         }
     }
 }

@@ -147,6 +147,10 @@ extension RequestHandler {
                 w.element("DisplayName", ownerId)
                 w.close("Owner")
             }
+            // After Owner, as in OSS's own listings.
+            if let restore = object.extra?.restoreStatus(now: context.now.timeIntervalSince1970) {
+                w.element("RestoreInfo", restore)
+            }
             w.close("Contents")
         }
         for commonPrefix in listing.prefixes {

@@ -199,8 +199,7 @@ extension RequestHandler {
         headers.add(name: "x-oss-hash-crc64ecma", value: String(committed.crc64))
         if let callback {
             return try await callbackResponse(
-                callback, headers: headers, context: context, bucket: bucket, key: key, etag: committed.etag,
-                size: committed.size, mimeType: committed.contentType)
+                callback, headers: headers, context: context, bucket: bucket, object: committed)
         }
         let encode = context.encodingTypeURL
         var w = OSSXMLWriter()

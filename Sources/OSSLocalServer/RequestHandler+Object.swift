@@ -84,44 +84,48 @@ extension RequestHandler {
         headers.add(name: "Content-MD5", value: digest.md5Base64)
         if let callback {
             return try await callbackResponse(
-                callback, headers: headers, context: context, bucket: bucket, key: key, etag: committed.etag,
-                size: committed.size, mimeType: committed.contentType)
+                callback, headers: headers, context: context, bucket: bucket, object: committed)
         }
         return ServerResponse(status: .ok, headers: headers)
     }
 
-    /// The headers describing an object (GetObject, HeadObject).
-    func objectHeaders(_ object: ObjectRecord, context: RequestContext) -> HTTPHeaders {
+    /// The headers describing an object (GetObject, HeadObject). For a symlink, as OSS documents for HeadObject, the
+    /// headers that describe the bytes (Content-Length, ETag, Content-MD5, CRC-64, storage class and restore state)
+    /// are the target's, Last-Modified is the later of the two, and the rest (object type, user metadata, tag count,
+    /// the stored standard headers) are the symlink's own. Content-Type is the target's (clients send one with every
+    /// PutSymlink, application/octet-stream by default, which would hide the target's type).
+    func objectHeaders(_ readable: ReadableObject, context: RequestContext) -> HTTPHeaders {
+        let object = readable.data
+        let owner = readable.link ?? object
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: context.query["response-content-type"] ?? object.contentType)
         headers.add(name: "ETag", value: object.etag)
-        headers.add(
-            name: "Last-Modified",
-            value: OSSDateFormat.rfc1123(Date(timeIntervalSince1970: TimeInterval(object.lastModified))))
+        let lastModified = max(object.lastModified, readable.link?.lastModified ?? 0)
+        headers.add(name: "Last-Modified", value: OSSDateFormat.rfc1123(Date(timeIntervalSince1970: TimeInterval(lastModified))))
         headers.add(name: "x-oss-hash-crc64ecma", value: String(object.crc64))
-        headers.add(name: "x-oss-object-type", value: object.objectType)
-        if object.objectType == "Appendable" {  // as OSS answers, so a client can resume appending after a HEAD
+        headers.add(name: "x-oss-object-type", value: owner.objectType)
+        if owner.objectType == "Appendable" {  // as OSS answers, so a client can resume appending after a HEAD
             headers.add(name: "x-oss-next-append-position", value: String(object.size))
         }
-        headers.add(name: "x-oss-storage-class", value: "Standard")
         headers.add(name: "Accept-Ranges", value: "bytes")
         // A sequential multipart upload's object has its content's MD5 too.
         if let md5 = object.contentMD5, object.objectType == "Normal" || object.objectType == "Multipart" {
             headers.add(name: "Content-MD5", value: md5)
         }
-        addExtraHeaders(&headers, object, context: context)
-        for (name, value) in object.userMetadata.sorted(by: { $0.key < $1.key }) { headers.add(name: name, value: value) }
+        addExtraHeaders(&headers, data: object, owner: owner, context: context)
+        for (name, value) in owner.userMetadata.sorted(by: { $0.key < $1.key }) { headers.add(name: name, value: value) }
         for name in storedObjectHeaders {
             let override = context.query["response-" + name]
-            if let value = override ?? object.headers[name] { headers.add(name: name, value: value) }
+            if let value = override ?? owner.headers[name] { headers.add(name: name, value: value) }
         }
         return headers
     }
 
     func getObject(_ context: RequestContext) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
-        let object = try await readableObject(bucket, key, context: context)
-        var headers = objectHeaders(object, context: context)
+        let readable = try await readableObject(bucket, key, context: context)
+        let object = readable.data
+        var headers = objectHeaders(readable, context: context)
         if try ObjectConditions.evaluate(context, object: object) == .notModified {
             headers.remove(name: "Content-Type")
             return ServerResponse(status: .notModified, headers: headers)
@@ -134,8 +138,12 @@ extension RequestHandler {
                 status: .partialContent, headers: headers,
                 body: .segments(store.objectSegments(bucket, object, offset: range.lowerBound, length: length)))
         }
-        return ServerResponse(
+        var response = ServerResponse(
             status: .ok, headers: headers, body: .segments(store.objectSegments(bucket, object, offset: 0, length: object.size)))
+        if repliesWithGzip(context, contentType: headers.first(name: "Content-Type") ?? "", size: object.size) {
+            encodeWithGzip(&response)
+        }
+        return response
     }
 
     /// `HEAD /key?objectMeta`: ETag, size and times only.

@@ -26,20 +26,34 @@ extension RequestHandler {
         return extra.isEmpty ? nil : extra
     }
 
-    /// The object a GET/HEAD reads: a symlink resolves to its target (404 SymlinkTargetNotExist when dangling);
-    /// an Archive object must be restored before GET (403 InvalidObjectState).
-    func readableObject(_ bucket: String, _ key: String, context: RequestContext) async throws -> ObjectRecord {
-        var object = try await store.object(bucket, key)
+    /// What a GET or HEAD reads: an object, or for a symlink its target's bytes (`data`) with the symlink's own
+    /// record (`link`), whose metadata the reply carries.
+    struct ReadableObject {
+        var data: ObjectRecord
+        var link: ObjectRecord?
+    }
+
+    /// The object a GET/HEAD reads: a symlink resolves to its target (404 SymlinkTargetNotExist when dangling, 400
+    /// InvalidTargetType when the target is a symlink too); an Archive object must be restored before GET (403
+    /// InvalidObjectState).
+    func readableObject(_ bucket: String, _ key: String, context: RequestContext) async throws -> ReadableObject {
+        let object = try await store.object(bucket, key)
+        var readable = ReadableObject(data: object, link: nil)
         if let target = object.extra?.symlinkTarget {
             guard let resolved = try? await store.object(bucket, target) else {
                 throw LocalOSSError(
                     404, "SymlinkTargetNotExist", "The symlink target object does not exist",
                     fields: [("SymlinkTarget", target)])
             }
-            object = resolved
+            guard resolved.extra?.symlinkTarget == nil else {
+                throw LocalOSSError(
+                    400, "InvalidTargetType", "The symlink target object is a symlink.",
+                    fields: [("SymlinkTarget", target)])
+            }
+            readable = ReadableObject(data: resolved, link: object)
         }
-        if context.head.method != .HEAD { try requireRestored(object, context: context) }
-        return object
+        if context.head.method != .HEAD { try requireRestored(readable.data, context: context) }
+        return readable
     }
 
     /// Archive objects must be restored (and the restore finished, not expired) before their bytes are read.
@@ -50,18 +64,16 @@ extension RequestHandler {
         throw LocalOSSError(403, "InvalidObjectState", "The operation is not valid for the object's state")
     }
 
-    /// Adds storage class, tag count and restore state to GET/HEAD headers.
-    func addExtraHeaders(_ headers: inout HTTPHeaders, _ object: ObjectRecord, context: RequestContext) {
-        let extra = object.extra ?? ObjectExtra()
+    /// Adds storage class and restore state (of the object holding the bytes, `data`) and tag count (of the object
+    /// asked for, `owner`: a symlink's own tags) to GET/HEAD headers.
+    func addExtraHeaders(_ headers: inout HTTPHeaders, data: ObjectRecord, owner: ObjectRecord, context: RequestContext) {
+        let extra = data.extra ?? ObjectExtra()
         headers.replaceOrAdd(name: "x-oss-storage-class", value: extra.storageClassName)
-        if let count = extra.tags?.count, count > 0 { headers.add(name: "x-oss-tagging-count", value: String(count)) }
-        if let ready = extra.restoreReadyAt {
-            if context.now.timeIntervalSince1970 < ready {
-                headers.add(name: "x-oss-restore", value: "ongoing-request=\"true\"")
-            } else if let expires = extra.restoreExpiresAt {
-                let date = OSSDateFormat.rfc1123(Date(timeIntervalSince1970: expires))
-                headers.add(name: "x-oss-restore", value: "ongoing-request=\"false\", expiry-date=\"\(date)\"")
-            }
+        if let count = owner.extra?.tags?.count, count > 0 {
+            headers.add(name: "x-oss-tagging-count", value: String(count))
+        }
+        if let status = extra.restoreStatus(now: context.now.timeIntervalSince1970) {
+            headers.add(name: "x-oss-restore", value: status)
         }
     }
 }

@@ -4,41 +4,113 @@ import OSSXML
 
 import Foundation
 
-/// RestoreObject (`POST /key?restore`): an Archive object becomes readable `restoreDelay` after the request.
+/// RestoreObject (`POST /key?restore`): an Archive, ColdArchive or DeepColdArchive object becomes readable
+/// `restoreDelay` after the request, for the `Days` of its `RestoreRequest`.
 extension RequestHandler {
-    func restoreObject(_ context: RequestContext, reader: RequestBodyReader) async throws -> ServerResponse {
-        let (bucket, key) = try requireBucketAndKey(context)
-        let body = try await reader.collect(limit: 64 << 10)
+    /// A `RestoreRequest` document, checked as OSS checks it against the object's storage class.
+    struct RestoreConfiguration: Equatable {
+        /// The restore priorities, fastest first.
+        static let tiers = ["Expedited", "Standard", "Bulk"]
+
         var days = 1
-        if body.readableBytes > 0 {
+        /// `JobParameters/Tier`; only ColdArchive and DeepColdArchive objects take one (`Standard` when absent).
+        var tier: String?
+
+        /// Parses the body of a RestoreObject request (an empty body is the default configuration): a document that
+        /// is not a `RestoreRequest`, or `JobParameters` without a `Tier`, is MalformedXML; a `Days` or `Tier` value
+        /// out of range is InvalidArgument.
+        init(parsing body: ByteBuffer) throws(LocalOSSError) {
+            guard body.readableBytes > 0 else { return }
             let root: OSSXMLNode
             do { root = try OSSXMLParser.parse(body.readableBytesView, root: "RestoreRequest") } catch {
                 throw LocalOSSError.malformedXML("\(error)")
             }
             if let text = root.string("Days") {
-                guard let n = Int(text), (1...365).contains(n) else {
-                    throw LocalOSSError.invalidArgument("Days must be between 1 and 365.", name: "Days", value: text)
+                guard let n = Int(text), n >= 1 else {
+                    throw LocalOSSError.invalidArgument("Days must be a positive integer.", name: "Days", value: text)
                 }
                 days = n
             }
+            if let job = root.child("JobParameters") {
+                guard let text = job.string("Tier") else {
+                    throw LocalOSSError.malformedXML("JobParameters must contain a Tier.")
+                }
+                guard Self.tiers.contains(text) else {
+                    throw LocalOSSError.invalidArgument(
+                        "The Tier must be Expedited, Standard or Bulk.", name: "Tier", value: text)
+                }
+                tier = text
+            }
         }
+
+        /// Checks the configuration against a storage class and returns the priority the restore runs at (`nil` for
+        /// Archive, which has none). As OSS: Archive takes 1-7 days and no `JobParameters` (MalformedXML);
+        /// ColdArchive 1-365 days at any tier; DeepColdArchive 1-365 days, Expedited or Standard.
+        func priority(for storageClass: String) throws(LocalOSSError) -> String? {
+            let maximumDays = storageClass == "Archive" ? 7 : 365
+            guard days <= maximumDays else {
+                throw LocalOSSError.invalidArgument(
+                    "Days must be between 1 and \(maximumDays) for a \(storageClass) object.", name: "Days",
+                    value: String(days))
+            }
+            if storageClass == "Archive" {
+                guard tier == nil else {
+                    throw LocalOSSError.malformedXML("JobParameters applies only to ColdArchive and DeepColdArchive objects.")
+                }
+                return nil
+            }
+            let chosen = tier ?? "Standard"
+            if storageClass == "DeepColdArchive", chosen == "Bulk" {
+                throw LocalOSSError.invalidArgument(
+                    "A DeepColdArchive object is restored at Expedited or Standard priority.", name: "Tier", value: chosen)
+            }
+            return chosen
+        }
+    }
+
+    func restoreObject(_ context: RequestContext, reader: RequestBodyReader) async throws -> ServerResponse {
+        let (bucket, key) = try requireBucketAndKey(context)
+        let body = try await reader.collect(limit: 64 << 10)
+        let configuration = try RestoreConfiguration(parsing: body)
         let now = context.now.timeIntervalSince1970
-        let delay = configuration.restoreDelay
+        let delay = self.configuration.restoreDelay
         let object = try await store.object(bucket, key)
         guard let extra = object.extra, extra.needsRestore else {
             throw LocalOSSError(400, "OperationNotSupported", "The operation is not supported for this resource")
         }
+        let priority = try configuration.priority(for: extra.storageClassName)
+        var headers = HTTPHeaders()
+        if let priority { headers.add(name: "x-oss-object-restore-priority", value: priority) }
         if let ready = extra.restoreReadyAt, now < ready {
-            throw LocalOSSError(409, "RestoreAlreadyInProgress", "The restore operation is in progress.")
+            // A running restore can only be sped up (OSS: the priority may be raised, never lowered).
+            guard let priority, let running = extra.restoreTier, Self.isFaster(priority, than: running) else {
+                throw LocalOSSError(409, "RestoreAlreadyInProgress", "The restore operation is in progress.")
+            }
+            try await store.updateObject(bucket, key) { record in
+                var updated = record.extra ?? ObjectExtra()
+                updated.restoreTier = priority
+                record.extra = updated
+            }
+            return ServerResponse(status: .accepted, headers: headers)
         }
-        let restoreDays = days
+        let days = configuration.days
         let alreadyRestored = extra.restoreReadyAt != nil && now < (extra.restoreExpiresAt ?? 0)
         try await store.updateObject(bucket, key) { record in
             var updated = record.extra ?? ObjectExtra()
-            if !alreadyRestored { updated.restoreReadyAt = now + delay }
-            updated.restoreExpiresAt = (updated.restoreReadyAt ?? now) + Double(restoreDays) * 86_400
+            if !alreadyRestored {
+                updated.restoreReadyAt = now + delay
+                updated.restoreTier = priority
+            }
+            updated.restoreExpiresAt = (updated.restoreReadyAt ?? now) + Double(days) * 86_400
             record.extra = updated
         }
-        return ServerResponse(status: alreadyRestored ? .ok : .accepted)
+        return ServerResponse(status: alreadyRestored ? .ok : .accepted, headers: headers)
+    }
+
+    private static func isFaster(_ tier: String, than other: String) -> Bool {
+        guard let a = RestoreConfiguration.tiers.firstIndex(of: tier),
+            let b = RestoreConfiguration.tiers.firstIndex(of: other)
+        else { return false }
+        return a < b
     }
 }

@@ -3,8 +3,8 @@ import OSSSigning
 
 import Foundation
 
-/// PutSymlink / GetSymlink. A symlink is an object of type `Symlink` with no bytes; GET and HEAD of it read
-/// its target (``readableObject(_:_:context:)``).
+/// PutSymlink / GetSymlink. A symlink is an object of type `Symlink` with no bytes and its own metadata, tags, ACL and
+/// storage class; GET and HEAD of it read its target (``readableObject(_:_:context:)``, ``objectHeaders(_:context:)``).
 extension RequestHandler {
     func putSymlink(_ context: RequestContext) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
@@ -32,9 +32,9 @@ extension RequestHandler {
             userMetadata: context.userMetadata, headers: storedHeaders(context), objectType: "Symlink", dataFile: "",
             extra: extra)
         let committed = try await store.commitObject(bucket, record: record, tempPath: temp)
-        var headers = HTTPHeaders()
-        headers.add(name: "ETag", value: committed.etag)
-        return ServerResponse(status: .ok, headers: headers)
+        var reply = HTTPHeaders()
+        reply.add(name: "ETag", value: committed.etag)
+        return ServerResponse(status: .ok, headers: reply)
     }
 
     func getSymlink(_ context: RequestContext) async throws -> ServerResponse {

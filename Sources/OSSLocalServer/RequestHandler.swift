@@ -201,7 +201,7 @@ final class RequestHandler: Sendable {
         response.headers.replaceOrAdd(name: "x-oss-request-id", value: context.requestId)
         response.headers.replaceOrAdd(name: "Date", value: OSSDateFormat.rfc1123(context.now))
         response.headers.replaceOrAdd(name: "Server", value: "AliyunOSS")
-        if response.status != .noContent && response.status != .notModified {
+        if response.status != .noContent && response.status != .notModified && !response.gzip {
             response.headers.replaceOrAdd(name: "Content-Length", value: String(response.bodyLength))
         }
         if !keepAlive { response.headers.replaceOrAdd(name: "Connection", value: "close") }
@@ -217,7 +217,7 @@ final class RequestHandler: Sendable {
             if !isHead {
                 dropped = try await writeBody(
                     response.body, files: fileHandles, limit: responseDrop, corruptAt: responseCorrupt, shaper: &shaper,
-                    outbound: outbound, operation: operation)
+                    gzip: response.gzip, outbound: outbound, operation: operation)
             }
             if !dropped { try await outbound.write(.end(nil)) }
             if dropped && responseHold { await ServerState.hold() }
@@ -234,10 +234,11 @@ final class RequestHandler: Sendable {
     }
 
     /// Writes a body (a file body from the already opened `files`, one per non-empty segment), stopping after
-    /// `limit` bytes. Returns whether the body was cut short, in which case the caller closes the connection.
+    /// `limit` bytes. Returns whether the body was cut short, in which case the caller closes the connection. With
+    /// `gzip`, a file body goes out gzip-encoded (`limit`, `corruptAt` and the shaper count the object's bytes).
     private func writeBody(
         _ body: ServerResponse.Body, files: [ReadFileHandle], limit: Int64?, corruptAt: Int64?,
-        shaper: inout TrafficShaper?, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
+        shaper: inout TrafficShaper?, gzip: Bool, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
         operation: LocalOSSOperation?
     ) async throws -> Bool {
         /// Writes one piece of the body and counts it as written.
@@ -258,8 +259,19 @@ final class RequestHandler: Sendable {
             try await write(buffer)
             return false
         case .file, .segments:
+            var encoder = gzip ? GzipEncoder() : nil
+            /// Writes one piece of the object, encoded if the reply is gzip-encoded.
+            func send(_ piece: ByteBuffer) async throws {
+                guard var gzip = encoder else { return try await write(piece) }
+                let encoded = gzip.encode(piece)
+                encoder = gzip
+                try await write(encoded)
+            }
             let segments = (body.fileSegments ?? []).filter { $0.length > 0 }
-            if segments.isEmpty { return limit != nil }
+            if segments.isEmpty {
+                if var encoder { try await write(encoder.finish()) }
+                return limit != nil
+            }
             guard files.count == segments.count else { throw LocalOSSError.internalError("the data file is not open") }
             var sent: Int64 = 0
             let total = segments.reduce(Int64(0)) { $0 + $1.length }
@@ -274,17 +286,18 @@ final class RequestHandler: Sendable {
                     }
                     flipBit(in: &chunk, startingAt: sent, target: corruptAt)
                     if let limit, sent + Int64(chunk.readableBytes) >= limit {
-                        try await write(chunk.readSlice(length: Int(limit - sent)) ?? ByteBuffer())
+                        try await send(chunk.readSlice(length: Int(limit - sent)) ?? ByteBuffer())
                         return true
                     }
                     sent += Int64(chunk.readableBytes)
                     segmentSent += Int64(chunk.readableBytes)
-                    try await write(chunk)
+                    try await send(chunk)
                 }
                 if segmentSent < segment.length {
                     throw LocalOSSError.internalError("the data file is shorter than recorded")
                 }
             }
+            if var encoder { try await write(encoder.finish()) }
             return false
         }
     }

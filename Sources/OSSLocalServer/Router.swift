@@ -106,6 +106,7 @@ enum Router {
                 if q["uploads"] != nil { return .listMultipartUploads }
                 if q["bucketInfo"] != nil { return .getBucketInfo }
                 if q["location"] != nil { return .getBucketLocation }
+                if q["live"] != nil { return .listLiveChannel }
                 if q["list-type"] == "2" { return .listObjectsV2 }
                 let unsupported = q.keys.contains { OSSSignerV1.subresources.contains($0) && $0 != "security-token" }
                 return unsupported ? nil : .listObjects
@@ -113,6 +114,15 @@ enum Router {
                 return q["delete"] != nil ? .deleteMultipleObjects : nil
             default:
                 return nil
+            }
+        }
+        // Live channels (`/<channel>?live`) are RTMP ingest points, not objects.
+        if q["live"] != nil {
+            switch context.method {
+            case "PUT": return .putLiveChannel
+            case "GET": return .getLiveChannelInfo
+            case "DELETE": return .deleteLiveChannel
+            default: return nil
             }
         }
         switch context.method {

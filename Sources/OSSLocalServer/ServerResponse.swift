@@ -24,6 +24,8 @@ struct ServerResponse: Sendable {
     var status: HTTPResponseStatus
     var headers: HTTPHeaders
     var body: Body
+    /// Whether the body goes out gzip-encoded (``GzipEncoder``) and chunked, without Content-Length.
+    var gzip = false
 
     init(status: HTTPResponseStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: Body = .empty) {
         self.status = status

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Judge suite (parity): the official oss2 client's upload callbacks (including 203 CallbackFailed), ListObjects V1
-with markers, delimiters and url encoding, ListMultipartUploads ordering, bucket info and response-* overrides,
+with markers, delimiters and url encoding, ListMultipartUploads ordering, bucket info and response-* overrides, gzip GETs,
 against an OSS endpoint whose callbacks can reach 127.0.0.1.
 
 Usage: judge_oss2_callbacks_listings.py --endpoint http://127.0.0.1:PORT --access-key-id AK --access-key-secret SK
@@ -10,6 +10,7 @@ import base64
 import json
 import threading
 import urllib.parse
+import zlib
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import oss2
@@ -72,11 +73,13 @@ def setup():
 
 
 def callback_json():
+    # OSS replaces the variables of a JSON body "in JSON format": each value comes as a JSON value (a quoted, escaped
+    # string; the size a number), so the template leaves them unquoted (the OSS callback documentation's example).
     Receiver.calls.clear()
     data = b"callback data" * 10
-    template = '{"bucket":"${bucket}","object":"${object}","etag":"${etag}","size":${size},"mime":"${mimeType}","v":"${x:var1}"}'
+    template = '{"bucket":${bucket},"object":${object},"etag":${etag},"size":${size},"mime":${mimeType},"v":${x:var1}}'
     r = bucket.put_object("cb/photo.jpg", data, headers=callback_headers(
-        "/ok", template, "application/json", {"x:var1": "value 1"}))
+        "/ok", template, "application/json", {"x:var1": 'value "1"\\'}))
     equal(r.status, 200, "callback put status")
     reply = json.loads(r.resp.read())
     equal(reply["received"], True, "relayed callback reply")
@@ -85,7 +88,16 @@ def callback_json():
     equal(call["type"], "application/json", "callback content type")
     sent = json.loads(call["body"])
     equal(sent, {"bucket": BUCKET, "object": "cb/photo.jpg", "etag": md5(data).upper(), "size": len(data),
-                 "mime": "image/jpeg", "v": "value 1"}, "callback body")
+                 "mime": "image/jpeg", "v": 'value "1"\\'}, "callback body")
+
+
+def callback_json_not_json():
+    # A variable in quotes gives a body that is not JSON once replaced: OSS refuses the upload before storing it.
+    template = '{"object":"${object}"}'
+    e = expect_error(lambda: bucket.put_object("cb/quoted", b"x", headers=callback_headers(
+        "/ok", template, "application/json")), 400, "InvalidArgument", "quoted variable in a JSON callback body")
+    check("json format" in str(e), "the refusal says the body is not JSON: %s" % e)
+    expect_error(lambda: bucket.get_object_meta("cb/quoted"), 404, None, "refused upload stores nothing")
 
 
 def callback_form_multipart():
@@ -118,13 +130,37 @@ def callback_failed_203():
         equal(bucket.get_object(key).read(), data, "object stored despite the failed callback")
 
 
-def callback_refused():
-    e = expect_error(lambda: bucket.put_object("cb/remote", b"x", headers={"x-oss-callback": b64(
-        {"callbackUrl": "http://192.0.2.1/cb", "callbackBody": "a=b"})}), 400, None, "non-loopback callback")
-    check("loopback" in str(e), "refusal explains loopback: %s" % e)
+def callback_unreachable_203():
+    # The local server calls only loopback http URLs; any other callback fails as an unreachable one fails on OSS:
+    # the object is stored and the reply is 203 CallbackFailed, saying why.
+    for url in ("http://192.0.2.1/cb", "https://127.0.0.1/cb"):
+        key = "cb/remote-%s" % url.split(":")[0]
+        r = bucket.put_object(key, b"x", headers={"x-oss-callback": b64({"callbackUrl": url, "callbackBody": "a=b"})})
+        equal(r.status, 203, "callback to %s" % url)
+        body = r.resp.read()
+        check(b"CallbackFailed" in body and b"local server calls back only" in body, "203 explains: %s" % body)
+        equal(bucket.get_object(key).read(), b"x", "object stored despite the refused callback")
     expect_error(lambda: bucket.put_object("cb/bad", b"x", headers={"x-oss-callback": "%%%"}), 400, "InvalidArgument",
                  "malformed callback")
-    expect_error(lambda: bucket.get_object_meta("cb/remote"), 404, None, "refused upload stores nothing")
+    expect_error(lambda: bucket.get_object_meta("cb/bad"), 404, None, "malformed callback stores nothing")
+
+
+def presigned_callback():
+    # A presigned URL carries the callback in its query (callback, callback-var), signed with it.
+    Receiver.calls.clear()
+    # Names without the x: prefix in callback-var are ignored, as OSS ignores them.
+    params = {"callback": b64({"callbackUrl": CB + "/ok", "callbackBody": "object=${object}&v=${x:v}"}),
+              "callback-var": b64({"x:v": "presigned", "callbackUrl": "ignored"})}
+    r = requests.put(bucket.sign_url("PUT", "cb/presigned", 60, params=params), data=b"abc")
+    equal(r.status_code, 200, "presigned upload with a callback")
+    check(b"received" in r.content, "the callback reply is relayed: %s" % r.content)
+    equal(dict(urllib.parse.parse_qsl(Receiver.calls[0]["body"].decode())), {"object": "cb/presigned", "v": "presigned"},
+          "presigned callback fields")
+    params = {"callback": b64({"callbackUrl": CB + "/fail", "callbackBody": "object=${object}"})}
+    r = requests.put(bucket.sign_url("PUT", "cb/presigned-failed", 60, params=params), data=b"abc")
+    equal(r.status_code, 203, "presigned upload whose callback fails")
+    check(b"CallbackFailed" in r.content, "203 body names CallbackFailed: %s" % r.content)
+    equal(bucket.get_object("cb/presigned-failed").read(), b"abc", "stored despite the failed callback")
 
 
 KEYS = ["a b.txt", "a+b", "a/1", "a/2", "a/3/x", "b", "c/d/e", "ü/1", "zz%41", "~t"]
@@ -203,6 +239,35 @@ def traffic_limit():
                  "InvalidArgument", "traffic limit below range")
 
 
+def gzip_get():
+    # OSS compresses a whole-object GET of a web text type of at least 1 KB when the client accepts gzip: the reply
+    # is gzip-encoded and chunked, with no ETag, Content-Length or Accept-Ranges (oss2's test_gzip_get).
+    data = b"line of text\n" * 4000
+    bucket.put_object("z/page.txt", data)  # oss2 sends text/plain for .txt
+    r = bucket.get_object("z/page.txt", headers={"Accept-Encoding": "gzip"})
+    equal(r.read(), data, "gzip body as oss2 reads it")
+    equal(r.headers.get("Content-Encoding"), "gzip", "Content-Encoding")
+    equal(r.headers.get("Transfer-Encoding"), "chunked", "Transfer-Encoding")
+    equal(r.content_length, None, "no Content-Length")
+    equal(r.headers.get("ETag"), None, "no ETag")
+    equal(r.headers.get("x-oss-hash-crc64ecma"), bucket.head_object("z/page.txt").headers.get("x-oss-hash-crc64ecma"), "CRC of the object")
+    raw = requests.get(bucket.sign_url("GET", "z/page.txt", 60), headers={"Accept-Encoding": "gzip"}, stream=True,
+                       timeout=10).raw.read(decode_content=False)
+    equal(zlib.decompress(raw, 16 + zlib.MAX_WBITS), data, "the raw body is gzip (decoded by zlib)")
+    h = requests.head(bucket.sign_url("HEAD", "z/page.txt", 60), headers={"Accept-Encoding": "gzip"}, timeout=10)
+    equal((h.status_code, h.headers.get("Content-Encoding"), h.headers.get("ETag")), (200, "gzip", None), "gzip HEAD")
+    for key, content, headers in [("z/photo.jpg", data, {"Accept-Encoding": "gzip"}),
+                                  ("z/small.txt", b"x" * 1023, {"Accept-Encoding": "gzip"}),
+                                  ("z/page.txt", data, {"Accept-Encoding": "gzip", "Range": "bytes=0-99"}),
+                                  ("z/page.txt", data, {"Accept-Encoding": "gzip;q=0, identity"})]:
+        if key != "z/page.txt":
+            bucket.put_object(key, content)
+        r = bucket.get_object(key, headers=headers)
+        equal(r.headers.get("Content-Encoding"), None, "not compressed: %s %s" % (key, headers))
+        check(r.headers.get("Content-Length") is not None, "Content-Length: %s %s" % (key, headers))
+        r.read()
+
+
 def teardown():
     for o in oss2.ObjectIterator(bucket):
         bucket.delete_object(o.key)
@@ -213,7 +278,9 @@ def teardown():
 
 
 run_cases([("setup", setup), ("callback_json", callback_json), ("callback_form_multipart", callback_form_multipart),
-           ("callback_failed_203", callback_failed_203), ("callback_refused", callback_refused),
+           ("callback_json_not_json", callback_json_not_json),
+           ("callback_failed_203", callback_failed_203), ("callback_unreachable_203", callback_unreachable_203),
+           ("presigned_callback", presigned_callback),
            ("list_objects_v1", list_objects_v1), ("list_uploads", list_uploads), ("bucket_info", bucket_info),
-           ("response_overrides", response_overrides), ("traffic_limit", traffic_limit),
+           ("response_overrides", response_overrides), ("traffic_limit", traffic_limit), ("gzip_get", gzip_get),
            ("teardown", teardown)])
