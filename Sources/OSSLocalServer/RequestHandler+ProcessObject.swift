@@ -36,8 +36,6 @@ extension RequestHandler {
         let object = try await store.object(bucket, key)
         var headers = HTTPHeaders()
         headers.add(name: "ETag", value: object.etag)
-        return try await callbackResponse(
-            callback, headers: headers, context: context, bucket: bucket, key: key, etag: object.etag,
-            size: object.size, mimeType: object.contentType)
+        return try await callbackResponse(callback, headers: headers, context: context, bucket: bucket, object: object)
     }
 }
