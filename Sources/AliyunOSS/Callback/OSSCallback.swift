@@ -14,7 +14,7 @@ import Foundation
 /// var request = OSSPutObjectRequest(bucketName: "b", objectKey: "cat.jpg", fileURL: url)
 /// request.callback = OSSCallback(
 ///     url: "https://app.example.com/uploaded",
-///     body: #"{"object":"${object}","size":${size},"user":"${x:user}"}"#, bodyType: .json,
+///     body: #"{"object":${object},"size":${size},"user":${x:user}}"#, bodyType: .json,
 ///     variables: ["x:user": "alice"])
 /// let result = try await client.putObject(request)  // result.serverCallbackBody: the app server's reply
 /// ```
@@ -27,7 +27,7 @@ public struct OSSCallback: Sendable, Hashable, Codable {
     public enum BodyType: String, Sendable, Hashable, Codable {
         /// `application/x-www-form-urlencoded` (the default): `bucket=${bucket}&object=${object}`.
         case urlEncoded = "application/x-www-form-urlencoded"
-        /// `application/json`: `{"bucket":"${bucket}"}`.
+        /// `application/json`: `{"bucket":${bucket}}` (OSS puts each variable in as a JSON value, quoted and escaped).
         case json = "application/json"
     }
 
