@@ -2,9 +2,11 @@ import OSSResumable
 
 /// Keeps a download's records from waiting for the disk: a record is saved as soon as the parts and prefixes it
 /// claims are written, listing as ``OSSDownloadRecord/unsynced`` those the last completed sync of the temporary
-/// file does not cover, while syncs run one after another in the background, each covering what was written before
-/// it started. A resume checks the unsynced claims' CRC-64 against the file instead of fetching them again, so a
-/// process killed at any network speed loses only what was in flight since the last record.
+/// file does not cover, while syncs run in the background, one at a time, each covering what was written before it
+/// started, once ``syncInterval`` bytes are unsynced (the kernel's writeback, started every MiB by the fetch, keeps
+/// each one short). A resume checks the unsynced claims' CRC-64 against the file instead of fetching them again, so
+/// a process killed at any network speed loses only what was in flight since the last record, and the check reads
+/// at most about ``syncInterval`` bytes.
 final class OSSDownloadSyncTracker: Sendable {
     private struct State {
         /// Bytes per part covered by a completed sync.
@@ -14,6 +16,9 @@ final class OSSDownloadSyncTracker: Sendable {
         var pending: [Int: Int64]?
         var failure: OSSClientError?
     }
+
+    /// Unsynced bytes that start a sync of the temporary file.
+    static let syncInterval: Int64 = 16 << 20
 
     private let state = OSSLockedValue(State())
     private let file: OSSFile
@@ -31,9 +36,12 @@ final class OSSDownloadSyncTracker: Sendable {
         }
     }
 
-    /// Asks for a sync covering `claims` (written already): started now, or after the running one.
+    /// Asks for a sync covering `claims` (written already) once they hold ``syncInterval`` unsynced bytes: started
+    /// now, or after the running one.
     func requestSync(covering claims: [Int: Int64]) {
         let start: Bool = state.withLockedValue { state in
+            let unsynced = claims.reduce(Int64(0)) { $0 + Swift.max(0, $1.value - (state.synced[$1.key] ?? 0)) }
+            guard unsynced >= Self.syncInterval else { return false }
             if state.running {
                 state.pending = claims
                 return false
