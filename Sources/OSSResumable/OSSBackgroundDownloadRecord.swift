@@ -65,17 +65,6 @@ extension OSSBackgroundDownloadRecord: OSSBackgroundRecord {
         guard !etag.isEmpty else { throw .recordCorrupt("a background download record without an ETag") }
     }
 
-    public func relativized(to base: OSSBaseDirectory) -> OSSBackgroundDownloadRecord {
-        var record = self
-        record.destinationPath = base.portable(destinationPath)
-        record.tempFilePath = base.portable(tempFilePath)
-        return record
-    }
-
-    public func resolved(against base: OSSBaseDirectory?) throws(OSSResumableError) -> OSSBackgroundDownloadRecord {
-        var record = self
-        record.destinationPath = try OSSBaseDirectory.resolve(destinationPath, against: base)
-        record.tempFilePath = try OSSBaseDirectory.resolve(tempFilePath, against: base)
-        return record
-    }
 }
+
+extension OSSBackgroundDownloadRecord: OSSDownloadRecordPaths {}

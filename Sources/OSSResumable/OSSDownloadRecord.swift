@@ -205,17 +205,6 @@ extension OSSDownloadRecord {
         return claims
     }
 
-    public func relativized(to base: OSSBaseDirectory) -> OSSDownloadRecord {
-        var record = self
-        record.destinationPath = base.portable(destinationPath)
-        record.tempFilePath = base.portable(tempFilePath)
-        return record
-    }
-
-    public func resolved(against base: OSSBaseDirectory?) throws(OSSResumableError) -> OSSDownloadRecord {
-        var record = self
-        record.destinationPath = try OSSBaseDirectory.resolve(destinationPath, against: base)
-        record.tempFilePath = try OSSBaseDirectory.resolve(tempFilePath, against: base)
-        return record
-    }
 }
+
+extension OSSDownloadRecord: OSSDownloadRecordPaths {}
