@@ -50,6 +50,7 @@ class Server:
     """One oss-local-server process with its admin endpoints."""
 
     def __init__(self, binary, data_dir, log_path, port=0, bucket=BUCKET):
+        self.argv = (binary, data_dir, log_path, bucket)
         self.log = open(log_path, "ab")
         self.process = subprocess.Popen(
             [binary, "--port", str(port), "--data-dir", data_dir, "--bucket", bucket, "--access-key-id", AK,
@@ -75,6 +76,14 @@ class Server:
                 self.process.kill()
                 self.process.wait()
         self.log.close()
+
+    def restart(self):
+        """SIGKILLs the server and starts a new one on the same port and data directory (returned)."""
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+        self.log.close()
+        binary, data_dir, log_path, bucket = self.argv
+        return Server(binary, data_dir, log_path, port=self.port, bucket=bucket)
 
     def request(self, method, path, body=None, headers=None):
         """One request on a kept-alive connection (reconnects once if the server closed it)."""

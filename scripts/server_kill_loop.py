@@ -30,7 +30,6 @@ import os
 import random
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -110,10 +109,7 @@ class Loop:
 
     def restart(self):
         """SIGKILLs the server and starts it again on the same port and data directory."""
-        self.server.process.send_signal(signal.SIGKILL)
-        self.server.process.wait()
-        self.server.log.close()
-        self.server = Server(self.args.server, self.data, self.log, port=self.port, bucket=BUCKET)
+        self.server = self.server.restart()
 
     def check(self, key, allowed, problems, what="object"):
         """GETs `key`: it must be one of `allowed` (bytes) with a matching CRC-64 header. Returns the index."""
