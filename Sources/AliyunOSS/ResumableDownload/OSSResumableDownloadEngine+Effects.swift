@@ -95,12 +95,14 @@ extension OSSResumableDownloadEngine: OSSTransferEffects {
     }
 
     /// A 412 on `If-Match` is news: the object was replaced (restart once or fail, per the policy). Other
-    /// failures keep the partial download when they are transient (the network, 5xx, 429) or local writes that
-    /// failed (a full volume, a record directory turned read-only): the bytes on disk and the last good record
-    /// stay, and the same call resumes once the disk has room.
+    /// failures keep the partial download when they are transient (the network, 5xx, 429), local writes that
+    /// failed (a full volume, a record directory turned read-only) or credentials that ran out (expired, or a refresh
+    /// that failed): the bytes on disk and the last good record stay, and the same call resumes once the disk has
+    /// room or the credentials are fresh.
     func failureAnswer(for error: any Error) -> OSSTransferFailureAnswer<Machine.Event> {
         guard Self.isPreconditionFailed(error) else {
-            return .failure(.failed(resumable: Self.isTransient(error) || Self.isLocalWriteFailure(error)))
+            let keep = Self.isTransient(error) || Self.isLocalWriteFailure(error) || Self.isCredentialFailure(error)
+            return .failure(.failed(resumable: keep))
         }
         logger.info(
             "the object changed during the download (412 on If-Match)", metadata: ["key": "\(request.objectKey)"])

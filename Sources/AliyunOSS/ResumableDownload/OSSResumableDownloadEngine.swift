@@ -177,6 +177,20 @@ final class OSSResumableDownloadEngine {
         return error.code == .noSpaceLeft || error.code == .fileCantWrite
     }
 
+    /// The credentials ran out: OSS refused them as expired or unknown (403 `SecurityTokenExpired`,
+    /// `InvalidAccessKeyId`, `InvalidSecurityToken`), or the provider could not refresh them (`signFailed`).
+    static func isCredentialFailure(_ error: any Error) -> Bool {
+        switch error {
+        case let error as OSSClientError:
+            return error.code == .signFailed
+        case let error as OSSServerError:
+            return error.statusCode == 403
+                && ["SecurityTokenExpired", "InvalidAccessKeyId", "InvalidSecurityToken"].contains(error.code)
+        default:
+            return false
+        }
+    }
+
     static func isPreconditionFailed(_ error: any Error) -> Bool {
         (error as? OSSServerError)?.statusCode == 412
     }

@@ -166,4 +166,58 @@ struct ExpiringCredentialTests {
             print("EXPIRY refresh-failed first-run parts=\(first) total=\(total) parts=\(Self.parts)")
         }
     }
+
+    @Test(
+        "a download whose credentials run out keeps its bytes and record; a call with fresh credentials resumes",
+        arguments: [true, false])
+    func downloadKeepsItsBytesWhenCredentialsRunOut(refreshFails: Bool) async throws {
+        let scratch = try TMScratch()
+        defer { scratch.cleanup() }
+        let bytes = patternBytes(Self.parts * Int(tmPartSize) - 321, seed: 97)
+        let box = TMServerBox()
+        try await withTMServer(provider: Self.provider(box, calls: TMCounter(), firstLifetime: .seconds(3600))) { server, client in
+            box.set(server)
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "dl.bin", data: Data(bytes)))
+            // One-second credentials: refreshed by a provider that then fails, or static ones (as a CLI given STS
+            // credentials in its environment has) that the server then refuses as expired.
+            let provider: any OSSCredentialProvider =
+                refreshFails
+                ? Self.provider(box, calls: TMCounter(), firstLifetime: .seconds(1), failure: RefreshDenied())
+                : {
+                    let issued = server.issueTemporaryCredentials(lifetime: .seconds(1))
+                    return OSSStsCredentialProvider(
+                        accessKeyId: issued.accessKeyId, accessKeySecret: issued.accessKeySecret,
+                        securityToken: issued.securityToken)
+                }()
+            var configuration = client.configuration
+            configuration.retry.maxRetryCount = 0
+            await server.addFault(Self.slowParts[1])
+            let destination = scratch.file("copy.bin")
+            let download = OSSResumableDownloadRequest(
+                bucketName: "bkt", objectKey: "dl.bin", downloadToFileURL: destination, partSize: tmPartSize,
+                threadNum: Self.threads, recordDirectoryPath: scratch.recordDirectory)
+            let expiring = try OSSClient(endpoint: server.endpoint, credentialProvider: provider, configuration: configuration)
+            var failure: (any Error)?
+            do {
+                _ = try await expiring.resumableDownload(download)
+            } catch {
+                failure = error
+            }
+            try? await expiring.shutdown()
+            if refreshFails {
+                #expect((failure as? OSSClientError)?.code == .signFailed, "\(String(describing: failure))")
+            } else {
+                #expect((failure as? OSSServerError)?.code == "SecurityTokenExpired", "\(String(describing: failure))")
+            }
+            #expect(!FileManager.default.fileExists(atPath: destination.path))
+            #expect(scratch.records().count == 1, "the record is kept")
+
+            await server.clearFaults()
+            await server.resetStats()
+            let resumed = try await client.resumableDownload(download)
+            #expect(Array(try Data(contentsOf: destination)) == bytes)
+            #expect(resumed.resumedBytes > 0, "the bytes already on disk were kept")
+            #expect(await server.stats()[.getObject].responseBodyBytes == Int64(bytes.count) - resumed.resumedBytes)
+        }
+    }
 }
