@@ -197,6 +197,18 @@ extension OSSDownloadRecord {
         return (record, dropped)
     }
 
+    /// Where the unsynced claims lie in the temporary file: offset and length of each (what
+    /// ``verifyingUnsynced(_:)`` asks the CRC-64 of).
+    public var unsyncedRanges: [(offset: Int64, length: Int64)] {
+        unsynced.compactMap { number in
+            if let part = parts.first(where: { $0.number == number }) { return (part.offset - range.start, part.length) }
+            if let partial = partials.first(where: { $0.number == number }) {
+                return (partial.offset - range.start, partial.bytes)
+            }
+            return nil
+        }
+    }
+
     /// What the record claims: each completed part's length and each partial part's prefix, by part number.
     public var claims: [Int: Int64] {
         var claims: [Int: Int64] = [:]

@@ -6,7 +6,6 @@ import Musl
 import Darwin
 #endif
 import Foundation
-import OSSCRC64
 import OSSResumable
 
 /// The few POSIX file operations of a resumable download, each failing with `fileCantWrite` and the errno.
@@ -44,29 +43,6 @@ enum OSSDownloadTempFileIO {
         guard statvfs(directory, &fs) == 0 else { return nil }
         let (available, overflow) = UInt64(fs.f_bavail).multipliedReportingOverflow(by: UInt64(fs.f_frsize))
         return overflow ? nil : available
-    }
-
-    /// Runs `body` with a read-only descriptor of `path` (`nil` if it cannot be opened), closed afterwards.
-    static func withReadDescriptor<T>(path: String, _ body: (Int32?) -> T) -> T {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        defer { if fd >= 0 { _ = close(fd) } }
-        return body(fd >= 0 ? fd : nil)
-    }
-
-    /// The CRC-64 of `length` bytes at `offset` of `fd`, or `nil` when they cannot all be read.
-    static func crc64(fd: Int32, offset: Int64, length: Int64) -> UInt64? {
-        var crc = CRC64()
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var done: Int64 = 0
-        while done < length {
-            let want = Int(min(Int64(buffer.count), length - done))
-            let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, want, off_t(offset + done)) }
-            if got < 0, errno == EINTR { continue }
-            guard got > 0 else { return nil }
-            buffer.withUnsafeBytes { crc.update(UnsafeRawBufferPointer(rebasing: $0.prefix(got))) }
-            done += Int64(got)
-        }
-        return crc.value
     }
 
     /// The size of the regular file at `path`, or `nil` when there is none.

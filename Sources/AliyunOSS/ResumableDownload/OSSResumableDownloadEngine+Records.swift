@@ -32,13 +32,12 @@ extension OSSResumableDownloadEngine {
     /// cut may lose them, and then only the check decides.
     func verifyUnsynced(_ loaded: OSSRecordLoadResult<OSSDownloadRecord>) async -> OSSRecordLoadResult<OSSDownloadRecord> {
         guard case .loaded(let record) = loaded, !record.unsynced.isEmpty else { return loaded }
-        let (verified, dropped) = await OSSBlockingIO.run {
-            OSSDownloadTempFileIO.withReadDescriptor(path: record.tempFilePath) { fd in
-                record.verifyingUnsynced { offset, length in
-                    fd.flatMap { OSSDownloadTempFileIO.crc64(fd: $0, offset: offset, length: length) }
-                }
-            }
+        // Bytes that cannot be read (a shorter file, a read error) are not trusted: no CRC, the claim is dropped.
+        var crcs: [Int64: UInt64] = [:]
+        for (offset, length) in record.unsyncedRanges {
+            crcs[offset] = try? await OSSFileDigest.crc64(path: record.tempFilePath, offset: offset, length: length)
         }
+        let (verified, dropped) = record.verifyingUnsynced { offset, length in crcs[offset] }
         if !dropped.isEmpty {
             logger.info(
                 "parts recorded before their bytes were synced do not match the temporary file; fetching them again",

@@ -149,6 +149,33 @@ struct ResumableDownloadDiskFullTests {
             recover: {})
     }
 
+    @Test("bytes a record claims but the disk lost (unsynced, then overwritten) are checked at resume and fetched again")
+    func unsyncedClaimsAreChecked() async throws {
+        let scratch = try RDScratch()
+        defer { scratch.cleanup() }
+        let records = scratch.recordDirectory
+        let fault = OSSFile.WriteFault(after: .max, errno: ENOSPC)
+        // A 6 MiB download never reaches the 16 MiB sync interval: every claim in its record is unsynced.
+        try await failsThenResumes(
+            "lost.bin", destination: scratch.destination, records: records, code: .noSpaceLeft, fault: fault,
+            fail: { total in
+                if total >= Int64(2 * Self.mib), Self.hasRecord(records) { fault.exhaust() }
+            },
+            recover: {
+                // As after a power cut: the first MiB of the temporary file is zeros again.
+                let directory = scratch.destination.deletingLastPathComponent().path
+                guard let name = (try? FileManager.default.contentsOfDirectory(atPath: directory))?
+                    .first(where: { $0.hasPrefix("download.bin.osstmp-") }),
+                    let handle = FileHandle(forWritingAtPath: directory + "/" + name)
+                else {
+                    Issue.record("no temporary file")
+                    return
+                }
+                try? handle.write(contentsOf: Data(count: Self.mib))
+                try? handle.close()
+            })
+    }
+
     @Test(
         "running out of space mid-download (the space was taken after the check): noSpaceLeft, kept, resumed",
         .enabled(if: RDSmallFileSystem.available, "needs permission to mount a tmpfs (root on Linux)"))
