@@ -70,6 +70,18 @@ import Testing
             return await task.result
         }
 
+        /// A file of `size` random bytes and a resumable upload of it to `crash/object.bin`.
+        func sourceFile(size: Int) throws -> ([UInt8], OSSResumableUploadRequest) {
+            let bytes = randomBytes(size)
+            let source = directory.appendingPathComponent("source.bin")
+            try Data(bytes).write(to: source)
+            let upload = OSSResumableUploadRequest(
+                bucketName: "crash", objectKey: "object.bin", uploadingFileURL: source,
+                partSize: ServerRestartTransferTests.partSize, threadNum: ServerRestartTransferTests.threads,
+                recordDirectoryPath: records)
+            return (bytes, upload)
+        }
+
         /// No multipart upload left on the server, no record left on disk.
         func expectClean() async throws {
             let uploads = try await server.client.send("GET", bucket: "crash", query: ["uploads": ""])
@@ -102,13 +114,8 @@ import Testing
     }
 
     static func uploadAndDownload(_ crashable: inout Crashable, killAtPart: Int64) async throws {
-        let bytes = randomBytes(parts * Int(partSize) - 4_321)
-        let source = crashable.directory.appendingPathComponent("source.bin")
-        try Data(bytes).write(to: source)
+        let (bytes, upload) = try crashable.sourceFile(size: parts * Int(partSize) - 4_321)
         let client = crashable.client
-        let upload = OSSResumableUploadRequest(
-            bucketName: "crash", objectKey: "object.bin", uploadingFileURL: source, partSize: partSize,
-            threadNum: threads, recordDirectoryPath: crashable.records)
         let uploaded = try await crashable.crash(when: .uploadPart, reaches: killAtPart) {
             try await client.resumableUpload(upload)
         }
@@ -163,13 +170,8 @@ import Testing
     }
 
     static func failThenResume(_ crashable: inout Crashable) async throws {
-        let bytes = randomBytes(parts * Int(partSize) - 1_234)
-        let source = crashable.directory.appendingPathComponent("source.bin")
-        try Data(bytes).write(to: source)
+        let (bytes, upload) = try crashable.sourceFile(size: parts * Int(partSize) - 1_234)
         let client = crashable.client
-        let upload = OSSResumableUploadRequest(
-            bucketName: "crash", objectKey: "object.bin", uploadingFileURL: source, partSize: partSize,
-            threadNum: threads, recordDirectoryPath: crashable.records)
         // The kill must land while parts are in flight; on a loaded machine it can fall between two requests (the
         // upload then finishes): try again, a few times at most, with the upload started afresh.
         var outcome: Result<OSSResumableUploadResult, any Error>?
