@@ -26,7 +26,7 @@ SCRATCH="${SCRATCH:-.build-release}"
 # The SDK's defaults, read from its source (the sample uses them when --part-size / --threads are not given).
 sdk_default() {
     local value
-    value="$(sed -n "s/.*static let $1[^=]*= *\([0-9 *]*\).*/\1/p" Sources/AliyunOSS/Resumable/OSSResumableUploadRequest.swift | head -1)"
+    value="$(sed -n "s/.*static let $1[^=]*= *\([0-9 *]*\).*/\1/p" Sources/AliyunOSS/Transfer/Upload/OSSResumableUploadRequest.swift | head -1)"
     value=$((value))
     [ "$value" -gt 0 ] || { echo "cannot read $1 from the SDK source" >&2; exit 1; }
     echo "$value"

@@ -27,6 +27,9 @@ public final class OSSClient: Sendable {
     let builder: OSSRequestBuilder
     let signing: OSSSigningMiddleware
     let retrying: OSSRetryMiddleware
+    /// The one scheduler of every transfer this client runs: transfer slots, parts in flight and the memory of
+    /// their buffers (``OSSClientConfiguration/transferLimits``), by priority; throttling slows it down.
+    public let scheduler: OSSTransferScheduler
     let clock: OSSClockSkew
     var logger: Logger { configuration.logger }
 
@@ -92,9 +95,11 @@ public final class OSSClient: Sendable {
         signing = OSSSigningMiddleware(
             credentialProvider: credentialProvider, signatureVersion: configuration.signatureVersion,
             region: configuration.region, clock: clock, logger: configuration.logger)
+        let scheduler = OSSTransferScheduler(limits: configuration.transferLimits)
+        self.scheduler = scheduler
         retrying = OSSRetryMiddleware(
             policy: OSSRetryPolicy(configuration: configuration.retry, random: random), sleeper: sleeper, clock: clock,
-            logger: configuration.logger)
+            logger: configuration.logger, throttle: OSSThrottleGate(onPause: { scheduler.noteThrottled() }))
     }
 
     static func validate(endpoint: String, configuration: OSSClientConfiguration) throws -> OSSEndpoint {

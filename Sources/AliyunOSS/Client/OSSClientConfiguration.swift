@@ -91,6 +91,9 @@ public struct OSSClientConfiguration: Sendable {
     /// The HTTP stack of a client created from an endpoint: `.automatic` is URLSession on Apple platforms and
     /// AsyncHTTPClient on Linux. Ignored when the client is given a transport.
     public var transport: OSSTransportKind = .automatic
+    /// The limits of the client's ``OSSClient/scheduler``: transfers at once, parts in flight across them, and the
+    /// memory their buffers may hold. ``OSSTransferLimits/platformDefault`` by default (small on iOS and watchOS).
+    public var transferLimits: OSSTransferLimits = .platformDefault
     /// Where the client logs. Secrets, tokens and signatures are never logged; the string to sign only at `.trace`.
     public var logger: Logger
 

@@ -46,7 +46,7 @@ extension OSSClient {
 
     /// UploadPart without the CRC verdict: returns the result (with the server's CRC-64 only) and, with
     /// `computeCRC`, the CRC-64 of the bytes sent in the successful attempt, computed as they stream out. The
-    /// resumable engine uses it to read each part once and let its state machine judge a disagreement.
+    /// resumable upload uses it to read each part once and let its state machine judge a disagreement.
     func uploadPart(_ request: OSSUploadPartRequest, computeCRC: Bool) async throws -> (
         result: OSSUploadPartResult, localCRC64: UInt64?
     ) {

@@ -1,16 +1,23 @@
 /// The client-wide pause after the server throttled a request: every request of the client (first attempts and
 /// retries alike, whatever transfer or part it belongs to) waits here until the pause is over, so that parallel
 /// parts do not each run into the throttled server and retry into it again (a retry storm). The pause is the
-/// longest any throttled answer asked for; it never shortens.
+/// longest any throttled answer asked for; it never shortens. Each pause is also told to `onPause` (the client's
+/// scheduler, which lets fewer parts into flight for a while).
 actor OSSThrottleGate {
     private var pausedUntil: ContinuousClock.Instant?
     /// How many throttled answers paused the client.
     private(set) var pauses = 0
+    private let onPause: @Sendable () -> Void
+
+    init(onPause: @escaping @Sendable () -> Void = {}) {
+        self.onPause = onPause
+    }
 
     /// Pauses every request of the client for at least `duration` from now.
     func pause(for duration: Duration) {
         let until = ContinuousClock.now + duration
         pauses += 1
+        onPause()
         if let pausedUntil, pausedUntil >= until { return }
         pausedUntil = until
     }

@@ -1,0 +1,116 @@
+import Logging
+import OSSResumable
+
+/// The download's effects for the ``OSSTransferDriver``.
+extension OSSDownloadEffects: OSSTransferEffects {
+    typealias Machine = OSSDownloadStateMachine
+
+    func answer(_ action: Machine.Action, machine: Machine) async throws -> Machine.Event {
+        guard case .headObject = action else {
+            throw OSSClientError(.exceptionCaught, "the download has no answer to \(action)")
+        }
+        let object = try await headObject()
+        logger.info("the object changed; restarting the download", metadata: ["key": "\(request.objectKey)"])
+        return .objectHeaded(object)
+    }
+
+    func perform(_ action: Machine.Action) async throws {
+        switch action {
+        case .prepareTempFile(let path, let length):
+            await closeHandle()
+            try await OSSBlockingIO.run { try OSSDownloadTempFileIO.prepare(path: path, length: length) }
+        case .deleteTempFile(let path):
+            await closeHandle()
+            if let code = OSSDownloadTempFileIO.remove(path: path) {
+                logger.warning("cannot remove the temporary file", metadata: ["path": "\(path)", "errno": "\(code)"])
+            }
+        case .commitTempFile(let from, let to):
+            do {
+                try await commit(from: from, to: to)
+            } catch {
+                // The machine is done: clean up by hand; the destination is untouched (rename is atomic).
+                await closeHandle()
+                OSSDownloadTempFileIO.remove(path: from)
+                deleteRecord()
+                throw error
+            }
+        default:
+            break
+        }
+    }
+
+    func save(_ record: OSSDownloadRecord) async throws {
+        try await Self.save(record, records: records, syncs: syncTracker)
+    }
+
+    /// Saves in the background while parts move: checkpoints and finished parts then never wait for a disk sync.
+    func backgroundWriter() -> OSSTransferRecordWriter<OSSDownloadRecord>? {
+        guard let records else { return nil }
+        let syncs = syncTracker
+        return OSSTransferRecordWriter(keepsUp: true) { record in
+            try await Self.save(record, records: records, syncs: syncs)
+        }
+    }
+
+    /// Saves the record atomically without waiting for the temporary file's sync: claims the last completed sync
+    /// does not cover are listed as unsynced (a resume checks them), and a sync covering them is asked for.
+    static func save(
+        _ record: OSSDownloadRecord, records: OSSTransferRecordSlot?, syncs: OSSDownloadSyncTracker?
+    ) async throws {
+        guard let records else { return }
+        var record = record
+        let claims = record.claims
+        record.unsynced = try syncs?.unsynced(claims) ?? []
+        do {
+            try await records.save(record)
+        } catch {
+            throw error.downloadClientError
+        }
+        if !record.unsynced.isEmpty { syncs?.requestSync(covering: claims) }
+    }
+
+    func deleteRecord() { records?.delete() }
+
+    func discardRecord(reason: OSSResumableError) { records?.discard(reason: reason, key: request.objectKey) }
+
+    func partMover(for action: Machine.Action) async throws -> PartMover {
+        guard case .downloadParts(let etag, let rangeStart, let path, _) = action else {
+            throw OSSClientError(.exceptionCaught, "the download moves no parts for \(action)")
+        }
+        try await openHandle(path: path)
+        guard let handle else { throw OSSClientError(.fileCantWrite, "the temporary file \(path) is not open") }
+        let client = self.client
+        let bucket = request.bucketName
+        let key = request.objectKey
+        let headers = getHeaders  // parity-b
+        return { part, progress, checkpoint in
+            let crc = try await Self.fetch(
+                client: client, bucket: bucket, key: key, etag: etag, part: part, fileOffset: part.offset - rangeStart,
+                handle: handle, progress: progress, headers: headers
+            ) { bytes, crc in
+                checkpoint(.partProgressed(number: part.number, bytes: bytes, crc64: crc))
+            }
+            return .partDownloaded(number: part.number, crc64: crc)
+        }
+    }
+
+    /// A 412 on `If-Match` is news: the object was replaced (restart once or fail, per the policy). Other
+    /// failures keep the partial download when they are transient (the network, 5xx, 429), local writes that
+    /// failed (a full volume, a record directory turned read-only) or credentials that ran out (expired, or a refresh
+    /// that failed): the bytes on disk and the last good record stay, and the same call resumes once the disk has
+    /// room or the credentials are fresh.
+    func failureAnswer(for error: any Error) -> OSSTransferFailureAnswer<Machine.Event> {
+        guard Self.isPreconditionFailed(error) else {
+            let keep = Self.isTransient(error) || Self.isLocalWriteFailure(error) || Self.isCredentialFailure(error)
+            return .failure(.failed(resumable: keep))
+        }
+        logger.info(
+            "the object changed during the download (412 on If-Match)", metadata: ["key": "\(request.objectKey)"])
+        return .news(.objectChanged)
+    }
+
+    /// A replaced object first, then a failure that is not transient, then the first.
+    func rank(ofPartFailure error: any Error) -> Int {
+        Self.isPreconditionFailed(error) ? 2 : Self.isTransient(error) ? 0 : 1
+    }
+}
