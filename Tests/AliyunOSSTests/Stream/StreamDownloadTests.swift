@@ -223,4 +223,26 @@ struct StreamDownloadTests {
             #expect((error as? OSSClientError)?.code == .invalidArgument)
         }
     }
+
+    @Test("the remaining range failing every time: the bytes before the failure, then the server's error")
+    func resumeGivesUp() async throws {
+        let bytes = patternBytes(400_000, seed: 31)
+        try await withServerAndClient { server, client in
+            _ = try await put(client, "gives-up.bin", bytes)
+            await server.addFault(try LocalOSSFaultRule(parsing: "GetObject:nth=1:drop=100000"))
+            await server.resetStats()
+            var request = OSSDownloadStreamRequest(bucketName: "bkt", objectKey: "gives-up.bin", bufferSize: 16 * 1024)
+            request.maxResumeAttempts = 1
+            let stream = try await client.downloadStream(request)
+            // Every request after the first fails; the stream needs another only once the consumer read the rest
+            // of the first but bufferSize (it has not started yet).
+            await server.addFault(try LocalOSSFaultRule(parsing: "GetObject:always:status=503"))
+            let (received, error) = await drainStream(stream)
+            #expect((error as? OSSServerError)?.statusCode == 503)
+            #expect(received.count <= 100_000)
+            #expect(Data(received) == Data(bytes[..<received.count]))
+            // The first GetObject, then one resume of four attempts (the client's three retries).
+            #expect(await server.stats()[.getObject].requests == 5)
+        }
+    }
 }

@@ -231,4 +231,36 @@ struct StreamUploadTests {
             #expect(try await uploadsInProgress(client).isEmpty)
         }
     }
+
+    @Test("a stream longer than the schedule's parts can hold: invalidArgument, the upload aborted")
+    func tooLong() async throws {
+        var options = OSSStreamUploadOptions(partSize: Self.part)
+        options.partLimit = 3
+        #expect(options.maximumLength == Int64(3 * Self.part))
+        try await withServerAndClient { _, client in
+            let error = await thrownClientError {
+                _ = try await client.uploadStream(
+                    ChunkedBytes(bytes: patternBytes(3 * Self.part + 1), chunkSize: 40_000), bucket: "bkt",
+                    key: "long.bin", options: options)
+            }
+            #expect(error?.code == .invalidArgument)
+            let left = try await uploadsInProgress(client)
+            #expect(left.isEmpty)
+        }
+    }
+
+    @Test("the completion's answer lost, its retry finding the upload gone: the object (size and CRC-64) is taken")
+    func lostCompletionAnswer() async throws {
+        let bytes = patternBytes(2 * Self.part + 99, seed: 14)
+        try await withServerAndClient { server, client in
+            await server.addFault(try LocalOSSFaultRule(parsing: "CompleteMultipartUpload:nth=1:dropreply"))
+            let result = try await client.uploadStream(
+                ChunkedBytes(bytes: bytes, chunkSize: 50_000), bucket: "bkt", key: "lost.bin",
+                options: OSSStreamUploadOptions(partSize: Self.part))
+            #expect(await server.stats()[.completeMultipartUpload].requests == 2)
+            #expect(result.partCount == 3)
+            #expect(result.crc64 == CRC64.checksum(bytes))
+            #expect(Data(try await objectBytes(client, "lost.bin")) == Data(bytes))
+        }
+    }
 }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Logging
 
 extension OSSClient {
     /// Uploads a stream of unknown length (`AsyncSequence` of `Data`, `[UInt8]` or any `DataProtocol` chunks)
@@ -51,7 +52,7 @@ extension OSSClient {
                 bucketName: bucket, objectKey: key, uploadId: uploadId, parts: parts)
             complete.typedCallback = options.callback
             if Task.isCancelled { throw OSSClientError.cancelled() }
-            done = try await completeMultipartUpload(complete)
+            done = try await completeStream(complete, parts: parts, options: options)
         } catch {
             let abort = OSSAbortMultipartUploadRequest(bucketName: bucket, objectKey: key, uploadId: uploadId)
             // Abort even when cancelled (a detached task is not): nothing can resume this upload.
@@ -82,6 +83,30 @@ extension OSSClient {
         _ bytes: Bytes, bucket: String, key: String, options: OSSStreamUploadOptions = .init()
     ) async throws -> OSSStreamUploadResult where Bytes.Element == UInt8 {
         try await uploadStream(OSSByteBatches(base: bytes), bucket: bucket, key: key, options: options)
+    }
+
+    /// CompleteMultipartUpload. When its answer was lost and the retry found the upload gone (`NoSuchUpload`), the
+    /// first attempt may have completed it: with CRC checking on, a HEAD that shows an object of the parts' total
+    /// size and combined CRC-64 is taken as that completion; anything else rethrows `NoSuchUpload`.
+    private func completeStream(
+        _ complete: OSSCompleteMultipartUploadRequest, parts: [OSSPartInfo], options: OSSStreamUploadOptions
+    ) async throws -> OSSCompleteMultipartUploadResult {
+        do {
+            return try await completeMultipartUpload(complete)
+        } catch let error as OSSServerError where error.code == "NoSuchUpload" && crcCheckEnabled(options.crcFlag) {
+            let size = parts.reduce(Int64(0)) { $0 + $1.size }
+            let crc = CRC64.combine(parts: parts.map { (crc: $0.crc64 ?? 0, length: UInt64($0.size)) })
+            let head = try await headObject(
+                OSSHeadObjectRequest(bucketName: complete.bucketName, objectKey: complete.objectKey))
+            guard head.contentLength == size, head.crc64 == crc, complete.typedCallback == nil else { throw error }
+            configuration.logger.debug(
+                "stream upload: the completion's answer was lost; the object is the parts'",
+                metadata: ["key": "\(complete.objectKey)"])
+            return OSSCompleteMultipartUploadResult(
+                eTag: head.eTag, crc64: head.crc64, location: nil, bucketName: complete.bucketName,
+                objectKey: complete.objectKey, versionId: head.versionId, requestId: head.requestId,
+                serverCallbackBody: nil, headers: head.headers)
+        }
     }
 
     /// A stream no longer than one part: one PutObject (its CRC-64 checked by ``putObject(_:)``).
@@ -133,10 +158,10 @@ extension OSSClient {
                 inFlight += 1
                 if part.isLast { break }
                 number += 1
-                guard number <= OSSStreamUploadOptions.maximumPartCount else {
+                guard number <= options.partLimit else {
                     throw OSSClientError.invalidArgument(
-                        "the stream is longer than \(options.maximumLength) bytes, the most 10000 parts starting at "
-                            + "\(options.partSize) bytes can hold; use a larger partSize")
+                        "the stream is longer than \(options.maximumLength) bytes, the most \(options.partLimit) parts "
+                            + "starting at \(options.partSize) bytes can hold; use a larger partSize")
                 }
                 part = (data: Data(), isLast: false)  // release the sent part's buffer before filling the next
                 part = try await reader.nextPart(size: options.partSize(ofPart: number))
