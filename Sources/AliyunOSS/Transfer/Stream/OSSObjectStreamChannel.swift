@@ -197,7 +197,7 @@ final class OSSObjectStreamChannel: Sendable {
     /// Suspends until `ready` (run under the lock) has an answer, storing the continuation in `waiter` meanwhile;
     /// whoever takes it from there resumes it. Cancellation resumes a stored continuation with `CancellationError`.
     private func suspend<T: Sendable>(
-        on waiter: WritableKeyPath<State, CheckedContinuation<T, any Error>?> & Sendable, producerWaits: Bool = false,
+        on waiter: any WritableKeyPath<State, CheckedContinuation<T, any Error>?> & Sendable, producerWaits: Bool = false,
         _ ready: (inout State) -> Result<T, any Error>?
     ) async throws -> T {
         defer {
