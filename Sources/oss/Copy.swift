@@ -12,6 +12,8 @@ struct Copy: AsyncParsableCommand {
             download) and the checkpoint are kept, so running the same command again resumes where it stopped.
             Between two oss:// addresses the copy happens on the server (CopyObject, or UploadPartCopy in parts
             of --part-size for large objects); no bytes pass through this machine.
+            `oss cp - oss://b/k` uploads standard input as it arrives; `oss cp oss://b/k -` writes the object to
+            standard output (and nothing else). A stream keeps no checkpoint: Ctrl-C aborts it.
             """)
 
     @Argument(help: "The source: a local file or oss://bucket/key.") var source: String
@@ -53,6 +55,7 @@ struct Copy: AsyncParsableCommand {
                 try await serverSideCopy()
                 return
             }
+            if source == "-" || destination == "-" { return try await copyStream() }  // CopyStream.swift
             try FileManager.default.createDirectory(atPath: recordDirectory, withIntermediateDirectories: true)
             if OSSURI.isRemote(destination) {
                 try await upload()
