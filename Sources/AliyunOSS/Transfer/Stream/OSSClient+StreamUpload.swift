@@ -30,6 +30,20 @@ extension OSSClient {
         _ bytes: Bytes, bucket: String, key: String, options: OSSStreamUploadOptions = .init()
     ) async throws -> OSSStreamUploadResult where Bytes.Element: DataProtocol {
         try options.validate()
+        do {
+            return try await scheduler.withTransferSlot(priority: options.priority) {
+                try await uploadScheduledStream(bytes, bucket: bucket, key: key, options: options)
+            }
+        } catch let error as CancellationError {
+            // Cancelled while waiting for the scheduler: the SDK's own error, as for any other cancellation.
+            throw OSSClientError.cancelled(error)
+        }
+    }
+
+    /// ``uploadStream(_:bucket:key:options:)`` once it holds its transfer slot.
+    private func uploadScheduledStream<Bytes: AsyncSequence>(
+        _ bytes: Bytes, bucket: String, key: String, options: OSSStreamUploadOptions
+    ) async throws -> OSSStreamUploadResult where Bytes.Element: DataProtocol {
         var reader = OSSStreamPartReader(bytes.makeAsyncIterator())
         let progress = options.uploadProgress.map(OSSStreamUploadProgress.init)
         let first = try await reader.nextPart(size: options.partSize(ofPart: 1))
@@ -149,8 +163,11 @@ extension OSSClient {
                 request.crcFlag = crcEnabled
                 let upload = request
                 let size = Int64(part.data.count)
+                let priority = options.priority
                 group.addTask {
-                    let result = try await self.uploadPart(upload)
+                    let result = try await self.scheduler.withPartSlot(priority: priority, bytes: size) {
+                        try await self.uploadPart(upload)
+                    }
                     return OSSPartInfo(
                         partNumber: upload.partNumber, eTag: result.eTag, size: size,
                         crc64: crcEnabled ? result.crc64 : nil)

@@ -32,6 +32,9 @@ public struct OSSStreamUploadOptions: Sendable {
     public var partSize: Int
     /// Parts uploaded at once, at least 1. Default 3.
     public var concurrency: Int
+    /// Where the upload queues in the client's ``OSSClient/scheduler``: for its transfer slot, and each part for a
+    /// part slot and its whole length of the memory budget (a stream's part is held in memory). Default `.normal`.
+    public var priority: OSSTransferPriority = .normal
     /// `Content-Type`; when nil (and none in ``headers``) it is guessed from the object key's extension, else
     /// `application/octet-stream`.
     public var contentType: String?

@@ -33,6 +33,26 @@ struct StreamUploadTests {
         }
     }
 
+    @Test("a stream's parts go through the client's scheduler: its part limit, and each part's whole length charged")
+    func scheduled() async throws {
+        let length = 5 * Self.part + 999
+        let bytes = patternBytes(length, seed: 5)
+        try await withServerAndClient(configure: {
+            $0.transferLimits = OSSTransferLimits(transfers: 1, partsInFlight: 2, memoryBudget: 64 << 20)
+        }) { _, client in
+            let result = try await client.uploadStream(
+                ChunkedBytes(bytes: bytes, chunkSize: 50_000), bucket: "bkt", key: "scheduled.bin",
+                options: OSSStreamUploadOptions(partSize: Self.part, concurrency: 4))
+            #expect(result.partCount == 6)
+            #expect(try await objectBytes(client, "scheduled.bin") == bytes)
+            let snapshot = client.scheduler.snapshot
+            #expect(snapshot.peakRunningTransfers == 1)
+            #expect(snapshot.peakPartsInFlight == 2)
+            #expect(snapshot.peakBufferedBytes == Int64(2 * Self.part))
+            #expect(snapshot.runningTransfers == 0 && snapshot.bufferedBytes == 0)
+        }
+    }
+
     @Test("the part size doubles every K parts: 7 parts of 100, 100, 200, 200, 400, 400 KiB and the rest")
     func growth() async throws {
         var options = OSSStreamUploadOptions(partSize: Self.part, concurrency: 3)
