@@ -46,6 +46,11 @@ struct OSSLocalServerCommand: AsyncParsableCommand {
     var maxClockSkew: Double = 900
 
     @Option(
+        name: .customLong("virtual-host-domain"),
+        help: "Host-name suffix meaning <bucket>.<suffix> addressing, e.g. oss-cn-hangzhou.aliyuncs.com (repeatable; localhost and IPv4 addresses always are).")
+    var virtualHostDomains: [String] = []
+
+    @Option(
         name: .customLong("log-level"),
         help: "Logging threshold on standard error: trace, debug, info (one line per request), notice, warning, error, critical.")
     var logLevel = "warning"
@@ -76,7 +81,7 @@ struct OSSLocalServerCommand: AsyncParsableCommand {
             accessKeySecret: accessKeySecret ?? environment["OSS_ACCESS_KEY_SECRET"]
                 ?? LocalOSSServerConfiguration.defaultAccessKeySecret,
             stsCredentials: sts, region: region, buckets: buckets, faults: rules, adminEnabled: admin,
-            maxClockSkew: maxClockSkew, logger: logger)
+            maxClockSkew: maxClockSkew, virtualHostDomains: virtualHostDomains, logger: logger)
 
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
