@@ -106,7 +106,7 @@ def main():
     kms = KMSStandIn(ACCESS_KEY_ID, ACCESS_KEY_SECRET, REGION, cert, key)
     process, endpoint = start_server(os.path.abspath(args.server), os.path.join(work, "data"), kms.key_id)
     server_address = endpoint.split("://", 1)[1].rsplit(":", 1)
-    proxy = AliyunProxy((server_address[0], int(server_address[1])), kms.address, OSS_DOMAINS)
+    proxy = AliyunProxy((server_address[0], int(server_address[1])), OSS_DOMAINS, kms.address, kms.host_id)
     os.environ.update({
         "OSS_TEST_ENDPOINT": endpoint,
         "OSS_TEST_ACCESS_KEY_ID": ACCESS_KEY_ID,

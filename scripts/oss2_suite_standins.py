@@ -22,9 +22,10 @@ the CA certificates it trusts) to the certificate of a CA made for the run:
 (CMK: 32 random bytes made at start, kept in memory) under a key id; GenerateDataKey returns 32 fresh random bytes and
 the same bytes sealed with the CMK (AES-256-GCM, the encryption context as associated data), Encrypt seals a given
 plaintext, Decrypt opens a blob and returns its plaintext. A blob names its key, so Decrypt needs no key id (as
-KMS's). Requests are checked as KMS checks them: the RPC signature (HMAC-SHA1 over the canonical query), the access
-key, the timestamp (within 15 minutes) and the nonce (never twice); an unknown key id, a missing one, a changed blob
-or a different encryption context are errors, answered in KMS's JSON error format.
+KMS's). Requests are checked as Alibaba Cloud's RPC APIs check them: the signature (HMAC-SHA1 over the canonical
+query, with the access key secret), the access key id, a timestamp within 15 minutes and a nonce never seen before;
+an unknown key id, a missing one, a changed blob or a different encryption context are errors, answered as those APIs
+answer errors (JSON with RequestId, HostId, Code, Message; aliyun-python-sdk-core raises them as ServerException).
 """
 import base64
 import datetime
@@ -33,7 +34,6 @@ import hmac
 import ipaddress
 import json
 import os
-import re
 import select
 import socket
 import ssl
@@ -300,15 +300,15 @@ class KMSStandIn:
 
 
 class AliyunProxy:
-    """An HTTP proxy for the Alibaba Cloud names the tests use: plain-HTTP OSS requests for `*.aliyuncs.com` go to
-    the local OSS server, CONNECT to `kms.<region>.aliyuncs.com:443` goes to the KMS stand-in; the rest is refused."""
+    """An HTTP proxy for the Alibaba Cloud names the tests use: plain-HTTP requests for the OSS names go to the local
+    OSS server, CONNECT to the KMS name on port 443 goes to the KMS stand-in; the rest is refused."""
 
-    KMS_HOST = re.compile(r"^kms\.[a-z0-9-]+\.aliyuncs\.com$")
-
-    def __init__(self, oss_address, kms_address, oss_domains):
+    def __init__(self, oss_address, oss_domains, kms_address, kms_host):
         """`oss_domains`: the OSS names (e.g. `oss-cn-shanghai.aliyuncs.com`) relayed to `oss_address`, with or
-        without a bucket label in front."""
+        without a bucket label in front; `kms_host`: the KMS name (`kms.cn-hangzhou.aliyuncs.com`) tunnelled to
+        `kms_address`."""
         self.oss_domains = [d.lower() for d in oss_domains]
+        self.kms_host = kms_host.lower()
         self.refused = []
         self.relayed = {"oss": 0, "kms": 0}
         self._lock = threading.Lock()
@@ -343,7 +343,7 @@ class AliyunProxy:
         method, target = parts[0].upper(), parts[1]
         if method == "CONNECT":
             host, _, port = target.rpartition(":")
-            if self.KMS_HOST.match(host.lower()) and port == "443":
+            if host.lower() == self.kms_host and port == "443":
                 upstream = socket.create_connection(self.kms_address)
                 client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
                 self._count("kms")
