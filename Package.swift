@@ -165,6 +165,13 @@ let package = Package(
         ),
 
         .executableTarget(
+            name: "sync-directory",
+            dependencies: ["AliyunOSS", "OSSLocalServer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Samples/SyncDirectory",
+            swiftSettings: swiftSettings
+        ),
+
+        .executableTarget(
             name: "refreshing-credentials",
             dependencies: ["AliyunOSS", "OSSLocalServer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Samples/RefreshingCredentials",

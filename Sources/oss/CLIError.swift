@@ -28,6 +28,7 @@ enum ExitStatus: Int32 {
         .cannotResumeUpload: .cannotResume,
         .cannotResumeDownload: .cannotResume,
         .objectChanged: .cannotResume,
+        .fileChanged: .cannotResume,
         .transferInUse: .transferInUse,
         .taskCancelled: .interrupted,
         .taskPaused: .interrupted,
@@ -40,6 +41,7 @@ enum ExitStatus: Int32 {
         .nilUploadid: .clientError,
         .exceptionCaught: .clientError,
         .notKnown: .clientError,
+        .batchStopped: .clientError,
     ]
 
     /// The exit statuses as `oss --help` documents them.

@@ -7,7 +7,7 @@ import Testing
 /// drift from code that compiles.
 @Suite("DocC snippets")
 struct DocSnippetsTests {
-    static let articles = ["BackgroundTransfers.md", "UsingInAniOSApp.md"]
+    static let articles = ["BackgroundTransfers.md", "UsingInAniOSApp.md", "DirectoryTransfers.md"]
 
     static var root: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

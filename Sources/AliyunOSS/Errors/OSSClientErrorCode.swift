@@ -49,6 +49,7 @@ public struct OSSClientErrorCode: Hashable, Sendable, CustomStringConvertible {
     public static let allKnown: [Self] = [
         .networkingFailWithResponseCode0, .signFailed, .fileCantWrite, .invalidArgument, .nilUploadid, .taskCancelled,
         .networkError, .invalidCRC, .cannotResumeUpload, .exceptionCaught, .notKnown, .fileCantRead, .taskPaused,
-        .objectChanged, .cannotResumeDownload, .transferInUse, .connectionNotTrusted, .noSpaceLeft,
+        .objectChanged, .cannotResumeDownload, .transferInUse, .connectionNotTrusted, .noSpaceLeft, .batchStopped,
+        .fileChanged,
     ]
 }

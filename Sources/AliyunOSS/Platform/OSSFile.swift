@@ -170,6 +170,14 @@ final class OSSFile: Sendable {
         return Int64(status.st_size)
     }
 
+    /// The file's size and modification time now (`fstat`), to tell whether it changed between two moments.
+    func stamp() throws -> OSSFileStamp {
+        var status = stat()
+        let code = try withDescriptor { fstat($0, &status) == 0 ? 0 : errno }
+        guard code == 0 else { throw Self.failure(.read, "cannot inspect \(path)", code) }
+        return OSSFileStamp(size: Int64(status.st_size), modificationNanoseconds: OSSDirectoryWalker.modificationNanoseconds(status))
+    }
+
     /// Reads up to `count` bytes at `offset`; fewer only at the end of the file. A cancelled task reads nothing
     /// (`CancellationError`).
     func read(at offset: Int64, count: Int) async throws -> Data {

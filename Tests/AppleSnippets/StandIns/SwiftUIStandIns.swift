@@ -3,8 +3,10 @@
 // `Scene.backgroundTask(_:action:)` (iOS 16, macOS 13, tvOS 16, watchOS 9) takes
 // `@escaping @Sendable (D) async -> R` with `D: Sendable, R: Sendable`; `BackgroundTask.urlSession(_:)` is
 // `static func urlSession(_ identifier: String) -> BackgroundTask<Void, Void>`; `View.onChange(of:initial:_:)`
-// (iOS 17, macOS 14) calls `(_ oldValue: V, _ newValue: V) -> Void`.
+// (iOS 17, macOS 14) calls `(_ oldValue: V, _ newValue: V) -> Void`; `ProgressView.init(_ progress: Progress)` (iOS 14).
 #if !canImport(SwiftUI)
+import Foundation
+
 @MainActor public protocol View {}
 
 @MainActor public protocol Scene {}
@@ -35,6 +37,7 @@ public struct Text: View {
 
 public struct ProgressView: View {
     public init(value: Double) {}
+    public init(_ progress: Progress) {}
 }
 
 public struct WindowGroup: Scene {

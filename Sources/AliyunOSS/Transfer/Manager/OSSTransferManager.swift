@@ -37,6 +37,8 @@ public actor OSSTransferManager {
     public nonisolated let backgroundService: OSSBackgroundTransferService?
 
     nonisolated let hub: OSSTransferEventHub  // bg: internal, so background transfers report through it too
+    /// The directory transfers (batches) running in this manager (`OSSTransferManager+Batch`).
+    nonisolated let batchRegistry = OSSBatchRegistry()
     private let directory: OSSRecordDirectory
     private nonisolated let baseDirectory: OSSBaseDirectory?
     private var running: [String: Running] = [:]

@@ -1,0 +1,115 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import OSSResumable
+
+extension OSSBatchRunner {
+    /// Tests only: runs after a small file's snapshot was read and before it is checked, so a test can change
+    /// the file "during" the upload.
+    static let afterSnapshotRead = OSSLockedValue<(@Sendable (String) -> Void)?>(nil)
+
+    /// Sends one file: below the threshold as one PutObject of a checked snapshot, else as a resumable multipart
+    /// upload whose record lives in the batch's `records` directory. A file that changes while it is read is sent
+    /// again once, then fails with ``OSSClientErrorCode/fileChanged``; nothing torn is ever stored.
+    func upload(_ work: OSSBatchWork, _ entry: OSSLocalEntry, meter: OSSBatchFileMeter) async throws -> OSSBatchItemOutcome {
+        for attempt in 0..<2 {
+            do {
+                if isResumable(work) {
+                    try await uploadResumably(work, meter: meter)
+                } else {
+                    try await uploadSnapshot(work, meter: meter)
+                }
+                return .uploaded
+            } catch let error as OSSClientError where attempt == 0 && Self.isFileChanged(error) {
+                continue
+            }
+        }
+        throw OSSBatchItemProblem.failed(
+            OSSBatchFailure(.fileChanged, "\(localPath(work.relativePath)) kept changing while it was read for the upload"))
+    }
+
+    /// The user metadata (`x-oss-meta-mtime`) every upload of a batch carries: the file's modification time as it
+    /// was read, in seconds since 1970 with nine decimals. A sync reads it back only for a file modified within the
+    /// second after its object's `Last-Modified`, which whole seconds cannot order.
+    static let modificationTimeMetadata = "mtime"
+
+    /// `nanoseconds` since 1970 as `seconds.nnnnnnnnn`.
+    static func stamp(_ nanoseconds: Int64) -> String {
+        let (seconds, fraction) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
+        let digits = String(fraction.magnitude)
+        return (nanoseconds < 0 && seconds == 0 ? "-" : "") + "\(seconds)." + String(repeating: "0", count: 9 - digits.count) + digits
+    }
+
+    /// Whether `error` says the file changed under an upload.
+    static func isFileChanged(_ error: OSSClientError) -> Bool {
+        if error.code == .fileChanged { return true }
+        if error.code == .cannotResumeUpload, case .fileChanged? = error.underlying as? OSSResumableError { return true }
+        return false
+    }
+
+    /// PutObject of the file's bytes read into memory under a transfer slot and a part slot charged with them;
+    /// the file's size and modification time are checked after the read (`fileChanged` when they moved).
+    private func uploadSnapshot(_ work: OSSBatchWork, meter: OSSBatchFileMeter) async throws {
+        let path = localPath(work.relativePath)
+        let scheduler = client.scheduler
+        let priority = options.priority
+        let size = try await OSSFile.withFile(path, .read) { try $0.size() }
+        try await scheduler.withTransferSlot(priority: priority) {
+            try await scheduler.withPartSlot(priority: priority, bytes: size) {
+                let (data, stamp) = try await Self.snapshot(path)
+                var put = OSSPutObjectRequest(
+                    bucketName: request.bucketName, objectKey: work.key, source: .data(data),
+                    metadata: [Self.modificationTimeMetadata: Self.stamp(stamp.modificationNanoseconds)])
+                put.crcFlag = crcEnabled
+                put.uploadProgress = meter.handler
+                _ = try await client.putObject(put)
+            }
+        }
+    }
+
+    /// The whole file, read through one descriptor whose `fstat` before and after the read must agree, and that
+    /// `fstat`.
+    static func snapshot(_ path: String) async throws -> (Data, OSSFileStamp) {
+        try await OSSFile.withFile(path, .read) { file in
+            let before = try file.stamp()
+            let data = try await file.read(at: 0, count: Int(before.size))
+            afterSnapshotRead.withLockedValue { $0 }?(path)
+            let after = try file.stamp()
+            guard before == after, Int64(data.count) == before.size else {
+                throw OSSClientError(
+                    .fileChanged,
+                    "\(path) changed while it was read (size \(before.size) → \(after.size), modification time "
+                        + "\(before.modificationNanoseconds) → \(after.modificationNanoseconds) ns)")
+            }
+            return (data, before)
+        }
+    }
+
+    /// A resumable upload: its own transfer slot and part slots, paused (never aborted) when the batch stops.
+    /// A multipart upload never completes over a file that changed since it started (the upload's own check), so
+    /// the modification time taken here is the one of the bytes sent.
+    private func uploadResumably(_ work: OSSBatchWork, meter: OSSBatchFileMeter) async throws {
+        let path = localPath(work.relativePath)
+        let stamp = try await OSSFile.withFile(path, .read) { try $0.stamp() }
+        var upload = OSSResumableUploadRequest(
+            bucketName: request.bucketName, objectKey: work.key, uploadingFileURL: URL(fileURLWithPath: path),
+            partSize: options.partSize, threadNum: options.partsPerFile, recordDirectoryPath: directory?.recordsPath,
+            deleteUploadIdOnCancelling: false, crcFlag: crcEnabled,
+            completeMetaHeader: [Self.modificationTimeMetadata: Self.stamp(stamp.modificationNanoseconds)],
+            uploadProgress: meter.handler)
+        upload.priority = options.priority
+        upload.progressGranularity = .bytes
+        let request = upload
+        try await control.withPauseHook({ request.pause() }) {
+            _ = try await client.resumableUpload(request)
+        }
+    }
+}
+
+/// What `fstat` says of an open file, compared before and after reading it.
+struct OSSFileStamp: Sendable, Equatable {
+    let size: Int64
+    let modificationNanoseconds: Int64
+}

@@ -1,0 +1,89 @@
+import AliyunOSS
+import Foundation
+import OSSLocalServer
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+@Suite("Batch: kill -9 mid-batch, resume in this process")
+struct BatchKillTests {
+    /// The `sync-directory` sample, built beside this test binary (`swift build` builds it).
+    static func sampleBinary() -> URL? {
+        var directories: [URL] = []
+        if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
+        directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent())
+        for directory in directories {
+            var current = directory
+            for _ in 0..<4 {
+                let candidate = current.appendingPathComponent("sync-directory")
+                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+                current = current.deletingLastPathComponent()
+            }
+        }
+        return nil
+    }
+
+    @Test("SIGKILL mid-batch: the batch is listed as interrupted; resuming sends only what was not finished")
+    func killAndResume() async throws {
+        let binary = try #require(Self.sampleBinary(), "build the sample first: swift build --product sync-directory")
+        let scratch = try BatchScratch()
+        defer { scratch.cleanup() }
+        let files = try BatchResumeTests.makeTree(scratch)
+        let smallCount = files.count - 1
+        let jobs = 3
+        try await withServerAndClient { server, client in
+            await server.addFault(LocalOSSFaultRule(operation: .putObject, action: .delay(milliseconds: 60)))
+            await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 150)))
+            let process = try launchSample(binary, against: server, [
+                "--prefix", "k", "--dir", scratch.source.path, "--record-dir", scratch.records, "--jobs", String(jobs),
+                "--threshold", "200000", "--part-size", String(batchPartSize), "--threads", "2",
+                "--region", "cn-hangzhou",
+            ])
+            try await BatchResumeTests.wait { await server.stats()[.putObject].requests >= 10 || !process.isRunning }
+            #expect(process.isRunning, "the child finished or died before it could be killed")
+            kill(process.processIdentifier, SIGKILL)
+            while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(process.terminationReason == .uncaughtSignal)
+            // Let requests the child had written settle on the server before reading its counters.
+            var firstRun = await server.stats()[.putObject].requests
+            var stillPolls = 0
+            for _ in 0..<100 where stillPolls < 5 {
+                try await Task.sleep(for: .milliseconds(200))
+                let now = await server.stats()[.putObject].requests
+                stillPolls = now == firstRun ? stillPolls + 1 : 0
+                firstRun = now
+            }
+
+            let manager = OSSTransferManager(client: client, recordDirectoryPath: scratch.records)
+            let listed = try await manager.batches()
+            #expect(listed.count == 1)
+            let info = try #require(listed.first)
+            #expect(info.state == .interrupted)
+            #expect(info.inFlight == ["k/a-big.bin"])
+            let journaled = info.counts.uploaded
+            #expect(journaled >= 5)
+
+            await server.clearFaults()
+            await server.resetStats()
+            let batch = try await manager.resumeBatch(info.id)
+            let report = try await batch.result()
+            #expect(report.state == .completed)
+            #expect(report.counts.doneInEarlierRuns == journaled)
+            let stats = await server.stats()
+            let secondRun = stats[.putObject].requests
+            // What the journal recorded is never sent again; what the child sent without recording it (in flight at
+            // the kill) may be: at most one per job.
+            #expect(secondRun == Int64(smallCount - journaled))
+            #expect(firstRun + secondRun - Int64(smallCount) <= Int64(jobs))
+            #expect(stats[.initiateMultipartUpload].requests == 0, "the large file resumes its multipart upload")
+            for (path, bytes) in files {
+                #expect(try await objectBytes(client, "k/" + path) == bytes, "\(path)")
+            }
+            #expect(try await manager.batches().isEmpty)
+        }
+    }
+}

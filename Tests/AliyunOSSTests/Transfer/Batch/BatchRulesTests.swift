@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+@testable import AliyunOSS
+
+@Suite("Batch rules: path patterns, key mapping, journal lines")
+struct BatchRulesTests {
+    @Test("glob patterns: names at any depth, anchored paths, **, classes, directories only")
+    func patterns() throws {
+        func matches(_ pattern: String, _ path: String, directory: Bool = false) throws -> Bool {
+            try OSSPathPattern(pattern).matches(path, isDirectory: directory)
+        }
+        #expect(try matches("*.tmp", "a/b/c.tmp"))
+        #expect(try !matches("*.tmp", "a/b/c.tmpx"))
+        #expect(try matches(".git", ".git", directory: true))
+        #expect(try matches(".git", "sub/.git", directory: true))
+        #expect(try matches("build/*.o", "build/x.o"))
+        #expect(try !matches("build/*.o", "src/build/x.o"))
+        #expect(try !matches("build/*.o", "build/sub/x.o"))
+        #expect(try matches("docs/**/*.md", "docs/a.md"))
+        #expect(try matches("docs/**/*.md", "docs/x/y/a.md"))
+        #expect(try matches("**/cache", "a/b/cache", directory: true))
+        #expect(try matches("/TODO", "TODO"))
+        #expect(try !matches("/TODO", "a/TODO"))
+        #expect(try matches("cache/", "x/cache", directory: true))
+        #expect(try !matches("cache/", "x/cache"))
+        #expect(try matches("file-[0-9]?.txt", "file-3a.txt"))
+        #expect(try !matches("file-[!0-9].txt", "file-3.txt"))
+        #expect(try matches("a\\*b", "a*b"))
+        #expect(try !matches("a\\*b", "axb"))
+        #expect(try matches("*", "anything"))
+        #expect(try matches("a*b*c", "aXXbYYbc"))
+        #expect(throws: OSSClientError.self) { try OSSPathPattern("") }
+        #expect(throws: OSSClientError.self) { try OSSPathPattern("[abc") }
+    }
+
+    @Test("filter: an excluded directory prunes its keys; includes take files only")
+    func filter() throws {
+        var options = OSSDirectoryTransferOptions()
+        options.exclude = ["skip", "*.log"]
+        options.include = ["*.txt", "*.log"]
+        let filter = try OSSPathFilter(options)
+        #expect(filter.prunes(directory: "a/skip"))
+        #expect(!filter.prunes(directory: "a/keep"))
+        #expect(filter.takes(file: "a/keep/x.txt"))
+        #expect(!filter.takes(file: "a/keep/x.bin"))
+        #expect(!filter.takes(file: "a/keep/x.log"))
+        #expect(!filter.takes(keyPath: "a/skip/x.txt", isDirectory: false))
+        #expect(filter.takes(keyPath: "a/keep/x.txt", isDirectory: false))
+        #expect(!filter.takes(keyPath: "a/skip", isDirectory: true))
+    }
+
+    @Test("a key never maps outside the directory", arguments: [
+        ("p/../x", OSSBatchPaths.Target.refused(.escapesDirectory)),
+        ("p/a/../../x", .refused(.escapesDirectory)),
+        ("p//abs", .refused(.escapesDirectory)),
+        ("p/..", .refused(.escapesDirectory)),
+        ("p/a//b", .refused(.invalidPathComponent)),
+        ("p/./a", .refused(.invalidPathComponent)),
+        ("p/a/.", .refused(.invalidPathComponent)),
+        ("p/nul\u{0}byte", .refused(.invalidFileName)),
+        ("p/" + String(repeating: "n", count: 256), .refused(.invalidFileName)),
+        ("p/", .root),
+        ("p/dir/", .directory("dir")),
+        ("p/a b/c+d%e#f?g", .file("a b/c+d%e#f?g")),
+        ("p/..x/y..", .file("..x/y..")),
+        ("q/x", .refused(.escapesDirectory)),
+    ])
+    func keyTargets(key: String, expected: OSSBatchPaths.Target) {
+        #expect(OSSBatchPaths.target(ofKey: key, prefix: "p/") == expected)
+    }
+
+    @Test("prefixes are directories; the local key of a long path is refused")
+    func prefixes() {
+        #expect(OSSDirectoryTransferRequest.directoryPrefix("photos") == "photos/")
+        #expect(OSSDirectoryTransferRequest.directoryPrefix("photos/") == "photos/")
+        #expect(OSSDirectoryTransferRequest.directoryPrefix("") == "")
+        var request = OSSDirectoryTransferRequest.upload(from: URL(fileURLWithPath: "/tmp"), toBucket: "b", prefix: "x")
+        #expect(request.prefix == "x/")
+        request.prefix = "y"
+        #expect(request.prefix == "y/")
+        #expect(OSSBatchPaths.refusal(prefix: "p/", relativePath: String(repeating: "k", count: 1022)) == .keyTooLong)
+        #expect(OSSBatchPaths.refusal(prefix: "p/", relativePath: String(repeating: "k", count: 1021)) == nil)
+    }
+
+    @Test("journal lines: checksummed, a torn or edited line is rejected")
+    func journalLines() throws {
+        let entry = OSSBatchJournalEntry.item("p/a", path: "a", .ended, outcome: .failed(OSSBatchFailure(.fileChanged, "x")), bytes: 3)
+        var line = try entry.line()
+        #expect(line.last == 0x0A)
+        line.removeLast()
+        let decoded = try #require(OSSBatchJournalEntry.decode(line))
+        #expect(decoded.key == "p/a")
+        #expect(decoded.outcome == .failed(OSSBatchFailure(.fileChanged, "x")))
+        #expect(OSSBatchJournalEntry.decode(line.dropLast(3)) == nil)
+        var edited = line
+        edited[edited.count - 5] ^= 1
+        #expect(OSSBatchJournalEntry.decode(edited) == nil)
+    }
+
+    @Test("the window's mark moves only over ended items, in order")
+    func window() {
+        var window = OSSBatchWindow(capacity: 3)
+        let a = window.open("a")
+        let b = window.open("b")
+        let c = window.open("c")
+        #expect(window.isFull)
+        #expect(window.end(b) == nil)
+        #expect(window.end(a) == "b")
+        #expect(window.count == 1)
+        #expect(window.end(c) == "c")
+        #expect(window.count == 0)
+    }
+}

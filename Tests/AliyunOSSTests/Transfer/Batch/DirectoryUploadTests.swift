@@ -1,0 +1,195 @@
+import Foundation
+import OSSLocalServer
+import Testing
+
+@testable import AliyunOSS
+
+@Suite("Directory upload")
+struct DirectoryUploadTests {
+    /// Odd names, an empty file, a nested file, an empty directory, an excluded subtree, a large file, a link to a
+    /// file and a link back to the root.
+    static func makeTree(_ scratch: BatchScratch) throws -> [String: [UInt8]] {
+        let files: [String: [UInt8]] = [
+            "a b.txt": Array("space".utf8),
+            "ünïcode-文件.txt": Array("unicode".utf8),
+            "plus+sign.txt": Array("plus".utf8),
+            "100%.txt": Array("percent".utf8),
+            "hash#tag.txt": Array("hash".utf8),
+            "what?.txt": Array("question".utf8),
+            "empty.txt": [],
+            "sub/nested/deep.bin": patternBytes(5000, seed: 3),
+            "big.bin": patternBytes(350_000, seed: 4),
+        ]
+        for (path, bytes) in files { try scratch.write(path, bytes) }
+        try scratch.write("skip/secret.txt", Array("secret".utf8))
+        try scratch.write("sub/skip/also.txt", Array("also".utf8))
+        try FileManager.default.createDirectory(
+            at: scratch.source.appendingPathComponent("sub/empty-dir"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.source.appendingPathComponent("loop").path, withDestinationPath: scratch.source.path)
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.source.appendingPathComponent("link-to-file").path, withDestinationPath: "a b.txt")
+        return files
+    }
+
+    static func options(followLinks: Bool) -> OSSDirectoryTransferOptions {
+        var options = OSSDirectoryTransferOptions()
+        options.exclude = ["skip/"]
+        options.symbolicLinks = followLinks ? .follow : .skip
+        options.singleRequestThreshold = 200_000
+        options.partSize = batchPartSize
+        options.filesAtOnce = 4
+        return options
+    }
+
+    @Test("a mixed tree: odd names, empty files, an excluded subtree, a large file; links skipped by default")
+    func mixedTreeSkippingLinks() async throws {
+        let scratch = try BatchScratch()
+        defer { scratch.cleanup() }
+        let files = try Self.makeTree(scratch)
+        try await withServerAndClient { server, client in
+            let (report, items) = try await runBatch(
+                client, records: scratch.records,
+                .upload(from: scratch.source, toBucket: "bkt", prefix: "up", options: Self.options(followLinks: false)))
+            #expect(report.state == .completed)
+            #expect(report.counts.uploaded == files.count)
+            #expect(report.counts.refused == 2)
+            #expect(report.counts.failed == 0)
+            let byKey = outcomes(items)
+            #expect(byKey["up/loop"] == .refused(.symbolicLinkSkipped))
+            #expect(byKey["up/link-to-file"] == .refused(.symbolicLinkSkipped))
+            #expect(Set(try await listKeys(client, prefix: "up/")) == Set(files.keys.map { "up/" + $0 }))
+            for (path, bytes) in files {
+                #expect(try await objectBytes(client, "up/" + path) == bytes, "\(path)")
+            }
+            // The large file went as a multipart upload, the others as single PutObjects.
+            let stats = await server.stats()
+            #expect(stats[.initiateMultipartUpload].requests == 1)
+            #expect(stats[.putObject].requests == Int64(files.count - 1))
+            #expect(try await client.listMultipartUploads(OSSListMultipartUploadsRequest(bucketName: "bkt")).uploads.isEmpty)
+            // A completed batch leaves nothing behind.
+            #expect(try await OSSTransferManager(client: client, recordDirectoryPath: scratch.records).batches().isEmpty)
+            #expect(report.bytesTransferred >= Int64(files.values.map(\.count).reduce(0, +)))
+        }
+    }
+
+    @Test("following links: a link to a file is uploaded, a link back to the root is a reported loop, not a hang")
+    func followingLinksDetectsLoops() async throws {
+        let scratch = try BatchScratch()
+        defer { scratch.cleanup() }
+        let files = try Self.makeTree(scratch)
+        try await withServerAndClient { _, client in
+            let (report, items) = try await runBatch(
+                client, records: scratch.records,
+                .upload(from: scratch.source, toBucket: "bkt", prefix: "up", options: Self.options(followLinks: true)))
+            #expect(report.state == .completed)
+            let byKey = outcomes(items)
+            #expect(byKey["up/loop"] == .refused(.symbolicLinkLoop))
+            #expect(byKey["up/link-to-file"] == .uploaded)
+            #expect(try await objectBytes(client, "up/link-to-file") == Array("space".utf8))
+            #expect(report.counts.uploaded == files.count + 1)
+            #expect(!(try await listKeys(client, prefix: "up/")).contains { $0.contains("skip") })
+        }
+    }
+
+    @Test("a dangling link (followed) and a FIFO are reported; the rest goes")
+    func unreadableEntries() async throws {
+        let scratch = try BatchScratch()
+        defer { scratch.cleanup() }
+        try scratch.write("ok.txt", Array("ok".utf8))
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.source.appendingPathComponent("dangling").path, withDestinationPath: "/nonexistent/file")
+        #expect(mkfifo(scratch.source.appendingPathComponent("fifo").path, 0o600) == 0)
+        try await withServerAndClient { _, client in
+            var options = OSSDirectoryTransferOptions()
+            options.symbolicLinks = .follow
+            let (report, items) = try await runBatch(
+                client, records: scratch.records, .upload(from: scratch.source, toBucket: "bkt", prefix: "u", options: options))
+            #expect(report.state == .completedWithFailures)
+            let byKey = outcomes(items)
+            #expect(byKey["u/ok.txt"] == .uploaded)
+            #expect(byKey["u/fifo"] == .refused(.unsupportedFileType))
+            guard case .failed(let failure)? = byKey["u/dangling"] else {
+                Issue.record("the dangling link was not reported as failed: \(String(describing: byKey["u/dangling"]))")
+                return
+            }
+            #expect(failure.clientErrorCode == .fileCantRead)
+            #expect(failure.posixErrorCode == ENOENT)
+            #expect(report.problems.count == 2)
+            // A batch that completed with failures stays listed, for a resume to retry them.
+            let listed = try await OSSTransferManager(client: client, recordDirectoryPath: scratch.records).batches()
+            #expect(listed.map(\.state) == [.completedWithFailures])
+        }
+    }
+
+    @Test("a file that changes while it is read is sent again once; one that keeps changing fails, never torn")
+    func fileChangingDuringUpload() async throws {
+        let scratch = try BatchScratch()
+        defer { scratch.cleanup() }
+        let once = try scratch.write("once.txt", Array("before".utf8))
+        let always = try scratch.write("always.txt", Array("moving".utf8))
+        let changes = OSSLockedValue(0)
+        OSSBatchRunner.afterSnapshotRead.withLockedValue { hook in
+            hook = { path in
+                if path == once.path, changes.withLockedValue({ count in
+                    count += 1
+                    return count == 1
+                }) {
+                    try? Data("after, longer".utf8).write(to: once)
+                }
+                if path == always.path, let handle = FileHandle(forWritingAtPath: path) {
+                    handle.seekToEndOfFile()
+                    handle.write(Data("+".utf8))
+                    try? handle.close()
+                }
+            }
+        }
+        defer { OSSBatchRunner.afterSnapshotRead.withLockedValue { $0 = nil } }
+        try await withServerAndClient { server, client in
+            let (report, items) = try await runBatch(
+                client, records: scratch.records, .upload(from: scratch.source, toBucket: "bkt", prefix: "c"))
+            let byKey = outcomes(items)
+            #expect(byKey["c/once.txt"] == .uploaded)
+            #expect(try await objectBytes(client, "c/once.txt") == Array("after, longer".utf8))
+            guard case .failed(let failure)? = byKey["c/always.txt"] else {
+                Issue.record("always.txt: \(String(describing: byKey["c/always.txt"]))")
+                return
+            }
+            #expect(failure.clientErrorCode == .fileChanged)
+            #expect(try await listKeys(client, prefix: "c/") == ["c/once.txt"])
+            #expect(report.counts.failed == 1)
+            // Nothing was sent for the changing file: the snapshot was refused before the request.
+            #expect(await server.stats()[.putObject].requests == 1)
+        }
+    }
+
+    @Test("stop on first failure: a typed error, the report kept")
+    func stopOnFirstFailure() async throws {
+        let scratch = try BatchScratch()
+        defer { scratch.cleanup() }
+        for index in 0..<6 { try scratch.write("f\(index).txt", Array("x".utf8)) }
+        try await withServerAndClient(faults: [
+            LocalOSSFaultRule(operation: .putObject, trigger: .nth(2), action: .status(403, code: "AccessDenied"))
+        ]) { _, client in
+            var options = OSSDirectoryTransferOptions()
+            options.failurePolicy = .stopOnFirstFailure
+            options.filesAtOnce = 1
+            let manager = OSSTransferManager(client: client, recordDirectoryPath: scratch.records)
+            let batch = try await manager.startBatch(.upload(from: scratch.source, toBucket: "bkt", prefix: "s", options: options))
+            let error = await thrownClientError { _ = try await batch.result() }
+            #expect(error?.code == .batchStopped)
+            #expect((error?.underlying as? OSSBatchFailure)?.serverErrorCode == "AccessDenied")
+            let report = try #require(batch.report)
+            #expect(report.state == .stopped)
+            #expect(report.counts.uploaded == 1)
+            #expect(report.counts.failed == 1)
+            // Resuming retries the failed file and goes on; the first file is not sent again.
+            let resumed = try await manager.resumeBatch(batch.id)
+            let second = try await resumed.result()
+            #expect(second.state == .completed)
+            #expect(second.counts.uploaded == 5)
+            #expect(second.counts.doneInEarlierRuns == 1)
+            #expect(try await listKeys(client, prefix: "s/").count == 6)
+        }
+    }
+}
