@@ -30,6 +30,9 @@ struct Copy: AsyncParsableCommand {
     var trafficLimit: Int?
     @Flag(help: "Uploads: also send Content-MD5 with each part, so the server itself refuses damaged bytes (each part is then read twice; by default its CRC-64 is checked as it streams).")
     var contentMD5 = false
+    @Flag(name: [.customShort("r"), .customLong("recursive")], help: "Copy a directory to a prefix or a prefix to a directory (oss cp -r DIR oss://bucket/prefix | oss cp -r oss://bucket/prefix DIR); every file, where `oss sync` moves only what differs.")
+    var recursive = false
+    @OptionGroup(title: "Directories (-r)") var directory: DirectoryOptions
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
@@ -43,11 +46,7 @@ struct Copy: AsyncParsableCommand {
         }
     }
 
-    var recordDirectory: String {
-        if let checkpointDir { return checkpointDir }
-        let home = ProcessInfo.processInfo.environment["HOME"] ?? NSTemporaryDirectory()
-        return URL(fileURLWithPath: home).appendingPathComponent(".oss-swift/checkpoints").path
-    }
+    var recordDirectory: String { checkpointDirectory(checkpointDir) }
 
     func run() async throws {
         try await runCommand {
@@ -56,6 +55,16 @@ struct Copy: AsyncParsableCommand {
                 return
             }
             if source == "-" || destination == "-" { return try await copyStream() }  // CopyStream.swift
+            if recursive {
+                guard OSSURI.isRemote(source) != OSSURI.isRemote(destination) else {
+                    throw CLIFailure(.clientError, "cp -r copies between a local directory and oss://bucket[/prefix]")
+                }
+                return try await DirectoryTransferCommand(
+                    source: source, destination: destination, mode: .copy, deleteExtras: false, dryRun: false,
+                    options: directory, threads: threads, partSize: partSize, recordDirectory: recordDirectory,
+                    connection: connection
+                ).run()
+            }
             try FileManager.default.createDirectory(atPath: recordDirectory, withIntermediateDirectories: true)
             if OSSURI.isRemote(destination) {
                 try await upload()
