@@ -21,11 +21,11 @@ extension ObjectStore {
         _ bucket: String, record: ObjectRecord, expected: [String]?, keep: [ObjectSegment], segment: ObjectSegment,
         tempPath: String
     ) throws -> ObjectRecord {
-        guard var b = buckets[bucket] else {
+        // No copy of the bucket is held: it is changed in place below (see commitObject).
+        guard let previous = buckets[bucket].map({ $0.objects[ExactKey(record.key)] }) else {
             FileIO.remove(tempPath)
             throw LocalOSSError.noSuchBucket(bucket)
         }
-        let previous = b.objects[ExactKey(record.key)]
         guard previous?.dataFiles == expected else {
             FileIO.remove(tempPath)
             throw LocalOSSError.positionNotEqualToLength(previous?.size ?? 0)
@@ -51,9 +51,8 @@ extension ObjectStore {
             FileIO.remove(dir + "/" + segment.file)
             throw error
         }
-        if previous == nil { b.sortedKeys = nil }
-        b.objects[ExactKey(record.key)] = record
-        buckets[bucket] = b
+        if previous == nil { buckets[bucket]!.sortedKeys = nil }
+        buckets[bucket]!.objects[ExactKey(record.key)] = record
         if let previous {
             let kept = Set(record.dataFiles)
             Self.removeFiles(previous.dataFiles.filter { !kept.contains($0) }, in: dir)

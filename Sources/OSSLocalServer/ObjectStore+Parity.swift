@@ -20,13 +20,12 @@ extension ObjectStore {
     func updateObject(
         _ bucket: String, _ key: String, _ change: @Sendable (inout ObjectRecord) throws(LocalOSSError) -> Void
     ) throws -> ObjectRecord {
-        guard var b = buckets[bucket] else { throw LocalOSSError.noSuchBucket(bucket) }
-        guard var record = b.objects[ExactKey(key)] else { throw LocalOSSError.noSuchKey(key) }
+        guard buckets[bucket] != nil else { throw LocalOSSError.noSuchBucket(bucket) }
+        guard var record = buckets[bucket]!.objects[ExactKey(key)] else { throw LocalOSSError.noSuchKey(key) }
         try change(&record)
         let path = objectsDirectory(bucket) + "/" + Self.keyDigest(key) + ".json"
         try FileIO.writeAtomically(try encoder.encode(record), to: path, tempDirectory: tempDirectory)
-        b.objects[ExactKey(key)] = record
-        buckets[bucket] = b
+        buckets[bucket]!.objects[ExactKey(key)] = record  // in place: no copy of the bucket's object table
         return record
     }
 

@@ -230,7 +230,9 @@ actor ObjectStore {
 
     /// Moves the received body at `tempPath` into place and records the object, replacing any previous one.
     func commitObject(_ bucket: String, record: ObjectRecord, tempPath: String) throws -> ObjectRecord {
-        guard var b = buckets[bucket] else {
+        // The bucket is changed in place (`buckets[bucket]!`), never through a copy: a copy of its object table
+        // would make every PUT cost as much as the bucket's object count.
+        guard buckets[bucket] != nil else {
             FileIO.remove(tempPath)
             throw LocalOSSError.noSuchBucket(bucket)
         }
@@ -240,10 +242,8 @@ actor ObjectStore {
         let dir = objectsDirectory(bucket)
         try FileIO.rename(tempPath, dir + "/" + record.dataFile)
         try FileIO.writeAtomically(try encoder.encode(record), to: dir + "/" + digest + ".json", tempDirectory: tempDirectory)
-        let previous = b.objects[ExactKey(record.key)]
-        if previous == nil { b.sortedKeys = nil }
-        b.objects[ExactKey(record.key)] = record
-        buckets[bucket] = b
+        let previous = buckets[bucket]!.objects.updateValue(record, forKey: ExactKey(record.key))
+        if previous == nil { buckets[bucket]!.sortedKeys = nil }
         if let previous { Self.removeFiles(previous.dataFiles, in: dir) }
         return record
     }
@@ -254,10 +254,9 @@ actor ObjectStore {
 
     /// Deletes an object; deleting a missing key is not an error.
     func deleteObject(_ bucket: String, _ key: String) throws(LocalOSSError) {
-        guard var b = buckets[bucket] else { throw .noSuchBucket(bucket) }
-        guard let previous = b.objects.removeValue(forKey: ExactKey(key)) else { return }
-        b.sortedKeys = nil
-        buckets[bucket] = b
+        guard buckets[bucket] != nil else { throw .noSuchBucket(bucket) }
+        guard let previous = buckets[bucket]!.objects.removeValue(forKey: ExactKey(key)) else { return }
+        buckets[bucket]!.sortedKeys = nil
         let dir = objectsDirectory(bucket)
         FileIO.remove(dir + "/" + Self.keyDigest(key) + ".json")
         Self.removeFiles(previous.dataFiles, in: dir)
@@ -350,8 +349,8 @@ actor ObjectStore {
     func completeUpload(_ bucket: String, uploadId: String, record: ObjectRecord, parts: [PartRecord]) throws
         -> ObjectRecord
     {
-        guard var b = buckets[bucket], let upload = b.uploads[uploadId],
-            upload.record.key.utf8.elementsEqual(record.key.utf8)
+        // No copy of the bucket is held: it is changed in place below (see commitObject).
+        guard let upload = buckets[bucket]?.uploads[uploadId], upload.record.key.utf8.elementsEqual(record.key.utf8)
         else { throw LocalOSSError.noSuchUpload(uploadId) }
         var record = record
         let digest = Self.keyDigest(record.key)
@@ -373,11 +372,9 @@ actor ObjectStore {
             Self.removeFiles(segments.map(\.file), in: dir)
             throw error
         }
-        let previous = b.objects[ExactKey(record.key)]
-        if previous == nil { b.sortedKeys = nil }
-        b.objects[ExactKey(record.key)] = record
-        b.uploads[uploadId] = nil
-        buckets[bucket] = b
+        let previous = buckets[bucket]!.objects.updateValue(record, forKey: ExactKey(record.key))
+        if previous == nil { buckets[bucket]!.sortedKeys = nil }
+        buckets[bucket]!.uploads[uploadId] = nil
         if let previous { Self.removeFiles(previous.dataFiles, in: dir) }
         FileIO.remove(udir)
         return record

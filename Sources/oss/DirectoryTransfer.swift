@@ -92,6 +92,8 @@ struct DirectoryTransferCommand {
             if let memoryBudget { configuration.transferLimits.memoryBudget = memoryBudget }
             // Files at once is the batch's own limit; the client's must not be the smaller one.
             configuration.transferLimits.transfers = max(configuration.transferLimits.transfers, options.jobs)
+            // Nor the connection pool: --jobs files at once need as many kept-alive connections.
+            configuration.maxConcurrentRequestCount = max(configuration.maxConcurrentRequestCount, options.jobs)
         }
         let manager = OSSTransferManager(client: client, recordDirectoryPath: recordDirectory)
         let json = options.json
