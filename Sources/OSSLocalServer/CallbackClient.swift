@@ -82,9 +82,11 @@ enum CallbackClient {
             headers.add(name: "User-Agent", value: "aliyun-oss-local-server-callback")
             headers.add(name: "Connection", value: "close")
             let head = HTTPRequestHead(version: .http1_1, method: .POST, uri: target.path, headers: headers)
-            try await outbound.write(.head(head))
-            try await outbound.write(.body(.byteBuffer(ByteBuffer(string: body))))
-            try await outbound.write(.end(nil))
+            // One write, so the request reaches the channel whole. A receiver may answer as soon as it has the body
+            // and close at once (Python's http.server does, and so the official clients' judge); a separate write of
+            // the end, issued after that close had been seen, failed on the closed channel, and the callback was
+            // reported failed (203) though its answer had arrived.
+            try await outbound.write(contentsOf: [.head(head), .body(.byteBuffer(ByteBuffer(string: body))), .end(nil)])
             var status: Int?
             var replyType: String?
             var reply = ByteBuffer()

@@ -18,14 +18,7 @@ import Testing
                 "No Python venv at \(python.path): run scripts/test.sh (it creates .venv with oss2 and alibabacloud-oss-v2).")
             return
         }
-        var (status, log) = try await Self.run(script, python: python)
-        if status != 0, script == "judge_oss2_callbacks_listings.py", log.contains("got 203") {
-            // Open finding: about one run in ten on a loaded 2-core machine, a callback to the judge's own receiver
-            // answers 203 CallbackFailed (the answer, with the server's reason, is in the log below). Until it is
-            // understood, that one failure gets one more run on a fresh server; the first run's log stays visible.
-            print("---- \(script): a callback answered 203; running it once more. The first run: ----\n\(log)")
-            (status, log) = try await Self.run(script, python: python)
-        }
+        let (status, log) = try await Self.run(script, python: python)
         #expect(status == 0, "\(script) failed (exit \(status)):\n\(log)")
     }
 

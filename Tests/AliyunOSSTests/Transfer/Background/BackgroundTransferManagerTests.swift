@@ -72,11 +72,15 @@ struct BackgroundTransferManagerTests {
         let foregroundFile = layout.work.appendingPathComponent("fg.bin")
         try Data(Self.bytes(600_000, 3)).write(to: foregroundFile)
         let destination = layout.work.appendingPathComponent("down.bin")
-        try await withServerAndClient(version: .v4) { server, client in
-            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "obj", data: Data(object)))
+        // The foreground transfer is cancelled with part requests on their way: the server may take one of them
+        // after the cancel returned (and count it then), so it goes to a server of its own, and the server below
+        // counts the background transfers' requests alone.
+        try await withServerAndClient(version: .v4) { _, client in
             try await tmUploadAndCancel(
                 client, key: "fg.bin", source: foregroundFile, recordDirectory: layout.managerRecords, cancelAfter: 2)
-            let foregroundParts = await server.stats()[.uploadPart].requests
+        }
+        try await withServerAndClient(version: .v4) { server, client in
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "obj", data: Data(object)))
             let first = layout.launch(client)
             let service = try #require(first.backgroundService)
             let up = try await service.startUpload(
@@ -118,7 +122,7 @@ struct BackgroundTransferManagerTests {
             let head = try await client.headObject(OSSHeadObjectRequest(bucketName: "bkt", objectKey: "up.bin"))
             #expect(head.crc64 == CRC64.checksum(upload))
             let stats = await server.stats()
-            #expect(stats[.uploadPart].requests == foregroundParts + 5, "each background part sent once")
+            #expect(stats[.uploadPart].requests == 5, "each background part sent once")
             #expect(stats[.getObject].requests == 3)
         }
     }
