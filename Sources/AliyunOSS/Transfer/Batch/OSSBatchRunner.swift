@@ -102,6 +102,11 @@ final class OSSBatchRunner: Sendable {
     /// The local file of `relativePath`.
     func localPath(_ relativePath: String) -> String { root + "/" + relativePath }
 
+    /// The bytes `work` counts in the byte totals: those it may move (none in a dry run); `nil` for none.
+    func transferBytes(_ work: OSSBatchWork) -> Int64? {
+        work.transfers && !isDryRun ? work.bytes : nil
+    }
+
     /// Whether `work` runs as a resumable transfer (large enough, and not a dry run).
     func isResumable(_ work: OSSBatchWork) -> Bool {
         !isDryRun && work.transfers && work.bytes >= options.singleRequestThreshold
@@ -183,7 +188,7 @@ final class OSSBatchRunner: Sendable {
                         ledger.doneInEarlierRun(work)
                         continue
                     }
-                    tracker.found(transferBytes: work.transfers ? work.bytes : nil)
+                    tracker.found(transferBytes: transferBytes(work))
                     if isDryRun, let planned = work.plannedOutcome {
                         try await ledger.end(work.item(planned))
                         continue
@@ -209,7 +214,7 @@ final class OSSBatchRunner: Sendable {
     /// Runs one item and returns how it ended; `nil` when it was stopped (paused or cancelled) before it ended.
     func perform(_ work: OSSBatchWork) async -> OSSBatchItemOutcome? {
         let meter = OSSBatchFileMeter(
-            size: work.transfers ? work.bytes : 0, firstReportIsResumed: replay?.inFlight.contains(work.key) == true,
+            size: transferBytes(work) ?? 0, firstReportIsResumed: replay?.inFlight.contains(work.key) == true,
             tracker: tracker, onProgress: { [self] in emitProgress() })
         do {
             let outcome = try await run(work, meter: meter)
