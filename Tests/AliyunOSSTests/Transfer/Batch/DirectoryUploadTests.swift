@@ -130,6 +130,27 @@ struct DirectoryUploadTests {
         }
     }
 
+    @Test("an unreadable file is reported with its errno (not as root, who reads everything)", .enabled(if: getuid() != 0))
+    func unreadableFile() async throws {
+        let scratch = try BatchScratch()
+        defer { scratch.cleanup() }
+        try scratch.write("ok.txt", Array("ok".utf8))
+        let locked = try scratch.write("locked.txt", Array("locked".utf8))
+        try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: locked.path)
+        try await withServerAndClient { _, client in
+            let (report, items) = try await runBatch(
+                client, records: scratch.records, .upload(from: scratch.source, toBucket: "bkt", prefix: "r"))
+            #expect(outcomes(items)["r/ok.txt"] == .uploaded)
+            guard case .failed(let failure)? = outcomes(items)["r/locked.txt"] else {
+                Issue.record("locked.txt: \(String(describing: outcomes(items)["r/locked.txt"]))")
+                return
+            }
+            #expect(failure.clientErrorCode == .fileCantRead)
+            #expect(failure.posixErrorCode == EACCES)
+            #expect(report.state == .completedWithFailures)
+        }
+    }
+
     @Test("a file that changes while it is read is sent again once; one that keeps changing fails, never torn")
     func fileChangingDuringUpload() async throws {
         let scratch = try BatchScratch()
