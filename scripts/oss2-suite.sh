@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # The official oss2 (2.19.1) test modules for objects, multipart, resumable transfer, iterators, ListObjectsV2,
 # chunked put and CRC, run against a freshly started local server. Prints the pass/fail count of every module, the
-# total, and each failing test with its first error line.
+# total, and each test that did not pass with the reason and its first error line. Exits 1 when a test failed for
+# no known reason (the known ones: image processing, and two tests that expect a reply slower than 1 ms).
 #
 #   scripts/oss2-suite.sh                       # all eight modules
 #   scripts/oss2-suite.sh test_object test_multipart   # only these modules
 #
 # The test code is not part of this repository: it comes from oss2's source distribution on PyPI, downloaded at run
 # time into $OSS2_SUITE_CACHE (default .build/oss2-suite). The tests need no real OSS: each creates its own bucket
-# on the endpoint in OSS_TEST_ENDPOINT, an IP address, which oss2 addresses path-style.
+# on the endpoint in OSS_TEST_ENDPOINT, an IP address, which oss2 addresses path-style. The Alibaba Cloud names some
+# tests use are served locally too (scripts/oss2_suite_standins.py), through the standard proxy variables: OSS names
+# (oss-cn-shanghai.aliyuncs.com) by the same local server, and KMS (kms.cn-hangzhou.aliyuncs.com, for oss2's KMS
+# crypto bucket) by a KMS stand-in with real AES-256-GCM envelope encryption, over TLS with a CA made for the run.
 #
 # Environment (all optional):
 #   OSS2_SUITE_CACHE     where the sdist is unpacked (default .build/oss2-suite)

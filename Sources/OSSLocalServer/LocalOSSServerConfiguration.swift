@@ -58,6 +58,11 @@ public struct LocalOSSServerConfiguration: Sendable {
     /// appends do not leave thousands of tiny files; larger ones are never rewritten. Default 4 MiB; 0 never
     /// merges.
     public var appendCompactionBytes: Int64 = 4 << 20
+    /// The KMS key id reported for objects written with `x-oss-server-side-encryption: KMS` that name no key
+    /// (`x-oss-server-side-encryption-key-id`); OSS reports the account's OSS-managed key in KMS there. The local
+    /// server records and reports server-side encryption but keeps the bytes as they came (no KMS is called), so
+    /// the id matters only to a client that takes it to a KMS holding that key (scripts/oss2-suite.sh starts one).
+    public var kmsKeyId = "local-oss-server-kms-key"
 
     /// Creates a configuration; every parameter has a development default.
     public init(

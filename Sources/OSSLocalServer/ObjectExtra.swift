@@ -1,3 +1,4 @@
+import NIOHTTP1
 import OSSSigning
 
 import Foundation
@@ -24,6 +25,13 @@ struct ObjectExtra: Codable, Sendable, Equatable {
     var restoreExpiresAt: Double?
     /// The priority a ColdArchive or DeepColdArchive restore runs at (`Expedited`, `Standard`, `Bulk`).
     var restoreTier: String?
+    /// Server-side encryption as written (`x-oss-server-side-encryption`: `AES256`, `KMS` or `SM4`). Recorded and
+    /// reported as OSS reports it; the local server keeps the bytes as they came.
+    var encryption: String?
+    /// For `KMS`: the KMS key id (`x-oss-server-side-encryption-key-id`, the server's default when none was named).
+    var encryptionKeyId: String?
+    /// For `KMS`: the algorithm of the data (`x-oss-server-side-data-encryption`: `SM4`); `nil` is AES-256.
+    var dataEncryption: String?
 
     var isEmpty: Bool { self == ObjectExtra() }
 
@@ -42,6 +50,14 @@ struct ObjectExtra: Codable, Sendable, Equatable {
         guard let expires = restoreExpiresAt, now < expires else { return nil }
         let date = OSSDateFormat.rfc1123(Date(timeIntervalSince1970: expires))
         return "ongoing-request=\"false\", expiry-date=\"\(date)\""
+    }
+
+    /// The server-side encryption headers OSS returns for an object (or an upload) written with these settings.
+    func addEncryptionHeaders(_ headers: inout HTTPHeaders) {
+        guard let encryption else { return }
+        headers.replaceOrAdd(name: "x-oss-server-side-encryption", value: encryption)
+        if let encryptionKeyId { headers.replaceOrAdd(name: "x-oss-server-side-encryption-key-id", value: encryptionKeyId) }
+        if let dataEncryption { headers.replaceOrAdd(name: "x-oss-server-side-data-encryption", value: dataEncryption) }
     }
 
     /// The stored class name, `Standard` when unset.

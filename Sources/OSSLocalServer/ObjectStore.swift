@@ -310,9 +310,12 @@ actor ObjectStore {
         // A sequential upload takes its parts in ascending order; the last one may be sent again (a retry).
         if upload.record.sequential == true, let highest = upload.parts.keys.max(), part.partNumber < highest {
             FileIO.remove(tempPath)
-            throw LocalOSSError.invalidArgument(
-                "Part \(part.partNumber) of a sequential upload must not follow part \(highest).",
-                name: "partNumber", value: String(part.partNumber))
+            // OSS's code for it, which oss2 raises as oss2.exceptions.PartNotSequential.
+            throw LocalOSSError(
+                400, "PartNotSequential",
+                "For sequential multipart upload, you must upload or complete parts with sequential part number: "
+                    + "part \(part.partNumber) follows part \(highest).",
+                fields: [("PartNumber", String(part.partNumber))])
         }
         var part = part
         part.dataFile = part.committedFileName(unique: RequestID.make())

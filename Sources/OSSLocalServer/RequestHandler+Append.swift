@@ -62,6 +62,7 @@ extension RequestHandler {
         headers.add(name: "ETag", value: committed.etag)
         headers.add(name: "x-oss-next-append-position", value: String(committed.size))
         headers.add(name: "x-oss-hash-crc64ecma", value: String(committed.crc64))
+        committed.extra?.addEncryptionHeaders(&headers)
         return ServerResponse(status: .ok, headers: headers)
     }
 

@@ -92,6 +92,10 @@ extension RequestHandler {
         extra.storageClass = requested.storageClass
         extra.tags = taggingDirective == "replace" ? requested.tags : source.object.extra?.tags
         extra.symlinkTarget = source.object.extra?.symlinkTarget
+        // As in OSS, the copy is encrypted only as this request asks (not as its source).
+        extra.encryption = requested.encryption
+        extra.encryptionKeyId = requested.encryptionKeyId
+        extra.dataEncryption = requested.dataEncryption
         let replace = directive == "REPLACE"
         let temp = store.newTempPath()
         let digest: BodyDigest
@@ -118,6 +122,7 @@ extension RequestHandler {
         var response = ServerResponse.xml(w.output)
         response.headers.add(name: "ETag", value: committed.etag)
         response.headers.add(name: "x-oss-hash-crc64ecma", value: String(committed.crc64))
+        committed.extra?.addEncryptionHeaders(&response.headers)
         return response
     }
 

@@ -45,7 +45,9 @@ extension RequestHandler {
         w.element("UploadId", created.uploadId)
         if encode { w.element("EncodingType", "url") }
         w.close("InitiateMultipartUploadResult")
-        return .xml(w.output)
+        var response = ServerResponse.xml(w.output)
+        created.extra?.addEncryptionHeaders(&response.headers)
+        return response
     }
 
     /// Records the part whose bytes (described by `digest`) are in `tempPath` as part `partNumber` of the upload,
@@ -65,7 +67,8 @@ extension RequestHandler {
         let (bucket, key) = try requireBucketAndKey(context)
         let uploadId = try requireUploadId(context)
         let partNumber = try requirePartNumber(context)
-        _ = try await store.upload(bucket, key: key, uploadId: uploadId)
+        try rejectEncryptionHeaders(context)
+        let upload = try await store.upload(bucket, key: key, uploadId: uploadId)
         let temp = store.newTempPath()
         let digest = try await BodySink.receive(reader, to: temp, computeSHA256: declaresPayloadHash(context))
         do { try verifyContentMD5(context, digest: digest) } catch {
@@ -78,6 +81,7 @@ extension RequestHandler {
         headers.add(name: "ETag", value: part.etag)
         headers.add(name: "x-oss-hash-crc64ecma", value: String(part.crc64))
         headers.add(name: "Content-MD5", value: digest.md5Base64)
+        upload.record.extra?.addEncryptionHeaders(&headers)
         return ServerResponse(status: .ok, headers: headers)
     }
 
@@ -133,6 +137,7 @@ extension RequestHandler {
         let (bucket, key) = try requireBucketAndKey(context)
         let uploadId = try requireUploadId(context)
         let callback = try CallbackRequest.parse(context)
+        try rejectEncryptionHeaders(context)
         let body = try await reader.collect(limit: 4 << 20)
         try verifyContentMD5(context, body: body)
         let upload = try await store.upload(bucket, key: key, uploadId: uploadId)
@@ -197,6 +202,7 @@ extension RequestHandler {
         var headers = HTTPHeaders()
         headers.add(name: "ETag", value: committed.etag)
         headers.add(name: "x-oss-hash-crc64ecma", value: String(committed.crc64))
+        committed.extra?.addEncryptionHeaders(&headers)
         if let callback {
             return try await callbackResponse(
                 callback, headers: headers, context: context, bucket: bucket, object: committed)

@@ -82,6 +82,7 @@ extension RequestHandler {
         headers.add(name: "ETag", value: committed.etag)
         headers.add(name: "x-oss-hash-crc64ecma", value: String(committed.crc64))
         headers.add(name: "Content-MD5", value: digest.md5Base64)
+        committed.extra?.addEncryptionHeaders(&headers)
         if let callback {
             return try await callbackResponse(
                 callback, headers: headers, context: context, bucket: bucket, object: committed)

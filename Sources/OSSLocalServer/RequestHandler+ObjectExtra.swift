@@ -23,7 +23,46 @@ extension RequestHandler {
         extra.acl = try requestedObjectACL(context).flatMap { $0 == "default" ? nil : $0 }
         extra.storageClass = try requestedStorageClass(context)
         extra.tags = try requestedTags(context).flatMap { $0.isEmpty ? nil : $0 }
+        try requestEncryption(context, into: &extra)
         return extra.isEmpty ? nil : extra
+    }
+
+    static let encryptionHeaders = [
+        "x-oss-server-side-encryption", "x-oss-server-side-encryption-key-id", "x-oss-server-side-data-encryption",
+    ]
+
+    /// `x-oss-server-side-encryption` (`AES256`, `KMS`, `SM4`) with, for `KMS` only, the key id (the server's
+    /// default KMS key when absent) and `x-oss-server-side-data-encryption: SM4`; as OSS, the two are ignored for the
+    /// other algorithms and without `x-oss-server-side-encryption`.
+    func requestEncryption(_ context: RequestContext, into extra: inout ObjectExtra) throws(LocalOSSError) {
+        guard let algorithm = context.header("x-oss-server-side-encryption") else { return }
+        guard ["AES256", "KMS", "SM4"].contains(algorithm) else {
+            throw LocalOSSError(
+                400, "InvalidEncryptionAlgorithmError",
+                "The Encryption request you specified is not valid. Supported value: AES256/KMS/SM4",
+                fields: [("ArgumentName", "x-oss-server-side-encryption"), ("ArgumentValue", algorithm)])
+        }
+        extra.encryption = algorithm
+        guard algorithm == "KMS" else { return }
+        let keyId = context.header("x-oss-server-side-encryption-key-id") ?? ""
+        extra.encryptionKeyId = keyId.isEmpty ? configuration.kmsKeyId : keyId
+        if let data = context.header("x-oss-server-side-data-encryption") {
+            guard data == "SM4" else {
+                throw .invalidArgument(
+                    "The data encryption algorithm must be SM4.", name: "x-oss-server-side-data-encryption", value: data)
+            }
+            extra.dataEncryption = data
+        }
+    }
+
+    /// UploadPart and CompleteMultipartUpload take the upload's encryption; naming one is an error, as in OSS.
+    func rejectEncryptionHeaders(_ context: RequestContext) throws(LocalOSSError) {
+        for name in Self.encryptionHeaders {
+            if let value = context.header(name) {
+                throw .invalidArgument(
+                    "Server-side encryption is set when the multipart upload is initiated.", name: name, value: value)
+            }
+        }
     }
 
     /// What a GET or HEAD reads: an object, or for a symlink its target's bytes (`data`) with the symlink's own
@@ -75,5 +114,6 @@ extension RequestHandler {
         if let status = extra.restoreStatus(now: context.now.timeIntervalSince1970) {
             headers.add(name: "x-oss-restore", value: status)
         }
+        extra.addEncryptionHeaders(&headers)
     }
 }

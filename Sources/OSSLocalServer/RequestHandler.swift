@@ -55,6 +55,7 @@ final class RequestHandler: Sendable {
     private func handle(
         head: HTTPRequestHead, reader: RequestBodyReader, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
     ) async -> Bool {
+        let head = Self.originForm(head)
         let requestId = RequestID.make()
         var context: RequestContext
         let operation: LocalOSSOperation?
@@ -328,6 +329,26 @@ final class RequestHandler: Sendable {
         }
         if error.status == 304 { response.body = .empty; response.headers.remove(name: "Content-Type") }
         return response
+    }
+
+    /// A request target in absolute form (`http://host[:port]/path?query`, as a client sends it to a proxy; HTTP/1.1
+    /// servers must accept it, RFC 9112 section 3.2.2) in origin form (`/path?query`), its authority becoming the
+    /// `Host` header (which the authority overrides). Any other target is returned as it is.
+    static func originForm(_ head: HTTPRequestHead) -> HTTPRequestHead {
+        let uri = head.uri
+        let scheme = uri.prefix(8).lowercased()
+        let schemeLength = scheme.hasPrefix("http://") ? 7 : scheme.hasPrefix("https://") ? 8 : 0
+        guard schemeLength > 0 else { return head }
+        let rest = uri.dropFirst(schemeLength)
+        let end = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        var authority = rest[..<end]
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        var target = rest[end...]
+        if let fragment = target.firstIndex(of: "#") { target = target[..<fragment] }
+        var result = head
+        result.uri = target.hasPrefix("/") ? String(target) : "/" + target
+        if !authority.isEmpty { result.headers.replaceOrAdd(name: "Host", value: String(authority)) }
+        return result
     }
 
     func hostId(_ head: HTTPRequestHead) -> String {

@@ -46,6 +46,16 @@ struct OSSLocalServerCommand: AsyncParsableCommand {
     var maxClockSkew: Double = 900
 
     @Option(
+        name: .customLong("virtual-host-domain"),
+        help: "Host-name suffix meaning <bucket>.<suffix> addressing, e.g. oss-cn-hangzhou.aliyuncs.com (repeatable; localhost and IPv4 addresses always are).")
+    var virtualHostDomains: [String] = []
+
+    @Option(
+        name: .customLong("kms-key-id"),
+        help: "The KMS key id reported for objects written with x-oss-server-side-encryption: KMS that name none.")
+    var kmsKeyId: String?
+
+    @Option(
         name: .customLong("log-level"),
         help: "Logging threshold on standard error: trace, debug, info (one line per request), notice, warning, error, critical.")
     var logLevel = "warning"
@@ -70,13 +80,14 @@ struct OSSLocalServerCommand: AsyncParsableCommand {
         for text in faults {
             do { rules.append(try LocalOSSFaultRule(parsing: text)) } catch { throw ValidationError("\(error)") }
         }
-        let configuration = LocalOSSServerConfiguration(
+        var configuration = LocalOSSServerConfiguration(
             host: host, port: port, dataDirectory: dataDir.map { URL(fileURLWithPath: $0, isDirectory: true) },
             accessKeyId: accessKeyId ?? environment["OSS_ACCESS_KEY_ID"] ?? LocalOSSServerConfiguration.defaultAccessKeyId,
             accessKeySecret: accessKeySecret ?? environment["OSS_ACCESS_KEY_SECRET"]
                 ?? LocalOSSServerConfiguration.defaultAccessKeySecret,
             stsCredentials: sts, region: region, buckets: buckets, faults: rules, adminEnabled: admin,
-            maxClockSkew: maxClockSkew, logger: logger)
+            maxClockSkew: maxClockSkew, virtualHostDomains: virtualHostDomains, logger: logger)
+        if let kmsKeyId { configuration.kmsKeyId = kmsKeyId }
 
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)

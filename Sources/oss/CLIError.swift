@@ -16,6 +16,9 @@ enum ExitStatus: Int32 {
     case cannotResume = 5
     /// The transfer is in use: another process is running the same `cp` on the same checkpoint.
     case transferInUse = 6
+    /// A directory transfer (`cp -r`, `sync`) ended with files that failed or were refused (each one printed);
+    /// running it again retries the failed ones.
+    case incomplete = 7
     /// Interrupted (Ctrl-C); a `cp` keeps its checkpoint, so running it again resumes.
     case interrupted = 130
 
@@ -49,7 +52,8 @@ enum ExitStatus: Int32 {
         Exit codes: 0 success, 1 the service returned an error, 2 bad input (credentials, URL, file, argument),
         3 network failure after retries, 4 integrity check failed (CRC64), 5 a transfer cannot continue from its
         checkpoint (the local file or the object changed: run it again to start over), 6 the transfer is in use by
-        another process (same checkpoint), 64 bad command line, 130 interrupted (a cp keeps its checkpoint: run it
+        another process (same checkpoint), 7 a directory copy or sync ended with files that failed or were refused
+        (listed; run it again to retry them), 64 bad command line, 130 interrupted (a cp keeps its checkpoint: run it
         again to resume).
         """
 

@@ -12,6 +12,8 @@ struct Copy: AsyncParsableCommand {
             download) and the checkpoint are kept, so running the same command again resumes where it stopped.
             Between two oss:// addresses the copy happens on the server (CopyObject, or UploadPartCopy in parts
             of --part-size for large objects); no bytes pass through this machine.
+            `oss cp - oss://b/k` uploads standard input as it arrives; `oss cp oss://b/k -` writes the object to
+            standard output (and nothing else). A stream keeps no checkpoint: Ctrl-C aborts it.
             """)
 
     @Argument(help: "The source: a local file or oss://bucket/key.") var source: String
@@ -28,6 +30,9 @@ struct Copy: AsyncParsableCommand {
     var trafficLimit: Int?
     @Flag(help: "Uploads: also send Content-MD5 with each part, so the server itself refuses damaged bytes (each part is then read twice; by default its CRC-64 is checked as it streams).")
     var contentMD5 = false
+    @Flag(name: [.customShort("r"), .customLong("recursive")], help: "Copy a directory to a prefix or a prefix to a directory (oss cp -r DIR oss://bucket/prefix | oss cp -r oss://bucket/prefix DIR); every file, where `oss sync` moves only what differs.")
+    var recursive = false
+    @OptionGroup(title: "Directories (-r)") var directory: DirectoryOptions
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
@@ -41,17 +46,24 @@ struct Copy: AsyncParsableCommand {
         }
     }
 
-    var recordDirectory: String {
-        if let checkpointDir { return checkpointDir }
-        let home = ProcessInfo.processInfo.environment["HOME"] ?? NSTemporaryDirectory()
-        return URL(fileURLWithPath: home).appendingPathComponent(".oss-swift/checkpoints").path
-    }
+    var recordDirectory: String { checkpointDirectory(checkpointDir) }
 
     func run() async throws {
         try await runCommand {
             if OSSURI.isRemote(source) && OSSURI.isRemote(destination) {
                 try await serverSideCopy()
                 return
+            }
+            if source == "-" || destination == "-" { return try await copyStream() }  // CopyStream.swift
+            if recursive {
+                guard OSSURI.isRemote(source) != OSSURI.isRemote(destination) else {
+                    throw CLIFailure(.clientError, "cp -r copies between a local directory and oss://bucket[/prefix]")
+                }
+                return try await DirectoryTransferCommand(
+                    source: source, destination: destination, mode: .copy, deleteExtras: false, dryRun: false,
+                    options: directory, threads: threads, partSize: partSize, recordDirectory: recordDirectory,
+                    connection: connection
+                ).run()
             }
             try FileManager.default.createDirectory(atPath: recordDirectory, withIntermediateDirectories: true)
             if OSSURI.isRemote(destination) {

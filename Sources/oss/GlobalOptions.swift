@@ -24,7 +24,7 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "Seconds without a byte moving after which a data request is abandoned and retried (default 5; 0 turns stall detection off).")
     var stallTimeout: Double?
 
-    func makeClient() throws -> OSSClient {
+    func makeClient(configure: (inout OSSClientConfiguration) -> Void = { _ in }) throws -> OSSClient {
         let environment = ProcessInfo.processInfo.environment
         guard let endpoint = endpoint ?? environment["OSS_ENDPOINT"], !endpoint.isEmpty else {
             throw CLIFailure(.clientError, "no endpoint: pass --endpoint URL or set OSS_ENDPOINT")
@@ -51,6 +51,7 @@ struct ConnectionOptions: ParsableArguments {
             }
             configuration.timeouts.stall = stallTimeout == 0 ? nil : .milliseconds(Int64(stallTimeout * 1000))
         }
+        configure(&configuration)
         do {
             return try OSSClient(
                 endpoint: endpoint, credentialProvider: OSSEnvironmentCredentialProvider(), configuration: configuration)

@@ -14,7 +14,7 @@ struct OSSTool: AsyncParsableCommand {
             \(ExitStatus.helpText)
             """,
         subcommands: [
-            Demo.self, MakeBucket.self, List.self, Stat.self, Remove.self, Copy.self, Presign.self, Serve.self,
+            Demo.self, MakeBucket.self, List.self, Stat.self, Remove.self, Copy.self, Sync.self, Presign.self, Serve.self,
             TransferDaemon.self, BackgroundApp.self,
         ]
     )

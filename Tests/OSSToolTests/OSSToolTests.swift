@@ -59,7 +59,11 @@ struct OSSToolTests {
                 let r = try await tool.run(["cp", file.path, "oss://auto/f.bin", "--checkpoint-dir", work.path])
                 #expect(r.status == 0, "\(r.stderr)")
                 #expect(r.stdout.contains("crc64 \(crc)"), "\(r.stdout)")
-                #expect(await server.stats()[.uploadPart].requests == Int64(parts), "\(mebibytes) MiB")
+                // The object's multipart ETag ends in its part count; a part retried under load adds a request, not a part.
+                #expect(
+                    r.stdout.contains("-\(parts)\" crc64") || r.stdout.contains("-\(parts) crc64"),
+                    "\(mebibytes) MiB: \(r.stdout)")
+                #expect(await server.stats()[.uploadPart].requests >= Int64(parts), "\(mebibytes) MiB")
             }
         }
     }

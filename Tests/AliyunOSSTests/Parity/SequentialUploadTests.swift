@@ -25,6 +25,7 @@ import Testing
             let second = try await upload(2, 102_400..<204_800)
             let outOfOrder = await serverError { _ = try await upload(1, 0..<102_400) }
             #expect(outOfOrder?.statusCode == 400, "a sequential upload refuses a part before the last one")
+            #expect(outOfOrder?.code == "PartNotSequential", "OSS's code, which oss2 raises as PartNotSequential")
             let again = try await upload(2, 102_400..<204_800)  // the last part may be sent again (a retry)
             #expect(again.eTag == second.eTag)
             let third = try await upload(3, 204_800..<250_000)

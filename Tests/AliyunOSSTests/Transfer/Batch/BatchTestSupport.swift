@@ -69,10 +69,6 @@ func listKeys(_ client: OSSClient, prefix: String) async throws -> [String] {
     return keys
 }
 
-/// The object's bytes.
-func objectBytes(_ client: OSSClient, _ key: String) async throws -> [UInt8] {
-    Array(try #require(try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: key)).content))
-}
 
 /// Body bytes the server received and sent for object data since the last reset: PutObject and UploadPart
 /// bodies in, GetObject bodies out.

@@ -1,0 +1,274 @@
+import AliyunOSS
+import ArgumentParser
+
+import Foundation
+
+/// The options `oss cp -r` and `oss sync` share: what to take, how many files at once, and how to report.
+struct DirectoryOptions: ParsableArguments {
+    @Option(name: .customLong("include"), help: "Only files matching this glob (relative path or name; repeatable).")
+    var include: [String] = []
+    @Option(name: .customLong("exclude"), help: "Leave out files and whole directories matching this glob (repeatable; wins over --include).")
+    var exclude: [String] = []
+    @Option(help: "Files moving at once (1-256); --threads is the parts in flight of each large file.") var jobs = 8
+    @Option(help: "Files smaller than this many bytes go in one request; larger ones as resumable multipart transfers.")
+    var multipartThreshold: Int64 = 8 * 1024 * 1024
+    @Option(help: "Bytes the transfers' buffers may hold at once (default: the platform's, 256 MiB here).")
+    var memoryBudget: Int64?
+    @Flag(help: "Follow symbolic links (loops are detected and reported); by default they are skipped and reported.")
+    var followSymlinks = false
+    @Flag(help: "Stop at the first file that fails (default: go on and report every failure at the end).")
+    var failFast = false
+    @Flag(help: "Print the summary as one JSON object on standard output.") var json = false
+
+    func validate() throws {
+        guard (1...256).contains(jobs) else { throw ValidationError("--jobs must be 1...256") }
+        guard multipartThreshold >= 0 else { throw ValidationError("--multipart-threshold must not be negative") }
+        if let memoryBudget, memoryBudget < 1 << 20 { throw ValidationError("--memory-budget must be at least 1 MiB") }
+    }
+
+    func transferOptions(
+        mode: OSSDirectoryTransferMode, deleteExtras: Bool, dryRun: Bool, threads: Int, partSize: Int64?
+    ) -> OSSDirectoryTransferOptions {
+        var options = OSSDirectoryTransferOptions()
+        options.mode = mode
+        options.deleteExtras = deleteExtras
+        options.dryRun = dryRun
+        options.include = include
+        options.exclude = exclude
+        options.symbolicLinks = followSymlinks ? .follow : .skip
+        options.failurePolicy = failFast ? .stopOnFirstFailure : .continueAndReport
+        options.singleRequestThreshold = multipartThreshold
+        if let partSize { options.partSize = partSize }
+        options.filesAtOnce = jobs
+        options.partsPerFile = threads
+        // The user is waiting for this command: its files are not a background batch.
+        options.priority = .userInitiated
+        return options
+    }
+}
+
+/// Runs one directory transfer for the CLI: resumes the batch of the same request left in the checkpoint
+/// directory (a run that was interrupted, killed or failed), or starts one; shows one live progress line; prints a
+/// summary (or JSON) and the failures; exits non-zero when anything failed or was refused.
+struct DirectoryTransferCommand {
+    let source: String
+    let destination: String
+    let mode: OSSDirectoryTransferMode
+    let deleteExtras: Bool
+    let dryRun: Bool
+    let options: DirectoryOptions
+    let threads: Int
+    let partSize: Int64?
+    let recordDirectory: String
+    let connection: ConnectionOptions
+
+    func request() throws -> OSSDirectoryTransferRequest {
+        let transferOptions = options.transferOptions(
+            mode: mode, deleteExtras: deleteExtras, dryRun: dryRun, threads: threads, partSize: partSize)
+        switch (OSSURI.isRemote(source), OSSURI.isRemote(destination)) {
+        case (false, true):
+            let target = try parseRemote(destination, requireKey: false)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw CLIFailure(.clientError, "\(source) is not a directory")
+            }
+            return .upload(
+                from: URL(fileURLWithPath: source), toBucket: target.bucket, prefix: target.key, options: transferOptions)
+        case (true, false):
+            let origin = try parseRemote(source, requireKey: false)
+            return .download(
+                fromBucket: origin.bucket, prefix: origin.key, to: URL(fileURLWithPath: destination),
+                options: transferOptions)
+        default:
+            throw CLIFailure(.clientError, "one side must be a local directory and the other oss://bucket[/prefix]")
+        }
+    }
+
+    func run() async throws {
+        let request = try request()
+        try FileManager.default.createDirectory(atPath: recordDirectory, withIntermediateDirectories: true)
+        let memoryBudget = options.memoryBudget
+        let client = try connection.makeClient { configuration in
+            if let memoryBudget { configuration.transferLimits.memoryBudget = memoryBudget }
+            // Files at once is the batch's own limit; the client's must not be the smaller one.
+            configuration.transferLimits.transfers = max(configuration.transferLimits.transfers, options.jobs)
+        }
+        let manager = OSSTransferManager(client: client, recordDirectoryPath: recordDirectory)
+        let json = options.json
+        let outcome: Result<OSSBatchReport, any Error>
+        do {
+            let batch = try await Self.startOrResume(request, manager: manager, client: client)
+            let line = BatchProgressLine(quiet: json)
+            let dryRun = request.options.dryRun
+            let watcher = Task {
+                for await event in batch.events {
+                    switch event {
+                    case .progress(let progress):
+                        await line.show(progress)
+                    case .item(let item):
+                        if dryRun, !json, Self.isPlanned(item.outcome) { await line.print(Self.describe(item)) }
+                        if item.outcome.isFailure || Self.isRefusal(item.outcome) {
+                            await line.print("oss: \(Self.describe(item))", toStandardError: true)
+                        }
+                    case .started, .finished:
+                        break
+                    }
+                }
+            }
+            let result: Result<OSSBatchReport, any Error>
+            do {
+                result = .success(try await runInterruptibly(interrupt: { batch.pause() }) { try await batch.result() })
+            } catch {
+                result = .failure(error)
+            }
+            _ = await watcher.value
+            await line.finish()
+            outcome = result
+            if case .success(let report) = result, report.state == .completed, !dryRun {
+                // Nothing left to resume: the journal goes (the objects and files stay).
+                try? await manager.removeBatch(batch.id)
+            }
+        } catch {
+            outcome = .failure(error)
+        }
+        try? await client.shutdown()
+        switch outcome {
+        case .success(let report):
+            if json { say(Self.json(report)) } else { printError(Self.summary(report)) }
+            if report.counts.failed > 0 || report.counts.refused > 0 {
+                throw ExitCode(ExitStatus.incomplete.rawValue)
+            }
+        case .failure(let error):
+            throw CLIFailure(error)
+        }
+    }
+
+    /// The batch of the same request the checkpoint directory holds in a resumable state, resumed; else a new one.
+    static func startOrResume(
+        _ request: OSSDirectoryTransferRequest, manager: OSSTransferManager, client: OSSClient
+    ) async throws -> OSSBatch {
+        guard !request.options.dryRun else { return try await manager.startBatch(request) }
+        var wanted = request
+        if wanted.options.crcFlag == nil { wanted.options.crcFlag = client.configuration.crcCheckEnabled }
+        for info in try await manager.batches() where info.state.isResumable && info.request == wanted {
+            printError("oss: resuming batch \(info.id) (\(info.counts.total) of its files ended in earlier runs)")
+            return try await manager.resumeBatch(info.id)
+        }
+        return try await manager.startBatch(request)
+    }
+
+    /// An action a dry run would take.
+    static func isPlanned(_ outcome: OSSBatchItemOutcome) -> Bool {
+        switch outcome {
+        case .wouldUpload, .wouldDownload, .wouldDelete, .wouldCreateDirectory: true
+        default: false
+        }
+    }
+
+    static func isRefusal(_ outcome: OSSBatchItemOutcome) -> Bool {
+        if case .refused = outcome { return true }
+        return false
+    }
+
+    static func describe(_ item: OSSBatchItem) -> String {
+        let name = item.key.isEmpty ? item.relativePath : item.key
+        switch item.outcome {
+        case .uploaded: return "uploaded \(name)"
+        case .downloaded: return "downloaded \(name)"
+        case .unchanged: return "unchanged \(name)"
+        case .deleted: return "deleted \(name)"
+        case .createdDirectory: return "created directory \(item.relativePath)"
+        case .failed(let failure): return "failed \(name): \(failure)"
+        case .refused(let reason): return "refused \(name): \(reason)"
+        case .wouldUpload: return "would upload \(name) (\(formatBytes(item.bytes)))"
+        case .wouldDownload: return "would download \(name) (\(formatBytes(item.bytes)))"
+        case .wouldDelete: return "would delete \(name)"
+        case .wouldCreateDirectory: return "would create directory \(item.relativePath)"
+        }
+    }
+
+    static func summary(_ report: OSSBatchReport) -> String {
+        let c = report.counts
+        var parts: [String] = []
+        if report.dryRun {
+            parts = [
+                "\(c.wouldUpload + c.wouldDownload) to transfer", "\(c.wouldDelete) to delete", "\(c.unchanged) unchanged",
+            ]
+        } else {
+            parts = [
+                "\(c.uploaded + c.downloaded) transferred (\(formatBytes(report.bytesTransferred)))",
+                "\(c.unchanged) unchanged", "\(c.deleted) deleted",
+            ]
+            if c.doneInEarlierRuns > 0 { parts.append("\(c.doneInEarlierRuns) done in earlier runs") }
+        }
+        parts += ["\(c.failed) failed", "\(c.refused) refused"]
+        let seconds = Double(report.duration.components.seconds) + Double(report.duration.components.attoseconds) / 1e18
+        return (report.dryRun ? "dry run: " : "") + parts.joined(separator: ", ")
+            + String(format: " in %.1fs", seconds)
+            + (report.omittedProblems > 0 ? " (\(report.omittedProblems) more problems not listed)" : "")
+    }
+
+    static func json(_ report: OSSBatchReport) -> String {
+        let c = report.counts
+        var object: [String: Any] = [
+            "batch": report.batchId, "state": report.state.rawValue, "dryRun": report.dryRun,
+            "counts": [
+                "uploaded": c.uploaded, "downloaded": c.downloaded, "unchanged": c.unchanged, "deleted": c.deleted,
+                "createdDirectories": c.createdDirectories, "failed": c.failed, "refused": c.refused,
+                "wouldUpload": c.wouldUpload, "wouldDownload": c.wouldDownload, "wouldDelete": c.wouldDelete,
+                "doneInEarlierRuns": c.doneInEarlierRuns,
+            ],
+            "bytesTransferred": report.bytesTransferred, "bytesFromEarlierRuns": report.bytesFromEarlierRuns,
+            "seconds": Double(report.duration.components.seconds)
+                + Double(report.duration.components.attoseconds) / 1e18,
+            "problems": report.problems.map { ["key": $0.key, "path": $0.relativePath, "problem": describe($0)] },
+            "omittedProblems": report.omittedProblems,
+        ]
+        object["ok"] = c.failed == 0 && c.refused == 0
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// One live progress line for a batch on a terminal (files, bytes, rate of this run, ETA), redrawn at most ten
+/// times a second; elsewhere a plain line every 10% of the bytes. Messages are printed above it.
+actor BatchProgressLine {
+    private let quiet: Bool
+    private let isTerminal: Bool
+    private var drawn = false
+    private var lastDecile = -1
+
+    init(quiet: Bool) {
+        self.quiet = quiet
+        isTerminal = isatty(STDERR_FILENO) == 1
+    }
+
+    func show(_ p: OSSBatchProgress) {
+        guard !quiet else { return }
+        let files = "\(p.filesDone)/\(p.filesTotal)\(p.totalsAreFinal ? "" : "+") files"
+        let bytes = "\(formatBytes(p.bytesDone))/\(formatBytes(p.bytesTotal))"
+        let rate = "\(formatBytes(Int64(p.bytesPerSecond)))/s"
+        let eta = p.estimatedTimeRemaining.map { ProgressReporter.formatDuration(ProgressReporter.seconds($0)) } ?? "--"
+        let failed = p.filesFailed > 0 ? " \(p.filesFailed) failed" : ""
+        let text = "\(files) \(bytes) \(rate) ETA \(eta)\(failed)"
+        if isTerminal {
+            FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
+            drawn = true
+        } else {
+            let decile = p.totalsAreFinal ? Int(p.fractionCompleted * 10) : -1
+            guard decile >= 0, decile != lastDecile else { return }
+            lastDecile = decile
+            printError(text)
+        }
+    }
+
+    func print(_ message: String, toStandardError: Bool = false) {
+        if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if toStandardError || quiet { printError(message) } else { say(message) }
+    }
+
+    func finish() {
+        if drawn { FileHandle.standardError.write(Data("\n".utf8)) }
+        drawn = false
+    }
+}

@@ -1,0 +1,55 @@
+import AliyunOSS
+import ArgumentParser
+
+import Foundation
+
+struct Sync: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Make a prefix match a local directory, or a directory match a prefix, moving only what differs: oss sync DIR oss://bucket/prefix | oss sync oss://bucket/prefix DIR",
+        discussion: """
+            A file differs when the other side lacks it, its size differs, or (by default) it was modified after the
+            object was written (uploads) or its modification time is not the object's Last-Modified (downloads);
+            --checksum compares the CRC-64 of equal-sized files with the object's instead. Nothing is deleted unless
+            --delete asks; --dry-run prints what would be done and does nothing. The batch's journal lives in
+            --checkpoint-dir, so an interrupted sync run again resumes: files it finished are not sent again, a large
+            file in flight resumes from its checkpoint.
+            """)
+
+    @Argument(help: "The source: a local directory or oss://bucket[/prefix].") var source: String
+    @Argument(help: "The destination: oss://bucket[/prefix] or a local directory.") var destination: String
+    @Flag(help: "Delete what the destination has and the source does not (never excluded paths).") var delete = false
+    @Flag(help: "Print what would be uploaded, downloaded or deleted, and do nothing.") var dryRun = false
+    @Flag(help: "Compare equal-sized files by CRC-64 (the server's x-oss-hash-crc64ecma) instead of modification time.")
+    var checksum = false
+    @Option(help: "Parts in flight per large file (1-64).") var threads = 4
+    @Option(help: "Part size in bytes of the large files (minimum 102400; default 8 MiB).") var partSize: Int64?
+    @Option(help: "Checkpoint directory (default: ~/.oss-swift/checkpoints).") var checkpointDir: String?
+    @OptionGroup var directory: DirectoryOptions
+    @OptionGroup var connection: ConnectionOptions
+
+    func validate() throws {
+        guard OSSURI.isRemote(source) != OSSURI.isRemote(destination) else {
+            throw ValidationError("one side must be a local directory and the other oss://bucket[/prefix]")
+        }
+        guard (1...64).contains(threads) else { throw ValidationError("--threads must be 1...64") }
+        if let partSize, partSize < 102_400 { throw ValidationError("--part-size must be at least 102400 bytes") }
+    }
+
+    func run() async throws {
+        try await runCommand {
+            try await DirectoryTransferCommand(
+                source: source, destination: destination, mode: .sync(checksum ? .checksum : .sizeAndModificationTime),
+                deleteExtras: delete, dryRun: dryRun, options: directory, threads: threads, partSize: partSize,
+                recordDirectory: checkpointDirectory(checkpointDir), connection: connection
+            ).run()
+        }
+    }
+}
+
+/// The checkpoint directory `oss cp` and `oss sync` use: the one given, else ~/.oss-swift/checkpoints.
+func checkpointDirectory(_ given: String?) -> String {
+    if let given { return given }
+    let home = ProcessInfo.processInfo.environment["HOME"] ?? NSTemporaryDirectory()
+    return URL(fileURLWithPath: home).appendingPathComponent(".oss-swift/checkpoints").path
+}
