@@ -131,8 +131,6 @@ struct SyncDirectory: AsyncParsableCommand {
                         switch item.outcome {
                         case .failed(let failure): print("failed: \(item.key): \(failure)")
                         case .refused(let refusal): print("refused: \(item.key): \(refusal)")
-                        case .wouldUpload, .wouldDownload, .wouldDelete, .wouldCreateDirectory:
-                            print("\(item.outcome): \(item.key)")
                         default: print("\(item.outcome): \(item.key)")
                         }
                     case .progress(let progress):

@@ -134,6 +134,25 @@ func thrownClientError(_ body: () async throws -> Void) async -> OSSClientError?
     }
 }
 
+/// The sample executable `name` (`resumable-upload`, `sync-directory`...), built beside this test binary (`swift
+/// build` builds it); `nil` when it is not there.
+func sampleBinary(_ name: String) -> URL? {
+    var directories: [URL] = []
+    if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
+    directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent())
+    directories.append(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent())
+    for directory in directories {
+        // The test binary may sit inside an .xctest bundle (macOS): look up to three levels up.
+        var current = directory
+        for _ in 0..<4 {
+            let candidate = current.appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            current = current.deletingLastPathComponent()
+        }
+    }
+    return nil
+}
+
 /// Starts a sample binary against `server` (its endpoint and bucket `bkt` first, then `arguments`), with the
 /// server's credentials in the environment and its output discarded; the caller waits for it or kills it.
 func launchSample(_ binary: URL, against server: LocalOSSServer, _ arguments: [String]) throws -> Process {

@@ -151,8 +151,11 @@ final class OSSBatchProgressTracker: Sendable {
     private static func snapshot(_ state: inout State, now: ContinuousClock.Instant, started: ContinuousClock.Instant)
         -> OSSBatchProgress
     {
-        // One sample per call, the window's older ones dropped (keeping one at or before its start).
-        state.samples.append(Sample(time: now, moved: state.moved))
+        // A sample per call at most every tenth of a second, the window's older ones dropped (keeping one at or
+        // before its start).
+        if state.samples.last.map({ now - $0.time >= .milliseconds(100) }) ?? true {
+            state.samples.append(Sample(time: now, moved: state.moved))
+        }
         while state.samples.count > 2, now - state.samples[1].time >= rateWindow { state.samples.removeFirst() }
         var rate = 0.0
         if let first = state.samples.first {

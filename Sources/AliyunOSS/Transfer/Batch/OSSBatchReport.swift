@@ -21,10 +21,12 @@ public enum OSSBatchState: String, Sendable, Hashable, Codable {
     case completed
     /// Every item ended, some failed: resuming retries those.
     case completedWithFailures
+    /// Cancelled (``OSSBatch/cancel()``): stopped and removed, nothing to resume.
+    case cancelled
 
     /// Whether ``OSSTransferManager/resumeBatch(_:)`` has something to do.
     public var isResumable: Bool {
-        self != .completed && self != .running
+        self != .completed && self != .running && self != .cancelled
     }
 }
 

@@ -25,6 +25,7 @@ extension OSSBatchRunner {
                 partSize: options.partSize, threadNum: options.partsPerFile, recordDirectoryPath: directory?.recordsPath,
                 crcFlag: crcEnabled, objectChangedPolicy: .restartOnce, downloadProgress: meter.handler)
             download.priority = options.priority
+        download.baseDirectoryURL = baseDirectoryURL
             download.progressGranularity = .bytes
             let request = download
             let result = try await control.withPauseHook({ request.pause() }) {

@@ -100,6 +100,7 @@ extension OSSBatchRunner {
             completeMetaHeader: [Self.modificationTimeMetadata: Self.stamp(stamp.modificationNanoseconds)],
             uploadProgress: meter.handler)
         upload.priority = options.priority
+        upload.baseDirectoryURL = baseDirectoryURL
         upload.progressGranularity = .bytes
         let request = upload
         try await control.withPauseHook({ request.pause() }) {

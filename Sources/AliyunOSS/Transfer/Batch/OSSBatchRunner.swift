@@ -69,8 +69,13 @@ final class OSSBatchRunner: Sendable {
 
     let id: String
     let client: OSSClient
-    /// The request, its CRC choice fixed (``OSSDirectoryTransferOptions/crcFlag`` set).
+    /// The request, its CRC choice fixed (``OSSDirectoryTransferOptions/crcFlag`` set), its paths absolute.
     let request: OSSDirectoryTransferRequest
+    /// The request as the journal's header keeps it (the local directory relative to the base directory).
+    let journalRequest: OSSDirectoryTransferRequest
+    /// The base directory the resumable transfers record their paths relative to, when the local directory lies
+    /// inside the manager's.
+    let baseDirectoryURL: URL?
     /// The batch's directory; `nil` for a dry run, which keeps nothing.
     let directory: OSSBatchDirectory?
     /// What earlier runs did, for a resumed batch.
@@ -80,13 +85,15 @@ final class OSSBatchRunner: Sendable {
     let events: AsyncStream<OSSBatchEvent>.Continuation
 
     init(
-        id: String, client: OSSClient, request: OSSDirectoryTransferRequest, directory: OSSBatchDirectory?,
-        replay: OSSBatchJournalReplay?, tracker: OSSBatchProgressTracker, control: OSSBatchControl,
-        events: AsyncStream<OSSBatchEvent>.Continuation
+        id: String, client: OSSClient, request: OSSDirectoryTransferRequest, journalRequest: OSSDirectoryTransferRequest,
+        baseDirectoryURL: URL?, directory: OSSBatchDirectory?, replay: OSSBatchJournalReplay?,
+        tracker: OSSBatchProgressTracker, control: OSSBatchControl, events: AsyncStream<OSSBatchEvent>.Continuation
     ) {
         self.id = id
         self.client = client
         self.request = request
+        self.journalRequest = journalRequest
+        self.baseDirectoryURL = baseDirectoryURL
         self.directory = directory
         self.replay = replay
         self.tracker = tracker
@@ -102,9 +109,14 @@ final class OSSBatchRunner: Sendable {
     /// The local file of `relativePath`.
     func localPath(_ relativePath: String) -> String { root + "/" + relativePath }
 
-    /// Whether `work` runs as a resumable transfer (large enough, and not a dry run).
+    /// The bytes `work` counts in the byte totals: those it may move (none in a dry run); `nil` for none.
+    func transferBytes(_ work: OSSBatchWork) -> Int64? {
+        work.transfers && !isDryRun ? work.bytes : nil
+    }
+
+    /// Whether `work` runs as a resumable transfer (large enough, not empty, and not a dry run).
     func isResumable(_ work: OSSBatchWork) -> Bool {
-        !isDryRun && work.transfers && work.bytes >= options.singleRequestThreshold
+        !isDryRun && work.transfers && work.bytes > 0 && work.bytes >= options.singleRequestThreshold
     }
 
     /// Sends a progress event when one is due (`force`: now).
@@ -121,7 +133,8 @@ final class OSSBatchRunner: Sendable {
         var exhausted = false
         do {
             if let directory {
-                ledger.journal = try await OSSBatchJournalWriter.open(path: directory.journalPath, header: .header(request))
+                ledger.journal = try await OSSBatchJournalWriter.open(
+                    path: directory.journalPath, header: .header(journalRequest))
                 try await ledger.journal?.append(.run())
             }
             if request.direction == .download, !isDryRun {
@@ -183,7 +196,7 @@ final class OSSBatchRunner: Sendable {
                         ledger.doneInEarlierRun(work)
                         continue
                     }
-                    tracker.found(transferBytes: work.transfers ? work.bytes : nil)
+                    tracker.found(transferBytes: transferBytes(work))
                     if isDryRun, let planned = work.plannedOutcome {
                         try await ledger.end(work.item(planned))
                         continue
@@ -209,7 +222,7 @@ final class OSSBatchRunner: Sendable {
     /// Runs one item and returns how it ended; `nil` when it was stopped (paused or cancelled) before it ended.
     func perform(_ work: OSSBatchWork) async -> OSSBatchItemOutcome? {
         let meter = OSSBatchFileMeter(
-            size: work.transfers ? work.bytes : 0, firstReportIsResumed: replay?.inFlight.contains(work.key) == true,
+            size: transferBytes(work) ?? 0, firstReportIsResumed: replay?.inFlight.contains(work.key) == true,
             tracker: tracker, onProgress: { [self] in emitProgress() })
         do {
             let outcome = try await run(work, meter: meter)
@@ -270,8 +283,7 @@ final class OSSBatchRunner: Sendable {
     // MARK: - Ending
 
     private func endState(ledger: OSSBatchLedger, exhausted: Bool, failure: (any Error)?) -> OSSBatchState {
-        // A cancel ends paused too: the batch is then removed.
-        if control.stop != nil, !(exhausted && ledger.interrupted == 0) { return .paused }
+        if let stop = control.stop, !(exhausted && ledger.interrupted == 0) { return stop == .cancel ? .cancelled : .paused }
         if failure != nil { return .failed }
         if ledger.firstFailure != nil, options.failurePolicy == .stopOnFirstFailure { return .stopped }
         return ledger.counts.failed > 0 ? .completedWithFailures : .completed
@@ -279,8 +291,9 @@ final class OSSBatchRunner: Sendable {
 
     private func error(for state: OSSBatchState, ledger: OSSBatchLedger, failure: (any Error)?) -> (any Error)? {
         switch state {
+        case .cancelled:
+            return OSSClientError(.taskCancelled, "the batch \(id) was cancelled and removed")
         case .paused:
-            if control.stop == .cancel { return OSSClientError(.taskCancelled, "the batch \(id) was cancelled") }
             return OSSClientError(
                 .taskPaused, "the batch \(id) was paused; its journal and the transfers in flight were kept for resumeBatch")
         case .stopped:

@@ -35,11 +35,9 @@ public struct OSSDirectoryTransferRequest: Sendable, Hashable, Codable {
 
     public var direction: Direction
     public var bucketName: String
-    /// The key prefix (`""` for the whole bucket). A non-empty prefix without a trailing `/` gets one: it names a
-    /// directory of the bucket, never a part of a name.
-    public var prefix: String {
-        didSet { prefix = Self.directoryPrefix(prefix) }
-    }
+    /// The key prefix (`""` for the whole bucket). A non-empty prefix without a trailing `/` gets one (here, and
+    /// when a batch starts): it names a directory of the bucket, never a part of a name.
+    public var prefix: String
     /// The local directory (absolute): the source of an upload, the destination of a download (created when
     /// missing).
     public var localDirectoryPath: String

@@ -32,13 +32,17 @@ extension OSSTransferManager {
     public func startBatch(_ request: OSSDirectoryTransferRequest) async throws -> OSSBatch {
         try request.validate()
         var request = request
+        request.prefix = OSSDirectoryTransferRequest.directoryPrefix(request.prefix)
         if request.options.crcFlag == nil { request.options.crcFlag = client.configuration.crcCheckEnabled }
         let id = UUID().uuidString.lowercased()
-        guard !request.options.dryRun else { return launch(id: id, request: request, directory: nil, lock: nil, replay: nil) }
+        let stored = portable(request)
+        guard !request.options.dryRun else {
+            return launch(id: id, request: request, stored: stored, directory: nil, lock: nil, replay: nil)
+        }
         let directory = OSSBatchDirectory(recordDirectory: recordDirectoryPath, id: id)
         try directory.create()
         let lock = try Self.lockBatch(directory)
-        return launch(id: id, request: request, directory: directory, lock: lock, replay: nil)
+        return launch(id: id, request: request, stored: stored, directory: directory, lock: lock, replay: nil)
     }
 
     /// Resumes the batch `id` (paused, stopped, interrupted by a kill, failed, or completed with failures): the
@@ -52,7 +56,9 @@ extension OSSTransferManager {
         let directory = try existingBatch(id)
         let lock = try Self.lockBatch(directory)
         let replay = try await OSSBatchJournalReplay.read(path: directory.journalPath)
-        return launch(id: id, request: replay.request, directory: directory, lock: lock, replay: replay)
+        return launch(
+            id: id, request: try resolved(replay.request), stored: replay.request, directory: directory, lock: lock,
+            replay: replay)
     }
 
     /// The batch `id` if it is running in this manager.
@@ -97,7 +103,7 @@ extension OSSTransferManager {
             state = .running
         }
         return OSSBatchInfo(
-            id: id, request: replay.request, state: state, created: replay.created, counts: replay.counts,
+            id: id, request: (try? resolved(replay.request)) ?? replay.request, state: state, created: replay.created, counts: replay.counts,
             bytesDone: replay.bytesDone, inFlight: replay.inFlight.sorted(by: OSSKeyOrder.precedes))
     }
 
@@ -115,31 +121,37 @@ extension OSSTransferManager {
         let directory = try existingBatch(id)
         let lock = try Self.lockBatch(directory)
         defer { withExtendedLifetime(lock) {} }
-        try await Self.removeBatchFiles(directory, client: client)
+        try await Self.removeBatchFiles(directory, client: client, baseDirectoryURL: baseDirectoryURL)
     }
 
     // MARK: - Running
 
+    /// Starts the run of `request` (absolute paths), whose journal holds `stored` (its local directory relative to
+    /// the base directory when it lies inside it).
     private func launch(
-        id: String, request: OSSDirectoryTransferRequest, directory: OSSBatchDirectory?, lock: OSSRecordLock?,
-        replay: OSSBatchJournalReplay?
+        id: String, request: OSSDirectoryTransferRequest, stored: OSSDirectoryTransferRequest,
+        directory: OSSBatchDirectory?, lock: OSSRecordLock?, replay: OSSBatchJournalReplay?
     ) -> OSSBatch {
         let (events, continuation) = AsyncStream.makeStream(
             of: OSSBatchEvent.self, bufferingPolicy: .bufferingNewest(OSSTransferEventHub.bufferSize))
         let tracker = OSSBatchProgressTracker(fileOperation: request.direction)
         let control = OSSBatchControl()
         let batch = OSSBatch(id: id, request: request, events: events, tracker: tracker, control: control)
+        // The transfers' records are relative to the base directory too, so they survive it moving.
+        let base = OSSBaseDirectory.isRelative(stored.localDirectoryPath) ? baseDirectoryURL : nil
         let runner = OSSBatchRunner(
-            id: id, client: client, request: request, directory: directory, replay: replay, tracker: tracker,
-            control: control, events: continuation)
-        let (registry, client) = (batchRegistry, self.client)
+            id: id, client: client, request: request, journalRequest: stored, baseDirectoryURL: base,
+            directory: directory, replay: replay, tracker: tracker, control: control, events: continuation)
+        let (registry, client, managerBase) = (batchRegistry, self.client, baseDirectoryURL)
         if directory != nil { registry.add(batch) }
         batch.start {
             var outcome = await runner.run()
             if control.stop == .cancel, let directory {
                 do {
                     // In a task of its own: this one was cancelled, and the aborts must still go out.
-                    try await Task { try await Self.removeBatchFiles(directory, client: client) }.value
+                    try await Task {
+                        try await Self.removeBatchFiles(directory, client: client, baseDirectoryURL: managerBase)
+                    }.value
                 } catch {
                     outcome = OSSBatchRunOutcome(report: outcome.report, error: error)
                 }
@@ -149,6 +161,32 @@ extension OSSTransferManager {
             return outcome
         }
         return batch
+    }
+
+    /// `request` as its journal keeps it: the local directory relative to ``baseDirectoryURL`` when it lies inside
+    /// it (an iOS app's container moves across updates and restores), absolute otherwise.
+    private nonisolated func portable(_ request: OSSDirectoryTransferRequest) -> OSSDirectoryTransferRequest {
+        guard let baseDirectoryURL else { return request }
+        var stored = request
+        stored.localDirectoryPath = OSSBaseDirectory(path: baseDirectoryURL.path).portable(request.localDirectoryPath)
+        return stored
+    }
+
+    /// A journal's request with its local directory absolute again.
+    ///
+    /// - Throws: ``OSSClientError`` `invalidArgument` when it is relative and this manager has no base directory.
+    private nonisolated func resolved(_ stored: OSSDirectoryTransferRequest) throws -> OSSDirectoryTransferRequest {
+        var request = stored
+        do {
+            request.localDirectoryPath = try OSSBaseDirectory.resolve(
+                stored.localDirectoryPath, against: baseDirectoryURL.map { OSSBaseDirectory(path: $0.path) })
+        } catch {
+            throw OSSClientError(
+                .invalidArgument,
+                "the batch's directory \(stored.localDirectoryPath) is relative to a base directory; make the manager with baseDirectoryURL",
+                underlying: error)
+        }
+        return request
     }
 
     private func existingBatch(_ id: String) throws -> OSSBatchDirectory {
@@ -172,8 +210,9 @@ extension OSSTransferManager {
 
     /// Aborts the multipart uploads and deletes the temporary files of the batch's transfers in flight, then
     /// removes its directory.
-    static func removeBatchFiles(_ directory: OSSBatchDirectory, client: OSSClient) async throws {
-        let records = OSSTransferManager(client: client, recordDirectoryPath: directory.recordsPath)
+    static func removeBatchFiles(_ directory: OSSBatchDirectory, client: OSSClient, baseDirectoryURL: URL?) async throws {
+        let records = OSSTransferManager(
+            client: client, recordDirectoryPath: directory.recordsPath, baseDirectoryURL: baseDirectoryURL)
         for transfer in try await records.transfers() {
             try await records.terminate(transfer.id)
         }

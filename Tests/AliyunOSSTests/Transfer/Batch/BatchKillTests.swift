@@ -11,25 +11,9 @@ import Darwin
 
 @Suite("Batch: kill -9 mid-batch, resume in this process")
 struct BatchKillTests {
-    /// The `sync-directory` sample, built beside this test binary (`swift build` builds it).
-    static func sampleBinary() -> URL? {
-        var directories: [URL] = []
-        if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
-        directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent())
-        for directory in directories {
-            var current = directory
-            for _ in 0..<4 {
-                let candidate = current.appendingPathComponent("sync-directory")
-                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-                current = current.deletingLastPathComponent()
-            }
-        }
-        return nil
-    }
-
     @Test("SIGKILL mid-batch: the batch is listed as interrupted; resuming sends only what was not finished")
     func killAndResume() async throws {
-        let binary = try #require(Self.sampleBinary(), "build the sample first: swift build --product sync-directory")
+        let binary = try #require(sampleBinary("sync-directory"), "build the sample first: swift build --product sync-directory")
         let scratch = try BatchScratch()
         defer { scratch.cleanup() }
         let files = try BatchResumeTests.makeTree(scratch)

@@ -91,6 +91,39 @@ struct BatchResumeTests {
         }
     }
 
+    @Test("a batch inside the manager's base directory resumes after the directory moved (an iOS container)")
+    func resumeAfterTheBaseDirectoryMoved() async throws {
+        let scratch = try BatchScratch()
+        defer { scratch.cleanup() }
+        let before = scratch.root.appendingPathComponent("container-1", isDirectory: true)
+        let after = scratch.root.appendingPathComponent("container-2", isDirectory: true)
+        let files: [String: [UInt8]] = ["a-big.bin": patternBytes(Self.bigSize, seed: 31), "b.txt": Array("b".utf8)]
+        for (path, bytes) in files { try scratch.write("Documents/" + path, bytes, under: before) }
+        try await withServerAndClient(faults: [
+            LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 150))
+        ]) { server, client in
+            let manager = OSSTransferManager(client: client, recordDirectoryPath: "Library/records", baseDirectoryURL: before)
+            let batch = try await manager.uploadDirectory(
+                before.appendingPathComponent("Documents"), toBucket: "bkt", prefix: "m", options: Self.options)
+            try await Self.wait { await server.stats()[.uploadPart].requests >= 4 }
+            batch.pause()
+            _ = await thrownClientError { _ = try await batch.result() }
+            try FileManager.default.moveItem(at: before, to: after)
+            await server.clearFaults()
+            await server.resetStats()
+
+            let moved = OSSTransferManager(client: client, recordDirectoryPath: "Library/records", baseDirectoryURL: after)
+            let listed = try #require(try await moved.batches().first)
+            #expect(listed.request.localDirectoryPath == after.appendingPathComponent("Documents").path)
+            let report = try await moved.resumeBatch(listed.id).result()
+            #expect(report.state == .completed)
+            #expect(await server.stats()[.initiateMultipartUpload].requests == 0, "the multipart upload resumed")
+            for (path, bytes) in files {
+                #expect(try await objectBytes(client, "m/" + path) == bytes, "\(path)")
+            }
+        }
+    }
+
     @Test("cancel removes the batch: its multipart upload is aborted and its journal deleted")
     func cancelRemovesTheBatch() async throws {
         let scratch = try BatchScratch()

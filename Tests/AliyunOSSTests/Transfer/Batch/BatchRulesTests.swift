@@ -75,10 +75,9 @@ struct BatchRulesTests {
         #expect(OSSDirectoryTransferRequest.directoryPrefix("photos") == "photos/")
         #expect(OSSDirectoryTransferRequest.directoryPrefix("photos/") == "photos/")
         #expect(OSSDirectoryTransferRequest.directoryPrefix("") == "")
-        var request = OSSDirectoryTransferRequest.upload(from: URL(fileURLWithPath: "/tmp"), toBucket: "b", prefix: "x")
+        let request = OSSDirectoryTransferRequest.upload(from: URL(fileURLWithPath: "/tmp/x/"), toBucket: "b", prefix: "x")
         #expect(request.prefix == "x/")
-        request.prefix = "y"
-        #expect(request.prefix == "y/")
+        #expect(request.localDirectoryPath == "/tmp/x")
         #expect(OSSBatchPaths.refusal(prefix: "p/", relativePath: String(repeating: "k", count: 1022)) == .keyTooLong)
         #expect(OSSBatchPaths.refusal(prefix: "p/", relativePath: String(repeating: "k", count: 1021)) == nil)
     }
@@ -96,6 +95,47 @@ struct BatchRulesTests {
         var edited = line
         edited[edited.count - 5] ^= 1
         #expect(OSSBatchJournalEntry.decode(edited) == nil)
+    }
+
+    @Test("journal replay: the mark, keys ended past it, failures retried, a torn last line ignored and closed on reopen")
+    func journalReplay() async throws {
+        let scratch = try BatchScratch()
+        defer { scratch.cleanup() }
+        try FileManager.default.createDirectory(at: scratch.root, withIntermediateDirectories: true)
+        let path = scratch.root.appendingPathComponent("journal").path
+        let request = OSSDirectoryTransferRequest.upload(from: scratch.source, toBucket: "bkt", prefix: "p")
+        let writer = try await OSSBatchJournalWriter.open(path: path, header: .header(request))
+        try await writer.append(.run())
+        for key in ["p/a", "p/b"] { try await writer.append(.item(key, path: "", .ended, outcome: .uploaded, bytes: 1)) }
+        try await writer.append(.mark("p/b"))
+        try await writer.append(.item("p/d", path: "", .ended, outcome: .uploaded, bytes: 1))
+        try await writer.append(.item("p/c", path: "", .ended, outcome: .failed(OSSBatchFailure(.networkError, "x"))))
+        try await writer.append(.item("p/e", path: "", .running))
+        try await writer.close()
+        // A kill in the middle of a line.
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        handle.seekToEndOfFile()
+        handle.write(Data("0123456789abcdef {\"t\":\"item\",\"k\":\"p/f\"".utf8))
+        try handle.close()
+
+        var replay = try await OSSBatchJournalReplay.read(path: path)
+        #expect(replay.request == request)
+        #expect(replay.state == .interrupted)
+        #expect(replay.isDone("p/a") && replay.isDone("p/b") && replay.isDone("p/d"))
+        #expect(!replay.isDone("p/c"), "a failed item is tried again")
+        #expect(!replay.isDone("p/e") && !replay.isDone("p/f") && !replay.isDone("p/bb"))
+        #expect(replay.inFlight == ["p/e"])
+        #expect(replay.counts.uploaded == 3)
+        #expect(replay.counts.failed == 1)
+
+        let reopened = try await OSSBatchJournalWriter.open(path: path, header: nil)
+        try await reopened.append(.item("p/c", path: "", .ended, outcome: .uploaded, bytes: 1))
+        try await reopened.append(.end(.completed))
+        try await reopened.close()
+        replay = try await OSSBatchJournalReplay.read(path: path)
+        #expect(replay.isDone("p/c"))
+        #expect(replay.counts.failed == 0)
+        #expect(replay.state == .completed)
     }
 
     @Test("the window's mark moves only over ended items, in order")

@@ -25,18 +25,29 @@ struct DirectorySyncTests {
         }
     }
 
-    @Test("a second upload sync of an unchanged tree moves no object bytes")
-    func secondUploadSyncMovesNothing() async throws {
+    /// Runs `body` with a fresh tree (``makeTree(_:)``), a server and a client.
+    static func withTree(_ body: (BatchScratch, LocalOSSServer, OSSClient) async throws -> Void) async throws {
         let scratch = try BatchScratch()
         defer { scratch.cleanup() }
-        try Self.makeTree(scratch)
-        try await withServerAndClient { server, client in
-            let request = OSSDirectoryTransferRequest.upload(
-                from: scratch.source, toBucket: "bkt", prefix: "s", options: Self.syncOptions())
-            let first = try await runBatch(client, records: scratch.records, request)
+        try makeTree(scratch)
+        try await withServerAndClient { server, client in try await body(scratch, server, client) }
+    }
+
+    /// Uploads the tree to `prefix` with `options` (a sync by default) and returns the run.
+    static func upload(
+        _ client: OSSClient, _ scratch: BatchScratch, prefix: String, _ options: OSSDirectoryTransferOptions = syncOptions()
+    ) async throws -> (report: OSSBatchReport, items: [OSSBatchItem]) {
+        try await runBatch(
+            client, records: scratch.records, .upload(from: scratch.source, toBucket: "bkt", prefix: prefix, options: options))
+    }
+
+    @Test("a second upload sync of an unchanged tree moves no object bytes")
+    func secondUploadSyncMovesNothing() async throws {
+        try await Self.withTree { scratch, server, client async throws in
+            let first = try await Self.upload(client, scratch, prefix: "s")
             #expect(first.report.counts.uploaded == 5)
             await server.resetStats()
-            let second = try await runBatch(client, records: scratch.records, request)
+            let second = try await Self.upload(client, scratch, prefix: "s")
             #expect(second.report.state == .completed)
             #expect(second.report.counts.unchanged == 5)
             #expect(second.report.counts.uploaded == 0)
@@ -50,16 +61,16 @@ struct DirectorySyncTests {
             // A file touched after its upload is sent again; the others are not.
             try setModificationDate(Date().addingTimeInterval(60), of: scratch.source.appendingPathComponent("a.txt"))
             await server.resetStats()
-            let third = try await runBatch(client, records: scratch.records, request)
+            let third = try await Self.upload(client, scratch, prefix: "s")
             #expect(outcomes(third.items)["s/a.txt"] == .uploaded)
             #expect(third.report.counts.unchanged == 4)
             #expect(await objectBodyBytes(server).sent == 5)
             // A file written in the same second as its upload: `Last-Modified` cannot order them, the object's
             // x-oss-meta-mtime does (one HEAD), and the file is not sent again.
             try scratch.write("fresh.txt", Array("fresh".utf8))
-            _ = try await runBatch(client, records: scratch.records, request)
+            _ = try await Self.upload(client, scratch, prefix: "s")
             await server.resetStats()
-            let fourth = try await runBatch(client, records: scratch.records, request)
+            let fourth = try await Self.upload(client, scratch, prefix: "s")
             #expect(outcomes(fourth.items)["s/fresh.txt"] == .unchanged)
             #expect(fourth.report.counts.uploaded == 0)
             #expect(await server.stats()[.headObject].requests <= 2)
@@ -69,25 +80,18 @@ struct DirectorySyncTests {
 
     @Test("checksum mode finds a change of the same size and modification time; the default cannot")
     func checksumFindsSameSizeChange() async throws {
-        let scratch = try BatchScratch()
-        defer { scratch.cleanup() }
-        try Self.makeTree(scratch)
-        try await withServerAndClient { server, client in
-            let upload = { (comparison: OSSSyncComparison) in
-                OSSDirectoryTransferRequest.upload(
-                    from: scratch.source, toBucket: "bkt", prefix: "k", options: Self.syncOptions(comparison))
-            }
-            _ = try await runBatch(client, records: scratch.records, upload(.sizeAndModificationTime))
+        try await Self.withTree { scratch, server, client async throws in
+            _ = try await Self.upload(client, scratch, prefix: "k")
             let file = scratch.source.appendingPathComponent("b/c d.txt")
             let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
             let modified = try #require(attributes[.modificationDate] as? Date)
             try Data("CHARLIE DELTA".utf8).write(to: file)
             try setModificationDate(modified, of: file)
 
-            let byTime = try await runBatch(client, records: scratch.records, upload(.sizeAndModificationTime))
+            let byTime = try await Self.upload(client, scratch, prefix: "k")
             #expect(byTime.report.counts.unchanged == 5)
             await server.resetStats()
-            let byChecksum = try await runBatch(client, records: scratch.records, upload(.checksum))
+            let byChecksum = try await Self.upload(client, scratch, prefix: "k", Self.syncOptions(.checksum))
             #expect(outcomes(byChecksum.items)["k/b/c d.txt"] == .uploaded)
             #expect(byChecksum.report.counts.unchanged == 4)
             #expect(try await objectBytes(client, "k/b/c d.txt") == Array("CHARLIE DELTA".utf8))
@@ -97,13 +101,8 @@ struct DirectorySyncTests {
 
     @Test("delete extras, with a dry run first: the plan lists every action and changes nothing")
     func deleteExtrasAndDryRun() async throws {
-        let scratch = try BatchScratch()
-        defer { scratch.cleanup() }
-        try Self.makeTree(scratch)
-        try await withServerAndClient { server, client in
-            _ = try await runBatch(
-                client, records: scratch.records,
-                .upload(from: scratch.source, toBucket: "bkt", prefix: "d", options: Self.syncOptions()))
+        try await Self.withTree { scratch, server, client async throws in
+            _ = try await Self.upload(client, scratch, prefix: "d")
             for key in ["d/extra.txt", "d/b/old.txt", "d/keep/excluded.txt", "other/outside.txt"] {
                 _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: key, data: Data("x".utf8)))
             }
@@ -113,8 +112,7 @@ struct DirectorySyncTests {
             options.exclude = ["keep/"]
             options.dryRun = true
             await server.resetStats()
-            let plan = try await runBatch(
-                client, records: scratch.records, .upload(from: scratch.source, toBucket: "bkt", prefix: "d", options: options))
+            let plan = try await Self.upload(client, scratch, prefix: "d", options)
             let planned = outcomes(plan.items)
             #expect(planned["d/extra.txt"] == .wouldDelete)
             #expect(planned["d/b/old.txt"] == .wouldDelete)
@@ -131,8 +129,7 @@ struct DirectorySyncTests {
             #expect(kept.isEmpty, "a dry run keeps no journal")
 
             options.dryRun = false
-            let applied = try await runBatch(
-                client, records: scratch.records, .upload(from: scratch.source, toBucket: "bkt", prefix: "d", options: options))
+            let applied = try await Self.upload(client, scratch, prefix: "d", options)
             #expect(applied.report.counts.deleted == 2)
             #expect(applied.report.counts.uploaded == 1)
             let keys = Set(try await listKeys(client, prefix: ""))
@@ -146,13 +143,8 @@ struct DirectorySyncTests {
 
     @Test("download sync: the second run fetches nothing; a local extra is deleted only when asked")
     func downloadSync() async throws {
-        let scratch = try BatchScratch()
-        defer { scratch.cleanup() }
-        try Self.makeTree(scratch)
-        try await withServerAndClient { server, client in
-            _ = try await runBatch(
-                client, records: scratch.records,
-                .upload(from: scratch.source, toBucket: "bkt", prefix: "dl", options: OSSDirectoryTransferOptions()))
+        try await Self.withTree { scratch, server, client async throws in
+            _ = try await Self.upload(client, scratch, prefix: "dl", OSSDirectoryTransferOptions())
             var options = Self.syncOptions()
             let request = { (options: OSSDirectoryTransferOptions) in
                 OSSDirectoryTransferRequest.download(fromBucket: "bkt", prefix: "dl", to: scratch.destination, options: options)

@@ -42,15 +42,29 @@ struct DirectoryUploadTests {
         return options
     }
 
-    @Test("a mixed tree: odd names, empty files, an excluded subtree, a large file; links skipped by default")
-    func mixedTreeSkippingLinks() async throws {
+    /// Uploads the tree of ``makeTree(_:)`` to `up/` and runs `body` with its files, the run, the server and the
+    /// client; the batch, completed, must be gone afterwards.
+    static func uploadTree(
+        followLinks: Bool,
+        _ body: ([String: [UInt8]], (report: OSSBatchReport, items: [OSSBatchItem]), LocalOSSServer, OSSClient) async throws -> Void
+    ) async throws {
         let scratch = try BatchScratch()
         defer { scratch.cleanup() }
-        let files = try Self.makeTree(scratch)
+        let files = try makeTree(scratch)
         try await withServerAndClient { server, client in
-            let (report, items) = try await runBatch(
+            let run = try await runBatch(
                 client, records: scratch.records,
-                .upload(from: scratch.source, toBucket: "bkt", prefix: "up", options: Self.options(followLinks: false)))
+                .upload(from: scratch.source, toBucket: "bkt", prefix: "up", options: options(followLinks: followLinks)))
+            try await body(files, run, server, client)
+            // A completed batch leaves nothing behind.
+            #expect(try await OSSTransferManager(client: client, recordDirectoryPath: scratch.records).batches().isEmpty)
+        }
+    }
+
+    @Test("a mixed tree: odd names, empty files, an excluded subtree, a large file; links skipped by default")
+    func mixedTreeSkippingLinks() async throws {
+        try await Self.uploadTree(followLinks: false) { files, run, server, client async throws in
+            let (report, items) = run
             #expect(report.state == .completed)
             #expect(report.counts.uploaded == files.count)
             #expect(report.counts.refused == 2)
@@ -68,20 +82,14 @@ struct DirectoryUploadTests {
             #expect(stats[.putObject].requests == Int64(files.count - 1))
             #expect(try await client.listMultipartUploads(OSSListMultipartUploadsRequest(bucketName: "bkt")).uploads.isEmpty)
             // A completed batch leaves nothing behind.
-            #expect(try await OSSTransferManager(client: client, recordDirectoryPath: scratch.records).batches().isEmpty)
             #expect(report.bytesTransferred >= Int64(files.values.map(\.count).reduce(0, +)))
         }
     }
 
     @Test("following links: a link to a file is uploaded, a link back to the root is a reported loop, not a hang")
     func followingLinksDetectsLoops() async throws {
-        let scratch = try BatchScratch()
-        defer { scratch.cleanup() }
-        let files = try Self.makeTree(scratch)
-        try await withServerAndClient { _, client in
-            let (report, items) = try await runBatch(
-                client, records: scratch.records,
-                .upload(from: scratch.source, toBucket: "bkt", prefix: "up", options: Self.options(followLinks: true)))
+        try await Self.uploadTree(followLinks: true) { files, run, _, client async throws in
+            let (report, items) = run
             #expect(report.state == .completed)
             let byKey = outcomes(items)
             #expect(byKey["up/loop"] == .refused(.symbolicLinkLoop))
@@ -119,6 +127,27 @@ struct DirectoryUploadTests {
             // A batch that completed with failures stays listed, for a resume to retry them.
             let listed = try await OSSTransferManager(client: client, recordDirectoryPath: scratch.records).batches()
             #expect(listed.map(\.state) == [.completedWithFailures])
+        }
+    }
+
+    @Test("an unreadable file is reported with its errno (not as root, who reads everything)", .enabled(if: getuid() != 0))
+    func unreadableFile() async throws {
+        let scratch = try BatchScratch()
+        defer { scratch.cleanup() }
+        try scratch.write("ok.txt", Array("ok".utf8))
+        let locked = try scratch.write("locked.txt", Array("locked".utf8))
+        try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: locked.path)
+        try await withServerAndClient { _, client in
+            let (report, items) = try await runBatch(
+                client, records: scratch.records, .upload(from: scratch.source, toBucket: "bkt", prefix: "r"))
+            #expect(outcomes(items)["r/ok.txt"] == .uploaded)
+            guard case .failed(let failure)? = outcomes(items)["r/locked.txt"] else {
+                Issue.record("locked.txt: \(String(describing: outcomes(items)["r/locked.txt"]))")
+                return
+            }
+            #expect(failure.clientErrorCode == .fileCantRead)
+            #expect(failure.posixErrorCode == EACCES)
+            #expect(report.state == .completedWithFailures)
         }
     }
 

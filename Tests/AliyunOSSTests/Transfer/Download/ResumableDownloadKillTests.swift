@@ -11,32 +11,12 @@ import Darwin
 
 @Suite("resumableDownload: kill -9 and resume in another process")
 struct ResumableDownloadKillTests {
-    /// The `resumable-download` sample built beside this test binary (`swift build` / `swift test` build it).
-    static func sampleBinary() -> URL? {
-        var directories: [URL] = []
-        if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
-        let argument0 = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        directories.append(argument0.deletingLastPathComponent())
-        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        directories.append(exe.deletingLastPathComponent())
-        for directory in directories {
-            // The test binary may sit inside an .xctest bundle (macOS): look up to three levels up.
-            var current = directory
-            for _ in 0..<4 {
-                let candidate = current.appendingPathComponent("resumable-download")
-                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-                current = current.deletingLastPathComponent()
-            }
-        }
-        return nil
-    }
-
     @Test(
         "kill -9 mid-download, resume in this process: identical file, at most 2 × threads × partSize fetched again",
         arguments: [3, 12, 30])
     func killAndResume(afterParts: Int64) async throws {
         let binary = try #require(
-            Self.sampleBinary(), "build the sample first: swift build --product resumable-download")
+            sampleBinary("resumable-download"), "build the sample first: swift build --product resumable-download")
         let scratch = try RDScratch()
         defer { scratch.cleanup() }
         let bytes = patternBytes(4_096_000, seed: 51)  // 40 parts of 100 KB
@@ -136,7 +116,7 @@ struct ResumableDownloadKillTests {
     @Test("the sample prints progress and the CRC-64, and exits non-zero with the error code on failure")
     func sampleOutputAndExitCode() async throws {
         let binary = try #require(
-            Self.sampleBinary(), "build the sample first: swift build --product resumable-download")
+            sampleBinary("resumable-download"), "build the sample first: swift build --product resumable-download")
         let scratch = try RDScratch()
         defer { scratch.cleanup() }
         let bytes = patternBytes(250_000, seed: 52)
@@ -167,7 +147,7 @@ struct ResumableDownloadKillTests {
     @Test("Ctrl-C (SIGINT) in the sample cancels through cancel(): exit 1 with TaskCancelled, resumable afterwards")
     func interruptSample() async throws {
         let binary = try #require(
-            Self.sampleBinary(), "build the sample first: swift build --product resumable-download")
+            sampleBinary("resumable-download"), "build the sample first: swift build --product resumable-download")
         let scratch = try RDScratch()
         defer { scratch.cleanup() }
         let bytes = patternBytes(2_048_000, seed: 53)  // 20 parts

@@ -64,7 +64,7 @@ struct ResumableDownloadPartialTests {
     @Test("kill -9 while two big parts are midway: the resume fetches again only what was not yet recorded")
     func killMidParts() async throws {
         let binary = try #require(
-            ResumableDownloadKillTests.sampleBinary(), "build the sample first: swift build --product resumable-download")
+            sampleBinary("resumable-download"), "build the sample first: swift build --product resumable-download")
         let scratch = try RDScratch()
         defer { scratch.cleanup() }
         let partSize: Int64 = 4 * 1_048_576

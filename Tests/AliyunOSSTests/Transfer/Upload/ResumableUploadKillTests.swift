@@ -12,28 +12,11 @@ import Darwin
 
 @Suite("resumableUpload: kill -9 and resume in another process")
 struct ResumableUploadKillTests {
-    /// The `resumable-upload` sample, built beside this test binary (`swift build` builds it).
-    static func sampleBinary() -> URL? {
-        var directories: [URL] = []
-        if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
-        directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent())
-        directories.append(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent())
-        for directory in directories {
-            var current = directory
-            for _ in 0..<4 {
-                let candidate = current.appendingPathComponent("resumable-upload")
-                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-                current = current.deletingLastPathComponent()
-            }
-        }
-        return nil
-    }
-
     @Test(
         "kill -9 mid-upload at several points, resume here: identical object, at most threads × partSize re-sent",
         arguments: [4, 15, 30])
     func killAndResume(killAfterParts: Int) async throws {
-        let binary = try #require(Self.sampleBinary(), "build the sample first: swift build --product resumable-upload")
+        let binary = try #require(sampleBinary("resumable-upload"), "build the sample first: swift build --product resumable-upload")
         let scratch = try RUScratch()
         defer { scratch.cleanup() }
         let bytes = patternBytes(4_096_000, seed: UInt64(60 + killAfterParts))  // 40 parts of 100 KB
