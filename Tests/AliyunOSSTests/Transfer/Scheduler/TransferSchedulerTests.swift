@@ -1,7 +1,6 @@
 @testable import AliyunOSS
 import Foundation
 import OSSLocalServer
-import Synchronization
 import Testing
 
 /// The scheduler on its own: limits, the memory budget, priorities, cancellation and throttling. Bodies wait on a
@@ -217,17 +216,17 @@ actor Gate {
 
 /// Names in the order bodies ran.
 final class NameLog: Sendable {
-    private let state = Mutex<[String]>([])
-    var names: [String] { state.withLock { $0 } }
-    func append(_ name: String) { state.withLock { $0.append(name) } }
+    private let state = OSSLockedValue<[String]>([])
+    var names: [String] { state.withLockedValue { $0 } }
+    func append(_ name: String) { state.withLockedValue { $0.append(name) } }
 }
 
 /// Counts bodies running at once and the most seen.
 final class Counter: Sendable {
-    private let state = Mutex((now: 0, peak: 0))
-    var peak: Int { state.withLock { $0.peak } }
-    func enter() { state.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now) } }
-    func leave() { state.withLock { $0.now -= 1 } }
+    private let state = OSSLockedValue((now: 0, peak: 0))
+    var peak: Int { state.withLockedValue { $0.peak } }
+    func enter() { state.withLockedValue { $0.now += 1; $0.peak = max($0.peak, $0.now) } }
+    func leave() { state.withLockedValue { $0.now -= 1 } }
 }
 
 /// Waits until `condition` holds (checked every few milliseconds); records an issue and throws after 30 s.
