@@ -132,10 +132,14 @@ struct ResumableDownloadDiskFullTests {
             #expect(result.crc64 == CRC64.checksum(bytes))
             #expect(result.resumedBytes > 0, "the resume started from the bytes on disk")
             let fetched = await rdGetBytes(server)
-            if exactRefetch {
-                #expect(fetched == Int64(size) - result.resumedBytes)
-            } else {
-                #expect(fetched >= Int64(size) - result.resumedBytes)
+            let needed = Int64(size) - result.resumedBytes
+            #expect(fetched >= needed)
+            if exactRefetch, transportUnderTest != .urlSession {
+                #expect(fetched == needed)
+            } else if exactRefetch {
+                // FoundationNetworking's URLSession (libcurl) may send a GET again on a connection the failed run left
+                // behind (CI once counted one 1 MiB part twice): at most one part more per thread.
+                #expect(fetched <= needed + 2 * Int64(Self.mib), "fetched \(fetched), needed \(needed)")
             }
         }
     }
