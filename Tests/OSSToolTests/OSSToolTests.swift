@@ -99,7 +99,7 @@ struct OSSToolTests {
             await server.addFault(try LocalOSSFaultRule(parsing: "UploadPart:nth=2:corrupt=4242"))
             let r = try await tool.run(
                 ["cp", file.path, "oss://heal/f.bin", "--checkpoint-dir", work.path, "--part-size", "200000",
-                 "--threads", "2"] + (contentMD5 ? ["--content-md5"] : []))
+                 "--threads", "2", "--stall-timeout", "120"] + (contentMD5 ? ["--content-md5"] : []))
             #expect(r.status == 0, "\(r.stderr)")
             #expect(r.stdout.contains("crc64 \(crc)"), "\(r.stdout)")
             let stats = await server.stats()
@@ -120,8 +120,10 @@ struct OSSToolTests {
             let crc = try writeFile(file, count: size, seed: 3)
             // Slow each part down so the kill lands mid-upload.
             await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 60)))
+            // Requests are counted: a loaded machine must not turn a slow in-process server into stall retries
+            // (stall detection has its own tests).
             let args = ["cp", file.path, "oss://kill/big.bin", "--part-size", "\(partSize)", "--threads", "\(threads)",
-                "--checkpoint-dir", work.path]
+                "--checkpoint-dir", work.path, "--stall-timeout", "120"]
             let (process, _, _) = try tool.start(args)
             // Wait until about a third of the parts are on the server, then kill -9.
             var waited = 0
