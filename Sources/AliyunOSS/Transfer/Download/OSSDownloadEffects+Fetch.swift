@@ -22,11 +22,11 @@ extension OSSDownloadEffects {
     /// part from its start.
     ///
     /// Every ``checkpointInterval`` bytes written (by this attempt), `checkpoint` gets the attempt's byte count
-    /// and their CRC-64: the bytes are in the file (not yet synced: the record's save syncs them first).
+    /// and their CRC-64: the bytes are in the file (not yet synced: a resume checks unsynced claims).
     static func fetch(
         client: OSSClient, bucket: String, key: String, etag: String, part: OSSPart, fileOffset: Int64,
         handle: OSSFile, progress: (@Sendable (Int64) -> Void)? = nil, headers: [String: String] = [:],
-        checkpoint: (@Sendable (_ bytes: Int64, _ crc64: UInt64) -> Void)? = nil
+        checkpoint: (@Sendable (_ bytes: Int64, _ crc64: UInt64) async -> Void)? = nil
     ) async throws -> UInt64 {
         var get = OSSGetObjectRequest(
             bucketName: bucket, objectKey: key, range: .closed(part.offset, part.end - 1), standardRangeBehavior: true,
@@ -71,7 +71,7 @@ extension OSSDownloadEffects {
                         writtenBack = received
                     }
                     checkpointed = received
-                    checkpoint(received, crc.value)
+                    await checkpoint(received, crc.value)
                 }
             }
             guard received == part.length else {

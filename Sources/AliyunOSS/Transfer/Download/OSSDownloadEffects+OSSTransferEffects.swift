@@ -18,6 +18,7 @@ extension OSSDownloadEffects: OSSTransferEffects {
         switch action {
         case .prepareTempFile(let path, let length):
             await closeHandle()
+            removeJournal()  // a new temporary file: the claims of an earlier one are void
             try await OSSBlockingIO.run { try OSSDownloadTempFileIO.prepare(path: path, length: length) }
         case .deleteTempFile(let path):
             await closeHandle()
@@ -69,9 +70,15 @@ extension OSSDownloadEffects: OSSTransferEffects {
         if !record.unsynced.isEmpty { syncs?.requestSync(covering: claims) }
     }
 
-    func deleteRecord() { records?.delete() }
+    func deleteRecord() {
+        records?.delete()
+        removeJournal()
+    }
 
-    func discardRecord(reason: OSSResumableError) { records?.discard(reason: reason, key: request.objectKey) }
+    func discardRecord(reason: OSSResumableError) {
+        records?.discard(reason: reason, key: request.objectKey)
+        removeJournal()
+    }
 
     func partMover(for action: Machine.Action) async throws -> PartMover {
         guard case .downloadParts(let etag, let rangeStart, let path, _) = action else {
@@ -79,17 +86,22 @@ extension OSSDownloadEffects: OSSTransferEffects {
         }
         try await openHandle(path: path)
         guard let handle else { throw OSSClientError(.fileCantWrite, "the temporary file \(path) is not open") }
+        await openJournal(etag: etag, rangeStart: rangeStart)
         let client = self.client
         let bucket = request.bucketName
         let key = request.objectKey
         let headers = getHeaders  // parity-b
+        let journal = self.journal
         return { part, progress, checkpoint in
             let crc = try await Self.fetch(
                 client: client, bucket: bucket, key: key, etag: etag, part: part, fileOffset: part.offset - rangeStart,
                 handle: handle, progress: progress, headers: headers
             ) { bytes, crc in
+                // The journal first, from this task: it must not wait for the driver to take the checkpoint in.
+                await journal?.append(number: part.number, offset: part.offset, bytes: bytes, crc64: crc)
                 checkpoint(.partProgressed(number: part.number, bytes: bytes, crc64: crc))
             }
+            await journal?.append(number: part.number, offset: part.offset, bytes: part.length, crc64: crc)
             return .partDownloaded(number: part.number, crc64: crc)
         }
     }

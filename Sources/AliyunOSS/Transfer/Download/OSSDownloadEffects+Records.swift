@@ -10,7 +10,7 @@ extension OSSDownloadEffects {
         logger.warning(
             "removing the partial download", metadata: ["reason": "\(reason)", "key": "\(request.objectKey)"])
         OSSDownloadTempFileIO.remove(path: tempFilePath)
-        deleteRecord()
+        deleteRecord()  // and the journal
     }
 
     func loadRecord() -> OSSRecordLoadResult<OSSDownloadRecord> {
@@ -44,6 +44,66 @@ extension OSSDownloadEffects {
                 metadata: ["key": "\(request.objectKey)", "parts": "\(dropped)"])
         }
         return .loaded(verified)
+    }
+
+    /// The checkpoint journal's path, beside the record; `nil` without a record directory.
+    var journalPath: String? {
+        records.map { OSSDownloadJournalWriter.path(ofRecord: $0.store.recordPath(name: $0.name)) }
+    }
+
+    /// Opens the checkpoint journal for parts of the object version `etag` (range from `rangeStart`), unless it is
+    /// open already; without a record directory, or when it cannot be opened, parts move without one.
+    func openJournal(etag: String, rangeStart: Int64) async {
+        guard journal == nil, let journalPath else { return }
+        journal = await OSSDownloadJournalWriter.open(
+            path: journalPath, identity: OSSDownloadJournal.identity(etag: etag, rangeStart: rangeStart),
+            nextSequence: journalNextSequence)
+    }
+
+    /// Closes and removes the checkpoint journal (with the record, or for a new temporary file).
+    func removeJournal() {
+        journal?.close()
+        journal = nil
+        journalNextSequence = 0
+        if let journalPath { OSSDownloadJournalWriter.remove(path: journalPath) }
+    }
+
+    /// The loaded record with what the checkpoint journal vouches for beyond it taken in: each span of a part's
+    /// bytes whose CRC-64 the temporary file matches extends the part's prefix (``OSSDownloadRecord/journalReach(_:)``),
+    /// and the new prefix's CRC-64 is read back from the file. What a killed process wrote after its last record save
+    /// is kept instead of fetched again; a span that does not match leaves the record's own claim.
+    func adoptJournal(_ loaded: OSSRecordLoadResult<OSSDownloadRecord>) async -> OSSRecordLoadResult<OSSDownloadRecord> {
+        guard let journalPath else { return loaded }
+        let (entries, nextSequence) = await OSSDownloadJournalWriter.load(path: journalPath)
+        journalNextSequence = nextSequence
+        guard case .loaded(let record) = loaded else { return loaded }
+        let path = record.tempFilePath
+        var verified: [OSSDownloadRecord.JournalSpan] = []
+        for span in record.journalSpans(entries) {
+            let crc = try? await OSSFileDigest.crc64(path: path, offset: span.fileOffset, length: span.bytes)
+            if crc == span.crc64 { verified.append(span) }
+        }
+        var prefixes: [OSSDownloadRecord.JournalSpan] = []
+        for (number, bytes) in record.journalReach(verified).sorted(by: { $0.key < $1.key }) {
+            guard let start = record.journalFileOffset(ofPart: number),
+                let crc = try? await OSSFileDigest.crc64(path: path, offset: start, length: bytes)
+            else { continue }
+            prefixes.append(.init(number: number, fileOffset: start, bytes: bytes, crc64: crc))
+        }
+        guard !prefixes.isEmpty else { return loaded }
+        let adopted = record.adopting(prefixes)
+        do {
+            try adopted.validate()
+        } catch {
+            return loaded
+        }
+        logger.debug(
+            "the checkpoint journal vouches for bytes the record did not list yet",
+            metadata: [
+                "key": "\(request.objectKey)", "parts": "\(prefixes.map(\.number))",
+                "bytes": "\(adopted.bytesDone - record.bytesDone)",
+            ])
+        return .loaded(adopted)
     }
 
     /// Whether `path` is `<destination>.osstmp-<hex id>`.

@@ -38,6 +38,10 @@ final class OSSDownloadEffects {
     var handlePath: String?
     /// Syncs of the open temporary file, behind its records (``OSSDownloadSyncTracker``).
     var syncTracker: OSSDownloadSyncTracker?
+    /// The checkpoint journal of the parts in flight (``OSSDownloadJournalWriter``), while they move.
+    var journal: OSSDownloadJournalWriter?
+    /// Where the journal's entries go on after those a resume read.
+    var journalNextSequence: UInt64 = 0
 
     init(client: OSSClient, request: OSSResumableDownloadRequest, token: OSSResumeToken? = nil) throws {
         let settings = try OSSTransferSettings(operation: "resumableDownload", request: request, client: client)
@@ -99,7 +103,7 @@ final class OSSDownloadEffects {
         // token replaces whatever record is on disk (under the lock), or stands in for one in memory.
         let opened = try OSSTransferOpenRecord(records, resuming: resumeRecord, map: \.downloadClientError)
         defer { withExtendedLifetime(opened.lock) {} }
-        let loaded = await verifyUnsynced(checkTempFile(of: opened.loaded))
+        let loaded = await adoptJournal(verifyUnsynced(checkTempFile(of: opened.loaded)))
         let recordedSize: Int64? =
             if case .loaded(let record) = loaded { OSSDownloadTempFileIO.size(path: record.tempFilePath) } else { nil }
         let driver = OSSTransferDriver(
@@ -158,6 +162,8 @@ final class OSSDownloadEffects {
     }
 
     func closeHandle() async {
+        journal?.close()
+        journal = nil
         guard let handle else { return }
         self.handle = nil
         handlePath = nil

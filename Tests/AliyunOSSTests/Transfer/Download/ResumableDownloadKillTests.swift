@@ -81,6 +81,56 @@ struct ResumableDownloadKillTests {
         }
     }
 
+    @Test("an unpaced download killed half way keeps what it wrote: at most threads × 128 KiB + 1.5 MiB of it is fetched again")
+    func unpacedKillKeepsWhatWasWritten() async throws {
+        let binary = try #require(
+            sampleBinary("resumable-download"), "build the sample first: swift build --product resumable-download")
+        let scratch = try RDScratch()
+        defer { scratch.cleanup() }
+        let partSize: Int64 = 3 << 20  // the half-way point falls inside parts in flight
+        let threads = 4
+        let bytes = patternBytes(32 << 20, seed: 54)
+        try await withServerAndClient { server, client in
+            try await rdPut(client, "unpaced.bin", bytes)
+            await server.resetStats()
+            // No delay and no traffic limit: the parts move at loopback speed, far ahead of any record save.
+            let process = try launchSample(binary, against: server, [
+                "--key", "unpaced.bin", "--file", scratch.destination.path, "--record-dir", scratch.recordDirectory,
+                "--part-size", String(partSize), "--threads", String(threads), "--signature-version", "v1",
+            ])
+            // Killed once the child has written half of the object into its (sparse) temporary file.
+            var waited = 0
+            while rdAllocatedBytes(scratch) < Int64(bytes.count) / 2, process.isRunning, waited < 30_000 {
+                try await Task.sleep(for: .milliseconds(1))
+                waited += 1
+            }
+            #expect(process.isRunning, "the child finished or died before it could be killed")
+            kill(process.processIdentifier, SIGKILL)
+            while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(process.terminationReason == .uncaughtSignal)
+
+            // What the killed process left: per part, the prefix of its temporary file that holds the object's bytes.
+            let temporary = try #require(try scratch.temporaryFiles().first)
+            let left = try Data(contentsOf: scratch.root.appendingPathComponent(temporary))
+            let held = rdHeldBytes(left, of: bytes, partSize: partSize)
+            #expect(held > 0 && held < Int64(bytes.count))
+
+            let result = try await client.resumableDownload(
+                rdRequest("unpaced.bin", scratch, partSize: partSize, threads: threads))
+            #expect(try scratch.destinationBytes() == bytes)
+            let lost = held - result.resumedBytes
+            print("UNPACED-KILL held=\(held) kept=\(result.resumedBytes) lost=\(lost)")
+            #expect(lost >= 0)
+            #expect(
+                lost <= Int64(threads) * 128 * 1024 + 1536 * 1024,
+                "the temporary file held \(held) bytes of the object; the resume kept \(result.resumedBytes)")
+            #expect(try scratch.leftovers().isEmpty)
+            #expect(
+                ((try? FileManager.default.contentsOfDirectory(atPath: scratch.recordDirectory)) ?? []).isEmpty,
+                "the record, its lock and its journal are removed")
+        }
+    }
+
     /// Runs the sample to completion with `arguments` (after the connection options) and returns its exit
     /// status, standard output and standard error.
     func runSample(_ binary: URL, _ server: LocalOSSServer, _ scratch: RDScratch, _ arguments: [String]) async throws

@@ -102,3 +102,37 @@ func rdRequest(
         objectChangedPolicy: policy, downloadProgress: progress)
 }
 
+
+/// How many bytes of `object` a temporary file `file` holds at their place: for each part of `partSize`, the length
+/// of its longest prefix equal to the object's bytes (what a resume could keep).
+func rdHeldBytes(_ file: Data, of object: [UInt8], partSize: Int64) -> Int64 {
+    let block = 4096
+    return file.withUnsafeBytes { left in
+        object.withUnsafeBytes { source in
+            var held = 0
+            for start in stride(from: 0, to: min(left.count, source.count), by: Int(partSize)) {
+                let end = min(start + Int(partSize), left.count, source.count)
+                var position = start
+                while position < end {
+                    let count = min(block, end - position)
+                    if memcmp(left.baseAddress! + position, source.baseAddress! + position, count) == 0 {
+                        position += count
+                        continue
+                    }
+                    while position < end, left[position] == source[position] { position += 1 }
+                    break
+                }
+                held += position - start
+            }
+            return Int64(held)
+        }
+    }
+}
+
+/// The bytes written so far into the download's (sparse) temporary file: its allocated blocks; 0 when there is none.
+func rdAllocatedBytes(_ scratch: RDScratch) -> Int64 {
+    guard let name = try? scratch.temporaryFiles().first else { return 0 }
+    var status = stat()
+    guard stat(scratch.root.appendingPathComponent(name).path, &status) == 0 else { return 0 }
+    return Int64(status.st_blocks) * 512
+}
