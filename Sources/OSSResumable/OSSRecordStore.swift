@@ -90,6 +90,9 @@ public struct OSSRecordStore: Sendable {
     /// The full path of the lock file of the record called `name`.
     public func lockPath(name: String) -> String { recordPath(name: name) + ".lock" }
 
+    /// The full path of the checkpoint journal of the record called `name` (``OSSDownloadJournal``), removed with it.
+    public func journalPath(name: String) -> String { recordPath(name: name) + ".journal" }
+
     /// Loads the record called `name`, its paths resolved against the base directory: `nil` if there is none;
     /// a record error (`recordCorrupt`, `recordChecksumMismatch`...) if it is unusable;
     /// `recordNeedsBaseDirectory` if it holds relative paths and this store has no base directory; `fileCantRead`
@@ -150,6 +153,7 @@ public struct OSSRecordStore: Sendable {
     public func delete(name: String) throws(OSSResumableError) {
         let path = recordPath(name: name)
         if let code = POSIXFile.remove(path) { throw .fileCantWrite(path: path, errno: code) }
+        _ = POSIXFile.remove(journalPath(name: name))
         removeTemporaryFiles(name: name)
         if let code = OSSDurableFile.syncDirectory(directoryPath), code != POSIXFile.noSuchFile {
             throw .fileCantWrite(path: directoryPath, errno: code)

@@ -71,13 +71,13 @@ extension OSSDownloadEffects: OSSTransferEffects {
     }
 
     func deleteRecord() {
+        journal?.close()  // the store removes the file with the record
         records?.delete()
-        removeJournal()
     }
 
     func discardRecord(reason: OSSResumableError) {
+        journal?.close()
         records?.discard(reason: reason, key: request.objectKey)
-        removeJournal()
     }
 
     func partMover(for action: Machine.Action) async throws -> PartMover {

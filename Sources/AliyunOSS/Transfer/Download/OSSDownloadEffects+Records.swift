@@ -46,10 +46,8 @@ extension OSSDownloadEffects {
         return .loaded(verified)
     }
 
-    /// The checkpoint journal's path, beside the record; `nil` without a record directory.
-    var journalPath: String? {
-        records.map { OSSDownloadJournalWriter.path(ofRecord: $0.store.recordPath(name: $0.name)) }
-    }
+    /// The checkpoint journal's path, beside the record (removed with it); `nil` without a record directory.
+    var journalPath: String? { records.map { $0.store.journalPath(name: $0.name) } }
 
     /// Opens the checkpoint journal for parts of the object version `etag` (range from `rangeStart`), unless it is
     /// open already; without a record directory, or when it cannot be opened, parts move without one.

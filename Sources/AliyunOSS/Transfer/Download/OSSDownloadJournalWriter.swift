@@ -26,9 +26,6 @@ final class OSSDownloadJournalWriter: Sendable {
         state = OSSLockedValue(State(nextSequence: nextSequence))
     }
 
-    /// The journal of the record at `recordPath`.
-    static func path(ofRecord recordPath: String) -> String { recordPath + ".journal" }
-
     /// Opens (or creates) the journal at `path` for the download with `identity`; entries go on from
     /// `nextSequence`. `nil` when it cannot be opened (the record directory is full or read-only: the record's own
     /// save reports that).

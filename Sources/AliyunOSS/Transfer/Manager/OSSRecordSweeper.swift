@@ -48,13 +48,21 @@ struct OSSRecordSweeper {
                 if case .download(let record) = entry.content { liveTempFiles.insert(record.tempFilePath) }
             }
         }
-        // Record temporaries (`.<name>.tmp-<hex>`) and lock files whose record is gone.
+        // Record temporaries (`.<name>.tmp-<hex>`), and lock files and download journals whose record is gone.
         for name in names where OSSRecordDirectory.kind(ofRecordName: name) == nil {
             let path = directory.store.recordPath(name: name)
             guard OSSRecordDirectory.isOlder(OSSRecordDirectory.modificationDate(path), than: olderThan, now: now) else {
                 continue
             }
             if name.hasPrefix(".") && name.contains(".record.tmp-") {
+                if (try? FileManager.default.removeItem(atPath: path)) != nil {
+                    report.removedTemporaryFiles.append(path)
+                }
+            } else if name.hasSuffix(".journal") {
+                let recordName = String(name.dropLast(".journal".count))
+                guard OSSRecordDirectory.kind(ofRecordName: recordName) == .download, !recordNames.contains(recordName),
+                    !FileManager.default.fileExists(atPath: directory.store.recordPath(name: recordName))
+                else { continue }
                 if (try? FileManager.default.removeItem(atPath: path)) != nil {
                     report.removedTemporaryFiles.append(path)
                 }

@@ -99,7 +99,7 @@ struct OrphanHygieneTests {
             #expect(liveTemps.count == 1)
 
             // Litter: a corrupt record, a foreign one (an upload record under a download name), a half-written
-            // record temporary, an orphaned lock file and a download temporary nobody refers to.
+            // record temporary, an orphaned lock file and download journal, and a download temporary nobody refers to.
             let records = URL(fileURLWithPath: scratch.recordDirectory)
             let corrupt = String(repeating: "ab", count: 32) + ".upload.record"
             try Data("{\"magic\":\"garbage".utf8).write(to: records.appendingPathComponent(corrupt))
@@ -111,6 +111,8 @@ struct OrphanHygieneTests {
             try Data("partial".utf8).write(to: records.appendingPathComponent(recordTemp))
             let lock = String(repeating: "12", count: 32) + ".upload.record.lock"
             try Data().write(to: records.appendingPathComponent(lock))
+            let journal = String(repeating: "34", count: 32) + ".download.record.journal"
+            try Data(count: 120).write(to: records.appendingPathComponent(journal))
             let strayTemp = "other.bin.osstmp-0123456789abcdef"
             try Data("stray".utf8).write(to: downloads.appendingPathComponent(strayTemp))
             let unrelated = "notes.txt"
@@ -128,7 +130,7 @@ struct OrphanHygieneTests {
             #expect(Set(report.removedRecords.map { ($0 as NSString).lastPathComponent }) == [corrupt, foreign])
             #expect(
                 Set(report.removedTemporaryFiles.map { ($0 as NSString).lastPathComponent }) == [
-                    recordTemp, lock, strayTemp,
+                    recordTemp, lock, journal, strayTemp,
                 ])
             #expect(scratch.records() == liveRecords)
             #expect(
