@@ -69,19 +69,25 @@ extension OSSBatchRunner {
         }
     }
 
-    /// The whole file, read through one descriptor whose `fstat` before and after the read must agree, and that
-    /// `fstat`.
+    /// The whole file, read twice through one descriptor whose `fstat` before and after the reads must agree, and
+    /// that `fstat`. The second read must give the same bytes: a write already under way when the first `fstat` ran
+    /// does not move the modification time again (the kernel sets it as the write starts), so only the bytes can
+    /// tell that a read overlapped it.
     static func snapshot(_ path: String) async throws -> (Data, OSSFileStamp) {
         try await OSSFile.withFile(path, .read) { file in
             let before = try file.stamp()
             let data = try await file.read(at: 0, count: Int(before.size))
             afterSnapshotRead.withLockedValue { $0 }?(path)
+            let again = try await file.read(at: 0, count: Int(before.size))
             let after = try file.stamp()
             guard before == after, Int64(data.count) == before.size else {
                 throw OSSClientError(
                     .fileChanged,
                     "\(path) changed while it was read (size \(before.size) → \(after.size), modification time "
                         + "\(before.modificationNanoseconds) → \(after.modificationNanoseconds) ns)")
+            }
+            guard again == data else {
+                throw OSSClientError(.fileChanged, "\(path) changed while it was read (a second read gave other bytes)")
             }
             return (data, before)
         }

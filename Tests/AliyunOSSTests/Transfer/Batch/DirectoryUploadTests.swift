@@ -151,15 +151,40 @@ struct DirectoryUploadTests {
         }
     }
 
-    @Test("a file that changes while it is read is sent again once; one that keeps changing fails, never torn")
+    /// Rewrites the start of the file at `path` in place and gives it back its modification time: what a write under
+    /// way when a read began looks like (the kernel set the time as the write started, so size and time read the
+    /// same before and after the read; only the bytes differ).
+    static func rewriteKeepingStamp(_ path: String, _ bytes: [UInt8]) {
+        var status = stat()
+        _ = stat(path, &status)
+        if let handle = FileHandle(forWritingAtPath: path) {
+            handle.write(Data(bytes))
+            try? handle.close()
+        }
+        #if canImport(Darwin)
+        var times = [status.st_atimespec, status.st_mtimespec]
+        #else
+        var times = [status.st_atim, status.st_mtim]
+        #endif
+        _ = utimensat(AT_FDCWD, path, &times, 0)
+    }
+
+    @Test(
+        "a file that changes while it is read is sent again once (also under the same size and modification time); one that keeps changing fails, never torn"
+    )
     func fileChangingDuringUpload() async throws {
         let scratch = try BatchScratch()
         defer { scratch.cleanup() }
         let once = try scratch.write("once.txt", Array("before".utf8))
         let always = try scratch.write("always.txt", Array("moving".utf8))
+        let same = try scratch.write("same.bin", [UInt8](repeating: UInt8(ascii: "A"), count: 64_000))
         let changes = OSSLockedValue(0)
+        let rewritten = OSSLockedValue(false)
         OSSBatchRunner.afterSnapshotRead.withLockedValue { hook in
             hook = { path in
+                if path == same.path, !rewritten.withLockedValue({ done in defer { done = true }; return done }) {
+                    Self.rewriteKeepingStamp(path, [UInt8](repeating: UInt8(ascii: "B"), count: 32_000))
+                }
                 if path == once.path, changes.withLockedValue({ count in
                     count += 1
                     return count == 1
@@ -185,10 +210,14 @@ struct DirectoryUploadTests {
                 return
             }
             #expect(failure.clientErrorCode == .fileChanged)
-            #expect(try await listKeys(client, prefix: "c/") == ["c/once.txt"])
+            #expect(byKey["c/same.bin"] == .uploaded)
+            #expect(
+                try await objectBytes(client, "c/same.bin")
+                    == [UInt8](repeating: UInt8(ascii: "B"), count: 32_000) + [UInt8](repeating: UInt8(ascii: "A"), count: 32_000))
+            #expect(try await listKeys(client, prefix: "c/") == ["c/once.txt", "c/same.bin"])
             #expect(report.counts.failed == 1)
             // Nothing was sent for the changing file: the snapshot was refused before the request.
-            #expect(await server.stats()[.putObject].requests == 1)
+            #expect(await server.stats()[.putObject].requests == 2)
         }
     }
 
