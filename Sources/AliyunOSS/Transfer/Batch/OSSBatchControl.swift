@@ -163,6 +163,18 @@ final class OSSBatchFileMeter: Sendable {
         report(size)
     }
 
+    /// The file turned out to be done already (an earlier run finished it after its last journal entry): its bytes
+    /// count as resumed, not moved.
+    func foundDone() {
+        let delta = state.withLockedValue { state -> Int64 in
+            defer { state.credited = size }
+            return size - state.credited
+        }
+        guard delta > 0 else { return }
+        tracker.resumed(delta)
+        onProgress()
+    }
+
     /// The file did not get done: its bytes leave the totals.
     func withdraw() {
         let credited = state.withLockedValue { state -> Int64 in

@@ -15,6 +15,10 @@ extension OSSBatchRunner {
     func download(_ work: OSSBatchWork, _ summary: OSSObjectSummary, meter: OSSBatchFileMeter) async throws
         -> OSSBatchItemOutcome
     {
+        if await downloadedByEarlierRun(work, summary) {
+            meter.foundDone()
+            return .downloaded
+        }
         try await OSSBatchPaths.makeParent(
             root: root, relativePath: work.relativePath, followsLinks: options.symbolicLinks == .follow)
         let destination = URL(fileURLWithPath: localPath(work.relativePath))
@@ -47,6 +51,22 @@ extension OSSBatchRunner {
         }
         if let written { try await setModificationDate(written, of: work.relativePath) }
         return .downloaded
+    }
+
+    /// Whether a small object an earlier run had in flight when it stopped is in place already: its process may have
+    /// finished the download (the rename, then the time) after its last journal entry. The file (not a link) must
+    /// have the object's size and its `Last-Modified` as modification time; any doubt downloads it.
+    private func downloadedByEarlierRun(_ work: OSSBatchWork, _ summary: OSSObjectSummary) async -> Bool {
+        guard wasInFlight(work), !isResumable(work), let written = summary.lastModified else { return false }
+        let path = localPath(work.relativePath)
+        return await OSSBlockingIO.run {
+            var st = stat()
+            guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, Int64(st.st_size) == summary.size else {
+                return false
+            }
+            let modified = Double(OSSDirectoryWalker.modificationNanoseconds(st)) / 1e9
+            return abs(modified - written.timeIntervalSince1970) < 0.000_001
+        }
     }
 
     /// Gives the file the object's `Last-Modified`, so the next sync finds it unchanged.

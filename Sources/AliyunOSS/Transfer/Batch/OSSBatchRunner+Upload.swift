@@ -14,6 +14,10 @@ extension OSSBatchRunner {
     /// upload whose record lives in the batch's `records` directory. A file that changes while it is read is sent
     /// again once, then fails with ``OSSClientErrorCode/fileChanged``; nothing torn is ever stored.
     func upload(_ work: OSSBatchWork, _ entry: OSSLocalEntry, meter: OSSBatchFileMeter) async throws -> OSSBatchItemOutcome {
+        if await storedByEarlierRun(work, entry) {
+            meter.foundDone()
+            return .uploaded
+        }
         for attempt in 0..<2 {
             do {
                 if isResumable(work) {
@@ -28,6 +32,19 @@ extension OSSBatchRunner {
         }
         throw OSSBatchItemProblem.failed(
             OSSBatchFailure(.fileChanged, "\(localPath(work.relativePath)) kept changing while it was read for the upload"))
+    }
+
+    /// Whether a small file an earlier run had in flight when it stopped is stored already: its process may have
+    /// finished the PutObject after its last journal entry. The object must have the file's size and the
+    /// modification time an upload of the file as it is now writes (``modificationTimeMetadata``); one HEAD, and
+    /// any doubt (no object, another time, a failed HEAD) sends the file. A resumable upload goes on from its record
+    /// instead.
+    private func storedByEarlierRun(_ work: OSSBatchWork, _ entry: OSSLocalEntry) async -> Bool {
+        guard wasInFlight(work), !isResumable(work),
+            let head = try? await client.headObject(OSSHeadObjectRequest(bucketName: request.bucketName, objectKey: work.key))
+        else { return false }
+        return head.contentLength == entry.size
+            && head.metadata[Self.modificationTimeMetadata] == Self.stamp(entry.modificationNanoseconds)
     }
 
     /// The user metadata (`x-oss-meta-mtime`) every upload of a batch carries: the file's modification time as it

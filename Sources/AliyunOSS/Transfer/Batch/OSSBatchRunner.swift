@@ -114,6 +114,9 @@ final class OSSBatchRunner: Sendable {
         work.transfers && !isDryRun ? work.bytes : nil
     }
 
+    /// Whether an earlier run of this batch had started `work` and not ended it when it stopped.
+    func wasInFlight(_ work: OSSBatchWork) -> Bool { replay?.inFlight.contains(work.key) == true }
+
     /// Whether `work` runs as a resumable transfer (large enough, not empty, and not a dry run).
     func isResumable(_ work: OSSBatchWork) -> Bool {
         !isDryRun && work.transfers && work.bytes > 0 && work.bytes >= options.singleRequestThreshold
@@ -203,7 +206,11 @@ final class OSSBatchRunner: Sendable {
                     }
                     let sequence = ledger.window.open(work.key)
                     let resumable = isResumable(work)
-                    if resumable { try await ledger.journal?.append(.item(work.key, path: work.relativePath, .running)) }
+                    // Every transfer is journaled as running before it starts, small ones too: a next run then checks
+                    // whether one the process finished after its last journal entry is already there.
+                    if !isDryRun, work.transfers {
+                        try await ledger.journal?.append(.item(work.key, path: work.relativePath, .running))
+                    }
                     events.yield(.started(key: work.key, bytes: work.bytes))
                     group.addTask {
                         let outcome = await self.perform(work)
@@ -222,7 +229,7 @@ final class OSSBatchRunner: Sendable {
     /// Runs one item and returns how it ended; `nil` when it was stopped (paused or cancelled) before it ended.
     func perform(_ work: OSSBatchWork) async -> OSSBatchItemOutcome? {
         let meter = OSSBatchFileMeter(
-            size: transferBytes(work) ?? 0, firstReportIsResumed: replay?.inFlight.contains(work.key) == true,
+            size: transferBytes(work) ?? 0, firstReportIsResumed: wasInFlight(work) && isResumable(work),
             tracker: tracker, onProgress: { [self] in emitProgress() })
         do {
             let outcome = try await run(work, meter: meter)

@@ -58,8 +58,13 @@ struct BatchResumeTests {
             let listed = try await manager.batches()
             #expect(listed.map(\.id) == [batch.id])
             #expect(listed.first?.state == .paused)
-            #expect(listed.first?.inFlight == ["r/a-big.bin"])
+            // The large file and the small ones the pause stopped (at most one per file at once).
+            #expect(listed.first?.inFlight.contains("r/a-big.bin") == true)
+            #expect((listed.first?.inFlight.count ?? 0) <= Self.options.filesAtOnce)
             #expect(listed.first?.counts.uploaded == uploadedFirst.count)
+            // Stopped small files the server had stored already (their answers did not arrive before the pause).
+            let storedUnlisted = Set(try await listKeys(client, prefix: "r/")).subtracting(uploadedFirst)
+                .subtracting(["r/a-big.bin"]).count
             let partsFirst = await server.stats()[.uploadPart].requestBodyBytes
             await server.clearFaults()
             await server.resetStats()
@@ -76,8 +81,9 @@ struct BatchResumeTests {
                 #expect(uploadedFirst.union(uploadedSecond) == Set(files.keys.map { "r/" + $0 }))
                 #expect(report.counts.doneInEarlierRuns == uploadedFirst.count)
                 let stats = await server.stats()
-                // Exactly the files not finished before went out, each once.
-                #expect(stats[.putObject].requests == Int64(uploadedSecond.count - 1))
+                // Exactly the files not stored before went out, each once (one HEAD found those the pause stopped
+                // after the server had them).
+                #expect(stats[.putObject].requests == Int64(uploadedSecond.count - 1 - storedUnlisted))
                 // The large file resumed its multipart upload: no new upload, only the parts it lacked.
                 #expect(stats[.initiateMultipartUpload].requests == 0)
                 #expect(partsFirst > 0)
