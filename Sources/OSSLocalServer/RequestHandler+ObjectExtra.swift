@@ -75,6 +75,11 @@ extension RequestHandler {
     /// The object a GET/HEAD reads: a symlink resolves to its target (404 SymlinkTargetNotExist when dangling, 400
     /// InvalidTargetType when the target is a symlink too); an Archive object must be restored before GET (403
     /// InvalidObjectState).
+    ///
+    /// Reading through a symlink checks permission on the symlink and on its target, as OSS documents for PutSymlink
+    /// (https://www.alibabacloud.com/help/en/oss/developer-reference/putsymlink): ``authorize(_:context:)`` has
+    /// checked the symlink's ACL, so an anonymous caller also needs read access to the target (403 AccessDenied), and
+    /// a public-read symlink does not publish a private target.
     func readableObject(_ bucket: String, _ key: String, context: RequestContext) async throws -> ReadableObject {
         let object = try await store.object(bucket, key)
         var readable = ReadableObject(data: object, link: nil)
@@ -88,6 +93,9 @@ extension RequestHandler {
                 throw LocalOSSError(
                     400, "InvalidTargetType", "The symlink target object is a symlink.",
                     fields: [("SymlinkTarget", target)])
+            }
+            if isAnonymous(context), !(await anonymousCanRead(bucket, resolved)) {
+                throw LocalOSSError.accessDenied("You have no right to access the symlink target because of its acl.")
             }
             readable = ReadableObject(data: resolved, link: object)
         }

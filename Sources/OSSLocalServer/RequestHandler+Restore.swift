@@ -17,14 +17,17 @@ extension RequestHandler {
         var tier: String?
 
         /// Parses the body of a RestoreObject request (an empty body is the default configuration): a document that
-        /// is not a `RestoreRequest`, or `JobParameters` without a `Tier`, is MalformedXML; a `Days` or `Tier` value
-        /// out of range is InvalidArgument.
+        /// is not a `RestoreRequest`, an element its schema does not have (anywhere but `Days`, `JobParameters` and
+        /// `JobParameters/Tier`, or inside those values), or `JobParameters` without a `Tier`, is MalformedXML; a
+        /// `Days` or `Tier` value out of range is InvalidArgument.
         init(parsing body: ByteBuffer) throws(LocalOSSError) {
             guard body.readableBytes > 0 else { return }
             let root: OSSXMLNode
             do { root = try OSSXMLParser.parse(body.readableBytesView, root: "RestoreRequest") } catch {
                 throw LocalOSSError.malformedXML("\(error)")
             }
+            try Self.requireOnly(["Days", "JobParameters"], in: root)
+            if let days = root.child("Days") { try Self.requireOnly([], in: days) }
             if let text = root.string("Days") {
                 guard let n = Int(text), n >= 1 else {
                     throw LocalOSSError.invalidArgument("Days must be a positive integer.", name: "Days", value: text)
@@ -32,6 +35,8 @@ extension RequestHandler {
                 days = n
             }
             if let job = root.child("JobParameters") {
+                try Self.requireOnly(["Tier"], in: job)
+                if let tier = job.child("Tier") { try Self.requireOnly([], in: tier) }
                 guard let text = job.string("Tier") else {
                     throw LocalOSSError.malformedXML("JobParameters must contain a Tier.")
                 }
@@ -40,6 +45,13 @@ extension RequestHandler {
                         "The Tier must be Expedited, Standard or Bulk.", name: "Tier", value: text)
                 }
                 tier = text
+            }
+        }
+
+        /// OSS validates a `RestoreRequest` against its schema: an element `node` may not contain is MalformedXML.
+        private static func requireOnly(_ allowed: Set<String>, in node: OSSXMLNode) throws(LocalOSSError) {
+            if let unknown = node.children.first(where: { !allowed.contains($0.name) }) {
+                throw LocalOSSError.malformedXML("\(node.name) has no element \(unknown.name).")
             }
         }
 

@@ -91,6 +91,34 @@ import Testing
         }
     }
 
+    /// OSS validates a RestoreRequest against its schema: an element it does not have is MalformedXML, at the top, in
+    /// JobParameters or inside a value; nothing is restored. The valid forms still restore.
+    @Test func unknownRestoreRequestElementsAreMalformedXML() async throws {
+        try await withLocalOSSServer(Self.slowRestores) { server in
+            let client = TestClient(server)
+            try await Self.put(client, "c", storageClass: "ColdArchive")
+            for body in [
+                "<RestoreRequest><Days>2</Days><Unknown></Unknown></RestoreRequest>",
+                "<RestoreRequest><Unknown>1</Unknown></RestoreRequest>",
+                "<RestoreRequest><Days>2</Days><JobParameters><Tier>Bulk</Tier><Unknown/></JobParameters></RestoreRequest>",
+                "<RestoreRequest><Days>2<Unknown/></Days></RestoreRequest>",
+                "<RestoreRequest><JobParameters><Tier>Bulk<Unknown/></Tier></JobParameters></RestoreRequest>",
+            ] {
+                let r = try await Self.restore(client, "c", body: Array(body.utf8))
+                #expect(r.status == 400 && r.errorCode == "MalformedXML", "\(body)")
+            }
+            #expect(try await client.send("HEAD", bucket: "rst", key: "c").header("x-oss-restore") == nil, "not restored")
+            let valid: [(String, [UInt8])] = [
+                ("no body", []), ("Days", Self.restoreBody(days: 2)), ("Tier", Self.restoreBody(tier: "Bulk")),
+                ("Days and Tier", Self.restoreBody(days: 2, tier: "Expedited")),
+            ]
+            for (index, (name, body)) in valid.enumerated() {
+                try await Self.put(client, "v\(index)", storageClass: "ColdArchive")
+                #expect(try await Self.restore(client, "v\(index)", body: body).status == 202, "\(name)")
+            }
+        }
+    }
+
     @Test(arguments: [false, true])
     func listingsCarryTheRestoreState(v2: Bool) async throws {
         let listQuery = v2 ? ["list-type": "2"] : [:]

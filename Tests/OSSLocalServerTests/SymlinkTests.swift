@@ -1,5 +1,6 @@
 import Foundation
 import OSSLocalServer
+import OSSSigning
 import Testing
 
 /// Symlinks keep their own metadata, tags and ACL: a GET or HEAD of a symlink answers with the target's bytes and the
@@ -58,6 +59,71 @@ import Testing
             #expect(link.status == 200)
             let head = try await client.send("HEAD", bucket: "lnk", key: "l")
             #expect(head.header("Content-Type") == "text/csv")
+        }
+    }
+
+    /// Reading through a symlink checks the symlink's ACL and its target's (OSS's PutSymlink reference): a
+    /// public-read symlink does not publish a private target to anonymous callers, while signed and presigned reads
+    /// still follow it.
+    @Test func aPublicReadSymlinkDoesNotPublishAPrivateTarget() async throws {
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["lnk"])) { server in
+            let client = TestClient(server)
+            let targetKey = "sym/target é.txt"
+            let linkKey = "sym/link é"
+            let bytes = Array("private bytes".utf8)
+            #expect(try await client.send("PUT", bucket: "lnk", key: targetKey, body: bytes).status == 200)
+            let put = try await client.send(
+                "PUT", bucket: "lnk", key: linkKey, query: ["symlink": ""],
+                headers: [
+                    "x-oss-symlink-target": OSSPercentEncoding.encode(targetKey, keepSlash: true),
+                    "x-oss-object-acl": "public-read",
+                ])
+            #expect(put.status == 200)
+            func anonymous(_ method: String) async throws -> TestClient.Response {
+                try await client.send(method, bucket: "lnk", key: linkKey, sign: false)
+            }
+
+            var r = try await anonymous("GET")
+            #expect(r.status == 403 && r.errorCode == "AccessDenied", "the target is private")
+            #expect(!r.text.contains("private bytes"))
+            #expect(try await anonymous("HEAD").status == 403)
+
+            for method in ["GET", "HEAD"] {
+                r = try await client.send(method, bucket: "lnk", key: linkKey)
+                #expect(r.status == 200, "\(method) signed")
+                #expect(r.header("Content-Length") == String(bytes.count), "\(method) signed")
+            }
+            #expect(try await client.send("GET", bucket: "lnk", key: linkKey).body == bytes)
+            let presigned = try client.presignedURL("GET", bucket: "lnk", key: linkKey)
+            r = try await client.execute("GET", url: presigned)
+            #expect(r.status == 200 && r.body == bytes, "presigned")
+
+            // A public-read target: both allow reading.
+            #expect(try await client.send(
+                "PUT", bucket: "lnk", key: targetKey, query: ["acl": ""],
+                headers: ["x-oss-object-acl": "public-read"]).status == 200)
+            r = try await anonymous("GET")
+            #expect(r.status == 200 && r.body == bytes)
+            #expect(try await anonymous("HEAD").status == 200)
+
+            // A private symlink to a public-read target: the symlink's own ACL refuses.
+            #expect(try await client.send(
+                "PUT", bucket: "lnk", key: linkKey, query: ["acl": ""],
+                headers: ["x-oss-object-acl": "private"]).status == 200)
+            r = try await anonymous("GET")
+            #expect(r.status == 403 && r.errorCode == "AccessDenied")
+
+            // Both default in a public-read bucket: the bucket's ACL allows reading.
+            for key in [targetKey, linkKey] {
+                #expect(try await client.send(
+                    "PUT", bucket: "lnk", key: key, query: ["acl": ""],
+                    headers: ["x-oss-object-acl": "default"]).status == 200)
+            }
+            #expect(try await client.send(
+                "PUT", bucket: "lnk", query: ["acl": ""], headers: ["x-oss-acl": "public-read"]).status == 200)
+            r = try await anonymous("GET")
+            #expect(r.status == 200 && r.body == bytes)
+            #expect(try await anonymous("HEAD").status == 200)
         }
     }
 

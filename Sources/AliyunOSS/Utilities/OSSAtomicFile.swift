@@ -7,14 +7,15 @@ import Darwin
 #endif
 import OSSResumable
 
-/// Writes a file atomically and durably: into a temporary file next to the destination, synced with
+/// Writes a file atomically and durably: into a temporary file next to the destination (``OSSTemporaryFileName``,
+/// shortened when the destination's name is too long to take the suffix), synced with
 /// ``OSSDurableFile/sync(fd:)`` (`F_FULLFSYNC` on Darwin), renamed over the destination, and the destination's
 /// directory synced (``OSSDurableFile/rename(_:to:)``). None of it runs on the cooperative pool.
 enum OSSAtomicFile {
     static func write<Result: Sendable>(
         to destination: String, _ body: (OSSFile) async throws -> Result
     ) async throws -> Result {
-        let temporary = destination + ".osstmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        let temporary = OSSTemporaryFileName.randomPath(beside: destination)
         do {
             let result = try await OSSFile.withFile(temporary, .replace) { file in
                 let result = try await body(file)

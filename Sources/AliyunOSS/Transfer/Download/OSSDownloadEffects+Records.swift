@@ -105,10 +105,8 @@ extension OSSDownloadEffects {
     }
 
     /// Whether `path` is `<destination>.osstmp-<hex id>`.
+    /// (Or that name shortened for a long destination name: ``OSSTemporaryFileName/isTemporary(_:of:)``.)
     static func isTempFile(_ path: String, of destination: String) -> Bool {
-        let prefix = destination + ".osstmp-"
-        guard path.hasPrefix(prefix) else { return false }
-        let id = path.dropFirst(prefix.count)
-        return !id.isEmpty && id.allSatisfy(\.isHexDigit)
+        OSSTemporaryFileName.isTemporary(path, of: destination)
     }
 }

@@ -28,10 +28,10 @@ struct OSSDownloadLocation {
             // directory), so downloads recorded in different directories never share it.
             let recordPath = store.recordPath(name: recordName)
             let digest = SHA256.hash(data: Array((paths.base?.portable(recordPath) ?? recordPath).utf8))
-            tempFilePath =
-                paths.localPath + ".osstmp-" + digest.prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+            tempFilePath = OSSTemporaryFileName.path(
+                beside: paths.localPath, id: OSSTemporaryFileName.hexID(digest.prefix(8)))
         } else {
-            tempFilePath = paths.localPath + ".osstmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+            tempFilePath = OSSTemporaryFileName.randomPath(beside: paths.localPath)
         }
     }
 
