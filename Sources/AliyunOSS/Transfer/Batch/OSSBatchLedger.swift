@@ -31,8 +31,12 @@ final class OSSBatchLedger {
 
     /// An item an earlier run finished: counted as done, its bytes as resumed.
     func doneInEarlierRun(_ work: OSSBatchWork) {
+        doneInEarlierRun(bytes: work.transfers ? work.bytes : 0)
+    }
+
+    /// An item an earlier run finished, with `bytes` transferred: counted as done, its bytes as resumed.
+    func doneInEarlierRun(bytes: Int64) {
         counts.doneInEarlierRuns += 1
-        let bytes = work.transfers ? work.bytes : 0
         bytesFromEarlierRuns += bytes
         runner.tracker.found(transferBytes: bytes)
         runner.tracker.resumed(bytes)

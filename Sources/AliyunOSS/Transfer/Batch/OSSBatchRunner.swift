@@ -192,6 +192,11 @@ final class OSSBatchRunner: Sendable {
                 }
                 switch step {
                 case .report(let item):
+                    // A sync finds what an earlier run of the batch sent unchanged: counted with the earlier runs.
+                    if let replay, item.outcome == .unchanged, replay.isDone(item.key) {
+                        ledger.doneInEarlierRun(bytes: item.bytes)
+                        continue
+                    }
                     tracker.found(transferBytes: nil)
                     try await ledger.end(item)
                 case .work(let work):

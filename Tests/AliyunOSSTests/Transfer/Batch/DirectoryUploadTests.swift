@@ -2,6 +2,12 @@ import Foundation
 import OSSLocalServer
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 @testable import AliyunOSS
 
 @Suite("Directory upload")
