@@ -26,8 +26,9 @@ extension OSSBatchRunner {
                     try await uploadSnapshot(work, meter: meter)
                 }
                 return .uploaded
-            } catch let error as OSSClientError where attempt == 0 && Self.isFileChanged(error) {
-                continue
+            } catch let error as OSSClientError where Self.isFileChanged(error) {
+                // Read again once; a second change is the file's failure (`fileChanged`), however it was noticed.
+                if attempt == 0 { continue }
             }
         }
         throw OSSBatchItemProblem.failed(

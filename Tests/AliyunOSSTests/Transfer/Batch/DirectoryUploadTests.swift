@@ -227,6 +227,42 @@ struct DirectoryUploadTests {
         }
     }
 
+    @Test("a large file that keeps changing during its multipart upload fails with fileChanged; nothing is stored")
+    func largeFileKeepsChanging() async throws {
+        let scratch = try BatchScratch()
+        defer { scratch.cleanup() }
+        let moving = try scratch.write("moving.bin", [UInt8](repeating: 7, count: 1_000_000))
+        try await withServerAndClient(faults: [
+            LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 40))
+        ]) { _, client in
+            // Something appends to the file while it uploads, again and again.
+            let writer = Task {
+                while !Task.isCancelled {
+                    if let handle = FileHandle(forWritingAtPath: moving.path) {
+                        handle.seekToEndOfFile()
+                        handle.write(Data([1]))
+                        try? handle.close()
+                    }
+                    try? await Task.sleep(for: .milliseconds(20))
+                }
+            }
+            defer { writer.cancel() }
+            var options = OSSDirectoryTransferOptions()
+            options.singleRequestThreshold = 200_000
+            options.partSize = batchPartSize
+            let (report, items) = try await runBatch(
+                client, records: scratch.records,
+                .upload(from: scratch.source, toBucket: "bkt", prefix: "m", options: options))
+            guard case .failed(let failure)? = outcomes(items)["m/moving.bin"] else {
+                Issue.record("moving.bin: \(String(describing: outcomes(items)["m/moving.bin"]))")
+                return
+            }
+            #expect(failure.clientErrorCode == .fileChanged, "\(failure)")
+            #expect(report.counts.failed == 1)
+            #expect(try await listKeys(client, prefix: "m/").isEmpty)
+        }
+    }
+
     @Test("stop on first failure: a typed error, the report kept")
     func stopOnFirstFailure() async throws {
         let scratch = try BatchScratch()
