@@ -87,15 +87,34 @@ extension OSSBatchRunner {
         }
     }
 
+    /// How long a file must have been left alone before its bytes are trusted as one version of it. The kernel sets
+    /// a file's modification time when a write starts (and in ticks of a few milliseconds), so a write under way, or
+    /// several in one tick, leave size and time unchanged while the bytes move; a file last modified this recently is
+    /// read again only once this much time has passed since, and must read the same.
+    static let settleTime: Duration = .seconds(1)
+
+    /// How long to wait before trusting bytes read from a file last modified at `stamp`: nothing when that was at
+    /// least ``settleTime`` ago, else what is left of it (at most ``settleTime``, also for a time in the future).
+    static func unsettled(_ stamp: OSSFileStamp) -> Duration {
+        let now = Int64((Date().timeIntervalSince1970 * 1e9).rounded())
+        let settle = Int64(settleTime.components.seconds) * 1_000_000_000
+        let age = now - stamp.modificationNanoseconds
+        guard age < settle else { return .zero }
+        return .nanoseconds(Swift.min(settle, settle - age))
+    }
+
     /// The whole file, read twice through one descriptor whose `fstat` before and after the reads must agree, and
     /// that `fstat`. The second read must give the same bytes: a write already under way when the first `fstat` ran
     /// does not move the modification time again (the kernel sets it as the write starts), so only the bytes can
-    /// tell that a read overlapped it.
+    /// tell that a read overlapped it; for a file modified within ``settleTime`` the second read waits until that
+    /// much time has passed (a write that was under way has ended by then, or moved the time again).
     static func snapshot(_ path: String) async throws -> (Data, OSSFileStamp) {
         try await OSSFile.withFile(path, .read) { file in
             let before = try file.stamp()
             let data = try await file.read(at: 0, count: Int(before.size))
             afterSnapshotRead.withLockedValue { $0 }?(path)
+            let wait = unsettled(before)
+            if wait > .zero { try await Task.sleep(for: wait) }
             let again = try await file.read(at: 0, count: Int(before.size))
             let after = try file.stamp()
             guard before == after, Int64(data.count) == before.size else {
@@ -116,7 +135,15 @@ extension OSSBatchRunner {
     /// the modification time taken here is the one of the bytes sent.
     private func uploadResumably(_ work: OSSBatchWork, meter: OSSBatchFileMeter) async throws {
         let path = localPath(work.relativePath)
-        let stamp = try await OSSFile.withFile(path, .read) { try $0.stamp() }
+        var stamp = try await OSSFile.withFile(path, .read) { try $0.stamp() }
+        // A file modified within the settle time may have a write under way whose bytes the parts would read torn
+        // while its time stays put: start once it has settled, so that any later write moves the time the upload
+        // checks before it completes.
+        let wait = Self.unsettled(stamp)
+        if wait > .zero {
+            try await Task.sleep(for: wait)
+            stamp = try await OSSFile.withFile(path, .read) { try $0.stamp() }
+        }
         var upload = OSSResumableUploadRequest(
             bucketName: request.bucketName, objectKey: work.key, uploadingFileURL: URL(fileURLWithPath: path),
             partSize: options.partSize, threadNum: options.partsPerFile, recordDirectoryPath: directory?.recordsPath,
