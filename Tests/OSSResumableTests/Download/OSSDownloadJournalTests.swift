@@ -8,16 +8,12 @@ import Testing
 struct OSSDownloadJournalTests {
     let fixture = DownloadFixture()
 
-    func crc(_ offset: Int64, _ count: Int64) -> UInt64 {
-        CRC64.checksum(Array(fixture.data[Int(offset)..<Int(offset + count)]))
-    }
-
     /// Part 1 complete, part 3 with a 10,000-byte prefix (parts of 102,400 bytes over 250,000).
     func record() -> OSSDownloadRecord {
         var machine = DLMachine(configuration: fixture.configuration())
         let parts = dlDownloads(machine.handle(.start(record: .none, object: fixture.object, recordedTempFileSize: nil)))
         _ = machine.handle(.partDownloaded(number: 1, crc64: fixture.crc(parts[0])))
-        return dlLastRecord(machine.handle(.partProgressed(number: 3, bytes: 10_000, crc64: crc(parts[2].offset, 10_000))))!
+        return dlLastRecord(machine.handle(.partProgressed(number: 3, bytes: 10_000, crc64: fixture.crc(parts[2].offset, 10_000))))!
     }
 
     func entry(_ number: Int, offset: Int64, bytes: Int64, sequence: UInt64 = 1, identity: UInt64? = nil, crc64: UInt64? = nil)
@@ -25,7 +21,7 @@ struct OSSDownloadJournalTests {
     {
         OSSDownloadJournal.Entry(
             identity: identity ?? record().journalIdentity, sequence: sequence, number: number, offset: offset,
-            bytes: bytes, crc64: crc64 ?? crc(offset, bytes))
+            bytes: bytes, crc64: crc64 ?? fixture.crc(offset, bytes))
     }
 
     @Test("an entry round-trips; a torn, altered or blank one is not an entry")
@@ -70,8 +66,8 @@ struct OSSDownloadJournalTests {
         ]
         let spans = record.journalSpans(entries)
         #expect(spans.map(\.number) == [2, 2, 3])
-        #expect(spans[0] == .init(number: 2, fileOffset: 102_400, bytes: 102_400, crc64: crc(102_400, 102_400)))
-        #expect(spans[1] == .init(number: 2, fileOffset: 150_000, bytes: 20_000, crc64: crc(150_000, 20_000)))
+        #expect(spans[0] == .init(number: 2, fileOffset: 102_400, bytes: 102_400, crc64: fixture.crc(102_400, 102_400)))
+        #expect(spans[1] == .init(number: 2, fileOffset: 150_000, bytes: 20_000, crc64: fixture.crc(150_000, 20_000)))
         #expect(spans[2].bytes == 45_200 && spans[2].crc64 == 7)
     }
 
@@ -98,13 +94,13 @@ struct OSSDownloadJournalTests {
         var record = record()
         record.unsynced = [3]
         let adopted = record.adopting([
-            .init(number: 2, fileOffset: 102_400, bytes: 102_400, crc64: crc(102_400, 102_400)),
-            .init(number: 3, fileOffset: 204_800, bytes: 30_000, crc64: crc(204_800, 30_000)),
+            .init(number: 2, fileOffset: 102_400, bytes: 102_400, crc64: fixture.crc(102_400, 102_400)),
+            .init(number: 3, fileOffset: 204_800, bytes: 30_000, crc64: fixture.crc(204_800, 30_000)),
         ])
         try adopted.validate()
         #expect(adopted.parts.map(\.number) == [1, 2])
-        #expect(adopted.parts[1].crc64 == crc(102_400, 102_400))
-        #expect(adopted.partials == [.init(number: 3, offset: 204_800, bytes: 30_000, crc64: crc(204_800, 30_000))])
+        #expect(adopted.parts[1].crc64 == fixture.crc(102_400, 102_400))
+        #expect(adopted.partials == [.init(number: 3, offset: 204_800, bytes: 30_000, crc64: fixture.crc(204_800, 30_000))])
         #expect(adopted.unsynced.isEmpty)
         #expect(adopted.bytesDone == 102_400 + 102_400 + 30_000)
         // The adopted record resumes like any other: part 3 from byte 30,000, part 2 not at all.

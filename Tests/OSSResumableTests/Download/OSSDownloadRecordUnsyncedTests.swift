@@ -7,17 +7,13 @@ import Testing
 struct OSSDownloadRecordUnsyncedTests {
     let fixture = DownloadFixture()
 
-    func crc(_ offset: Int64, _ count: Int64) -> UInt64 {
-        CRC64.checksum(Array(fixture.data[Int(offset)..<Int(offset + count)]))
-    }
-
     /// Parts 1 and 2 complete, part 3 with a 10,000-byte prefix; parts 2 and 3 unsynced.
     func record() -> OSSDownloadRecord {
         var machine = DLMachine(configuration: fixture.configuration())
         let parts = dlDownloads(machine.handle(.start(record: .none, object: fixture.object, recordedTempFileSize: nil)))
         _ = machine.handle(.partDownloaded(number: 1, crc64: fixture.crc(parts[0])))
         _ = machine.handle(.partDownloaded(number: 2, crc64: fixture.crc(parts[1])))
-        var record = dlLastRecord(machine.handle(.partProgressed(number: 3, bytes: 10_000, crc64: crc(parts[2].offset, 10_000))))!
+        var record = dlLastRecord(machine.handle(.partProgressed(number: 3, bytes: 10_000, crc64: fixture.crc(parts[2].offset, 10_000))))!
         record.unsynced = [3, 2]
         return record
     }
@@ -29,7 +25,7 @@ struct OSSDownloadRecordUnsyncedTests {
         #expect(record.unsynced == [2, 3])
         // The file holds the object's bytes, except that part 2's were lost (zeros after a power cut).
         let kept = record.verifyingUnsynced { offset, length in
-            offset == 102_400 ? CRC64.checksum([UInt8](repeating: 0, count: Int(length))) : crc(offset, length)
+            offset == 102_400 ? CRC64.checksum([UInt8](repeating: 0, count: Int(length))) : fixture.crc(offset, length)
         }
         #expect(kept.dropped == [2])
         #expect(kept.record.parts.map(\.number) == [1])

@@ -27,7 +27,12 @@ struct DownloadFixture {
 
     /// The CRC-64 of the object bytes of `part`.
     func crc(_ part: OSSPart) -> UInt64 {
-        CRC64.checksum(Array(data[Int(part.offset)..<Int(part.end)]))
+        crc(part.offset, part.length)
+    }
+
+    /// The CRC-64 of `count` object bytes from `offset`.
+    func crc(_ offset: Int64, _ count: Int64) -> UInt64 {
+        CRC64.checksum(Array(data[Int(offset)..<Int(offset + count)]))
     }
 }
 

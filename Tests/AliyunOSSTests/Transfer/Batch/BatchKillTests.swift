@@ -33,14 +33,7 @@ struct BatchKillTests {
             while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
             #expect(process.terminationReason == .uncaughtSignal)
             // Let requests the child had written settle on the server before reading its counters.
-            var firstRun = await server.stats()[.putObject].requests
-            var stillPolls = 0
-            for _ in 0..<100 where stillPolls < 5 {
-                try await Task.sleep(for: .milliseconds(200))
-                let now = await server.stats()[.putObject].requests
-                stillPolls = now == firstRun ? stillPolls + 1 : 0
-                firstRun = now
-            }
+            let firstRun = try await settledPutObjects(server)
 
             let manager = OSSTransferManager(client: client, recordDirectoryPath: scratch.records)
             let listed = try await manager.batches()

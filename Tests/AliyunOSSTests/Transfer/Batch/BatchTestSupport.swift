@@ -83,3 +83,25 @@ func setModificationDate(_ date: Date, of url: URL) throws {
 }
 
 let batchPartSize: Int64 = 102_400
+
+/// Batch options for tests: files from 200,000 bytes go as resumable transfers of `batchPartSize` parts.
+func batchOptions() -> OSSDirectoryTransferOptions {
+    var options = OSSDirectoryTransferOptions()
+    options.singleRequestThreshold = 200_000
+    options.partSize = batchPartSize
+    return options
+}
+
+/// The server's PutObject request count once it has stood still for a second: requests a stopped or killed client
+/// had sent end (and store their objects) before this returns.
+func settledPutObjects(_ server: LocalOSSServer) async throws -> Int64 {
+    var count = await server.stats()[.putObject].requests
+    var stillPolls = 0
+    for _ in 0..<100 where stillPolls < 5 {
+        try await Task.sleep(for: .milliseconds(200))
+        let now = await server.stats()[.putObject].requests
+        stillPolls = now == count ? stillPolls + 1 : 0
+        count = now
+    }
+    return count
+}

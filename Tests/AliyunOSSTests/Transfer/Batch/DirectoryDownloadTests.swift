@@ -35,9 +35,7 @@ struct DirectoryDownloadTests {
             try await Self.put(client, "p/marker/", [])
             try await Self.put(client, "p/", [])
             await server.resetStats()
-            var options = OSSDirectoryTransferOptions()
-            options.singleRequestThreshold = 200_000
-            options.partSize = batchPartSize
+            var options = batchOptions()
             let (report, items) = try await runBatch(
                 client, records: scratch.records,
                 .download(fromBucket: "bkt", prefix: "p", to: scratch.destination, options: options))

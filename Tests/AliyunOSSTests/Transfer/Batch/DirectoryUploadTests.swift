@@ -247,9 +247,7 @@ struct DirectoryUploadTests {
                 }
             }
             defer { writer.cancel() }
-            var options = OSSDirectoryTransferOptions()
-            options.singleRequestThreshold = 200_000
-            options.partSize = batchPartSize
+            var options = batchOptions()
             let (report, items) = try await runBatch(
                 client, records: scratch.records,
                 .upload(from: scratch.source, toBucket: "bkt", prefix: "m", options: options))

@@ -133,9 +133,7 @@ struct ResumableDownloadLongNameTests {
         ]
         try await withServerAndClient { _, client in
             for (path, bytes) in files { try await rdPut(client, "p/" + path, bytes) }
-            var options = OSSDirectoryTransferOptions()
-            options.singleRequestThreshold = 200_000
-            options.partSize = batchPartSize
+            var options = batchOptions()
             let (report, items) = try await runBatch(
                 client, records: scratch.records,
                 .download(fromBucket: "bkt", prefix: "p", to: scratch.destination, options: options))
