@@ -169,3 +169,19 @@ func launchSample(_ binary: URL, against server: LocalOSSServer, _ arguments: [S
     try process.run()
     return process
 }
+
+/// The server's request count of `operation` once it has stood still for a second: requests a stopped, paused or
+/// killed client had on their way end (and store what they carry) before this returns. Through FoundationNetworking's
+/// URLSession a request can reach the server after the task that sent it was cancelled.
+@discardableResult
+func settledRequests(_ server: LocalOSSServer, _ operation: LocalOSSOperation) async throws -> Int64 {
+    var count = await server.stats()[operation].requests
+    var stillPolls = 0
+    for _ in 0..<100 where stillPolls < 5 {
+        try await Task.sleep(for: .milliseconds(200))
+        let now = await server.stats()[operation].requests
+        stillPolls = now == count ? stillPolls + 1 : 0
+        count = now
+    }
+    return count
+}

@@ -33,7 +33,7 @@ struct BatchKillTests {
             while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
             #expect(process.terminationReason == .uncaughtSignal)
             // Let requests the child had written settle on the server before reading its counters.
-            let firstRun = try await settledPutObjects(server)
+            let firstRun = try await settledRequests(server, .putObject)
 
             let manager = OSSTransferManager(client: client, recordDirectoryPath: scratch.records)
             let listed = try await manager.batches()

@@ -61,7 +61,7 @@ struct BatchResumeTests {
             #expect((listed.first?.inFlight.count ?? 0) <= Self.options.filesAtOnce)
             #expect(listed.first?.counts.uploaded == uploadedFirst.count)
             // Stopped small files the server had stored already (their answers did not arrive before the pause).
-            _ = try await settledPutObjects(server)
+            _ = try await settledRequests(server, .putObject)
             let storedUnlisted = Set(try await listKeys(client, prefix: "r/")).subtracting(uploadedFirst)
                 .subtracting(["r/a-big.bin"]).count
             let partsFirst = await server.stats()[.uploadPart].requestBodyBytes

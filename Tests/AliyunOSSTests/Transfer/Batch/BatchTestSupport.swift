@@ -92,16 +92,3 @@ func batchOptions() -> OSSDirectoryTransferOptions {
     return options
 }
 
-/// The server's PutObject request count once it has stood still for a second: requests a stopped or killed client
-/// had sent end (and store their objects) before this returns.
-func settledPutObjects(_ server: LocalOSSServer) async throws -> Int64 {
-    var count = await server.stats()[.putObject].requests
-    var stillPolls = 0
-    for _ in 0..<100 where stillPolls < 5 {
-        try await Task.sleep(for: .milliseconds(200))
-        let now = await server.stats()[.putObject].requests
-        stillPolls = now == count ? stillPolls + 1 : 0
-        count = now
-    }
-    return count
-}
