@@ -61,7 +61,7 @@ struct TransferRestartTests {
             try await startAndKill(
                 tool,
                 ["cp", file.path, "oss://restart/big.bin", "--part-size", "\(Self.partSize)", "--threads",
-                 "\(Self.threads)", "--checkpoint-dir", records],
+                 "\(Self.threads)", "--checkpoint-dir", records, "--stall-timeout", "120"],
                 server: server, operation: .uploadPart, requests: 10)
             await server.clearFaults()
 
@@ -121,7 +121,7 @@ struct TransferRestartTests {
             try await startAndKill(
                 tool,
                 ["cp", "oss://restart/obj.bin", target.path, "--part-size", "\(partSize)", "--threads",
-                 "\(Self.threads)", "--checkpoint-dir", records],
+                 "\(Self.threads)", "--checkpoint-dir", records, "--stall-timeout", "120"],
                 server: server, operation: .getObject, requests: 8)
             await server.clearFaults()
             #expect(!FileManager.default.fileExists(atPath: target.path))
@@ -139,7 +139,8 @@ struct TransferRestartTests {
                     Issue.record("expected a download, got \(outcome)")
                     return
                 }
-                #expect(result.resumedBytes == transfer.bytesDone)
+                // What the record lists, and what the checkpoint journal beside it adds (written after its last save).
+                #expect(result.resumedBytes >= transfer.bytesDone)
                 // Everything both processes fetched (the killed child's last answers included), less the object
                 // itself, is what was fetched twice.
                 let fetched = await server.stats()[.getObject].responseBodyBytes
