@@ -13,8 +13,9 @@ import Darwin
 /// Copies one part's byte range of a file into a file of its own (what a background upload task sends), durably,
 /// and returns the CRC-64 and MD5 of the bytes copied. Memory stays at one chunk whatever the part's size.
 ///
-/// The copy is written to `destination + ".tmp"`, synced and renamed into place, so `destination` is either
-/// absent or complete. Blocking: run it off Swift's cooperative pool.
+/// The copy is written to `destination + ".tmp"` (its name shortened to fit NAME_MAX when `destination`'s is long:
+/// ``OSSDerivedFileName``), synced and renamed into place, so `destination` is either absent or complete.
+/// Blocking: run it off Swift's cooperative pool.
 public enum OSSPartSliceCopy {
     public struct Digest: Sendable, Hashable {
         public var crc64: UInt64
@@ -37,7 +38,7 @@ public enum OSSPartSliceCopy {
         case .failure(let code): throw .fileCantRead(path: source, errno: code.value)
         }
         defer { POSIXFile.close(input) }
-        let temporary = destination + ".tmp"
+        let temporary = OSSDerivedFileName.path(destination, suffix: ".tmp")
         _ = POSIXFile.remove(temporary)
         let output: Int32
         switch POSIXFile.createExclusive(temporary) {

@@ -1,6 +1,9 @@
+import OSSResumable
+
 /// The name of a download's temporary file beside its destination: `<destination>.osstmp-<hex id>`, or, when that
 /// file name would be longer than NAME_MAX (255 bytes on Linux and macOS, where a destination's own name may be up
-/// to 255 bytes), the destination's file name cut to fit at a character boundary, then the same `.osstmp-<hex id>`.
+/// to 255 bytes), the destination's file name cut to fit at a character boundary, then the same `.osstmp-<hex id>`
+/// (``OSSDerivedFileName``, which the other files named after a user's file share).
 ///
 /// Both forms end in `.osstmp-<hex id>`, which is how the record sweeper (``OSSRecordSweeper``) and sync's local
 /// listing (``OSSBatchPlanner``) recognise temporary files; ``isTemporary(_:of:)`` recognises those of one
@@ -8,25 +11,10 @@
 /// deterministic temporary file keeps its name across runs.
 enum OSSTemporaryFileName {
     static let marker = ".osstmp-"
-    /// NAME_MAX on Linux and macOS, in bytes of UTF-8.
-    static let maximumNameBytes = 255
 
     /// The temporary file of `destination` with the id `id` (hex digits).
     static func path(beside destination: String, id: String) -> String {
-        let suffix = marker + id
-        let slash = destination.utf8.lastIndex(of: UInt8(ascii: "/"))
-        let nameStart = slash.map { destination.utf8.index(after: $0) } ?? destination.startIndex
-        let name = destination[nameStart...]
-        let room = maximumNameBytes - suffix.utf8.count
-        guard name.utf8.count > room else { return destination + suffix }
-        var kept = 0
-        var end = name.startIndex
-        for character in name {
-            guard kept + character.utf8.count <= room else { break }
-            kept += character.utf8.count
-            end = name.index(after: end)
-        }
-        return String(destination[..<end]) + suffix
+        OSSDerivedFileName.path(destination, suffix: marker + id)
     }
 
     /// A temporary file of `destination` with a random id, for a download that no record names.

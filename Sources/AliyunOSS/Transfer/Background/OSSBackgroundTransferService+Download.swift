@@ -22,9 +22,11 @@ extension OSSBackgroundTransferService {
         }
         let transferId = Self.newTransferId()
         let destination = OSSRecordStore.absolutePath(request.downloadToFileURL.path)
-        // Beside the destination, so that the final rename never crosses file systems.
-        let temporary = OSSDurableFile.parentDirectory(of: destination) + "/." + request.downloadToFileURL.lastPathComponent + "."
-            + transferId + ".download"
+        // `.<name>.<transferId>.download` beside the destination, so that the final rename never crosses file
+        // systems; `<name>` is shortened when the whole would not fit NAME_MAX (the record keeps the path).
+        let temporary = OSSDerivedFileName.path(
+            OSSDurableFile.parentDirectory(of: destination) + "/" + request.downloadToFileURL.lastPathComponent,
+            prefix: ".", suffix: "." + transferId + ".download")
         var record = OSSBackgroundDownloadRecord(
             transferId: transferId, bucket: request.bucketName, key: request.objectKey, destinationPath: destination,
             tempFilePath: temporary, etag: etag, objectCRC64: head.crc64, plan: plan,

@@ -129,7 +129,7 @@ public struct OSSSimulatedTransferDaemon: Sendable {
     static func download(_ task: OSSBackgroundTask, to destination: String, transport: any OSSHTTPTransport)
         async throws -> (Int, [String: String])
     {
-        let partial = destination + ".partial"
+        let partial = OSSTransferSpool.partialPath(of: destination)
         let request = OSSHTTPRequest(method: task.method, url: task.url, headers: task.headers)
         return try await transport.send(request) { response in
             guard (200..<300).contains(response.status) else {

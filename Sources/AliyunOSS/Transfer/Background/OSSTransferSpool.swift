@@ -75,6 +75,13 @@ struct OSSTransferSpool: Sendable {
         try OSSDurableFile.rename(from + "/" + id + ".json", to: to + "/" + id + ".json")
     }
 
+    /// Where a download body goes while it arrives, before it is renamed to `destination`: `<destination>.partial`,
+    /// shortened to fit NAME_MAX (``OSSDerivedFileName``). The daemon writes it and ``cancelOrphanedTasks()`` removes
+    /// a dead daemon's, both through this.
+    static func partialPath(of destination: String) -> String {
+        OSSDerivedFileName.path(destination, suffix: ".partial")
+    }
+
     /// The outcomes waiting in `completed/`, oldest first.
     func completedEvents() -> [OSSBackgroundTaskEvent] {
         entries(completed).compactMap { read(OSSBackgroundTaskEvent.self, folder: completed, id: $0) }
@@ -111,7 +118,7 @@ struct OSSTransferSpool: Sendable {
                 try write(event, folder: completed, id: id)
             }
             remove(folder: running, id: id)
-            try? FileManager.default.removeItem(atPath: files + "/" + id + ".partial")
+            try? FileManager.default.removeItem(atPath: Self.partialPath(of: files + "/" + id))
         }
     }
 }
