@@ -210,8 +210,9 @@ final class OSSFile: Sendable {
 
     /// Writes all of `data` at `offset`. A cancelled task writes nothing (`CancellationError`): a transfer that is
     /// paused or cancelled stops at the next chunk, also when the transport has the rest of the body buffered.
-    func write(_ data: Data, at offset: Int64) async throws {
-        try Task.checkCancellation()
+    /// `evenWhenCancelled` writes anyway (a journal's own entries about a pause must land).
+    func write(_ data: Data, at offset: Int64, evenWhenCancelled: Bool = false) async throws {
+        if !evenWhenCancelled { try Task.checkCancellation() }
         guard !data.isEmpty else { return }
         if let fault, !fault.admit(data.count) {
             throw Self.failure(.replace, "cannot write \(data.count) bytes to \(path) at \(offset)", fault.errno)

@@ -139,8 +139,7 @@ final class OSSBatchJournalWriter {
 
     private func write(_ data: Data) async throws {
         // Written even when the task is being cancelled: a pause's own entries must land.
-        let (file, offset) = (self.file, self.offset)
-        try await Task.detached { try await file.write(data, at: offset) }.value
-        self.offset += Int64(data.count)
+        try await file.write(data, at: offset, evenWhenCancelled: true)
+        offset += Int64(data.count)
     }
 }
