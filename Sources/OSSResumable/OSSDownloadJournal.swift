@@ -205,11 +205,8 @@ extension OSSDownloadRecord {
         return record
     }
 
-    /// Part `number` of the record's plan (parts of ``partSize`` over ``range``, the last one shorter), if it exists.
+    /// Part `number` of the record's plan (``OSSPartPlan`` of ``partSize`` over ``range``), if it has one.
     func plannedPart(_ number: Int) -> OSSPart? {
-        guard number >= 1, partSize > 0 else { return nil }
-        let (skip, overflow) = Int64(number - 1).multipliedReportingOverflow(by: partSize)
-        guard !overflow, skip < range.length else { return nil }
-        return OSSPart(number: number, offset: range.start + skip, length: Swift.min(partSize, range.length - skip))
+        (try? OSSPartPlan(span: range, recordedPartSize: partSize, limits: .download))?.part(number: number)
     }
 }
