@@ -96,11 +96,8 @@ extension OSSBatchRunner {
     /// How long to wait before trusting bytes read from a file last modified at `stamp`: nothing when that was at
     /// least ``settleTime`` ago, else what is left of it (at most ``settleTime``, also for a time in the future).
     static func unsettled(_ stamp: OSSFileStamp) -> Duration {
-        let now = Int64((Date().timeIntervalSince1970 * 1e9).rounded())
-        let settle = Int64(settleTime.components.seconds) * 1_000_000_000
-        let age = now - stamp.modificationNanoseconds
-        guard age < settle else { return .zero }
-        return .nanoseconds(Swift.min(settle, settle - age))
+        let age = Duration.nanoseconds(Int64((Date().timeIntervalSince1970 * 1e9).rounded()) - stamp.modificationNanoseconds)
+        return age >= settleTime ? .zero : Swift.min(settleTime, settleTime - age)
     }
 
     /// The whole file, read twice through one descriptor whose `fstat` before and after the reads must agree, and
