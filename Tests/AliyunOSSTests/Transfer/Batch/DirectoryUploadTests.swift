@@ -186,8 +186,20 @@ struct DirectoryUploadTests {
         let same = try scratch.write("same.bin", [UInt8](repeating: UInt8(ascii: "A"), count: 64_000))
         let changes = OSSLockedValue(0)
         let rewritten = OSSLockedValue(false)
+        // A write under way across both reads (its writer held mid-write): it lands 200 ms after the first read,
+        // which only a second read that waits for the file to settle can see. Dated a minute ahead (a clock set
+        // ahead), the file waits the whole settle time however late a loaded machine gets to it.
+        let late = try scratch.write("late.bin", [UInt8](repeating: UInt8(ascii: "A"), count: 64_000))
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(60)], ofItemAtPath: late.path)
+        let lateWritten = OSSLockedValue(false)
         OSSBatchRunner.afterSnapshotRead.withLockedValue { hook in
             hook = { path in
+                if path == late.path, !lateWritten.withLockedValue({ done in defer { done = true }; return done }) {
+                    Thread.detachNewThread {
+                        Thread.sleep(forTimeInterval: 0.2)
+                        Self.rewriteKeepingStamp(path, [UInt8](repeating: UInt8(ascii: "C"), count: 64_000))
+                    }
+                }
                 if path == same.path, !rewritten.withLockedValue({ done in defer { done = true }; return done }) {
                     Self.rewriteKeepingStamp(path, [UInt8](repeating: UInt8(ascii: "B"), count: 32_000))
                 }
@@ -220,10 +232,12 @@ struct DirectoryUploadTests {
             #expect(
                 try await objectBytes(client, "c/same.bin")
                     == [UInt8](repeating: UInt8(ascii: "B"), count: 32_000) + [UInt8](repeating: UInt8(ascii: "A"), count: 32_000))
-            #expect(try await listKeys(client, prefix: "c/") == ["c/once.txt", "c/same.bin"])
+            #expect(byKey["c/late.bin"] == .uploaded)
+            #expect(try await objectBytes(client, "c/late.bin") == [UInt8](repeating: UInt8(ascii: "C"), count: 64_000))
+            #expect(try await listKeys(client, prefix: "c/") == ["c/late.bin", "c/once.txt", "c/same.bin"])
             #expect(report.counts.failed == 1)
             // Nothing was sent for the changing file: the snapshot was refused before the request.
-            #expect(await server.stats()[.putObject].requests == 2)
+            #expect(await server.stats()[.putObject].requests == 3)
         }
     }
 
