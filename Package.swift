@@ -248,6 +248,11 @@ let package = Package(
         // The DocC articles' app snippets, type-checked against the SDK as a Swift 6 app target would (stand-ins for
         // UIKit and SwiftUI where those do not exist); DocSnippetsTests checks the articles quote them verbatim.
         .target(name: "AppleSnippets", dependencies: ["AliyunOSS"], path: "Tests/AppleSnippets", swiftSettings: swiftSettings),
+        // README.md's Swift blocks, compiled as a reader's code would be; DocSnippetsTests checks the README quotes them
+        // verbatim, with exactly the imports each block shows.
+        .target(
+            name: "ReadmeSnippets", dependencies: ["AliyunOSS", "OSSLocalServer"], path: "Tests/ReadmeSnippets",
+            swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -13,6 +13,8 @@
 #      URLSession transport (OSS_TRANSPORT=urlsession): one conformance suite, two transports;
 #   6. on Linux, oss2 2.19.1's own test modules against the local server (scripts/oss2-suite.sh: at least 131 of 135
 #      pass; the four that cannot here are listed with their reason; OSS2_SUITE_SKIP=1 skips it).
+#   7. ends with a summary naming every step and every test that failed (a failed CI run shows only the tail), and
+#      fails when the build printed a warning from this package's Sources/ (a consumer build of the SDK prints none).
 # Extra arguments are passed to `swift test` (e.g. --filter OSSSigningTests), and then only that one run happens.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,29 +25,65 @@ if ! .venv/bin/python -c "import oss2, alibabacloud_oss_v2" >/dev/null 2>&1; the
     .venv/bin/pip install --quiet --disable-pip-version-check oss2 alibabacloud-oss-v2
 fi
 
-./scripts/test-crc-arm64.sh
-
-if [ "$#" -eq 0 ]; then
-    ./scripts/apple-gate.sh
-fi
-
 # At most 8 tests at a time. Swift Testing otherwise starts all ~460 at once; on a 2-core machine the in-process
 # servers and clients then wait seconds to be scheduled, which the SDK's stall detection (5 s without a byte moving)
 # rightly reads as a stalled connection, and tests that count requests see the retries. Bounded, the run is also
 # faster (77 s against 100 s here at 12).
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-8}"
 
-if [ "$#" -eq 0 ] && [ "$(uname -s)" = "Linux" ]; then
-    swift test --skip PythonJudgeTests
-    echo "scripts/test.sh: the official Python clients judge the local server"
-    swift test --skip-build --filter PythonJudgeTests
-    echo "scripts/test.sh: the transport-facing suites again, through the URLSession transport"
-    OSS_TRANSPORT=urlsession swift test --skip-build \
-        --filter 'AliyunOSSTests|OSSToolTests|SeededFaultTransferTests|ObjectReplacementTests'
-    if [ "${OSS2_SUITE_SKIP:-0}" != "1" ]; then
-        echo "scripts/test.sh: oss2 2.19.1's own test modules against the local server (OSS2_SUITE_SKIP=1 skips)"
-        OSS2_SUITE_SERVER="$(swift build --show-bin-path)/oss-local-server" exec ./scripts/oss2-suite.sh
+if [ "$#" -ne 0 ] || [ "$(uname -s)" != "Linux" ]; then
+    ./scripts/test-crc-arm64.sh
+    exec swift test "$@"
+fi
+
+logs=.build/test-logs
+mkdir -p "$logs"
+failed_steps=()
+# Runs one step with its output shown and kept in $logs/<name>.log; a failure is recorded and the run goes on, so the
+# summary at the end names everything that failed.
+step() {
+    local name="$1"
+    shift
+    echo "scripts/test.sh: == $name"
+    if ! "$@" 2>&1 | tee "$logs/$name.log"; then
+        failed_steps+=("$name")
     fi
+}
+
+step crc-kernels ./scripts/test-crc-arm64.sh
+step apple-gate ./scripts/apple-gate.sh
+step build swift build --build-tests
+# Warnings from this package's own sources (a consumer of the SDK would see them too). Only files compiled in this
+# run are reported, so CI's fresh clone checks every file.
+warnings=$(grep -E "^$PWD/Sources/[^:]+:[0-9]+:[0-9]+: warning:|warning: '[^']*aliyun-oss-swift[^']*':" \
+    "$logs/build.log" "$logs/apple-gate.log" | sort -u || true)
+if [ -n "$warnings" ]; then
+    echo "$warnings"
+    failed_steps+=("warnings: the build printed $(echo "$warnings" | wc -l) warning(s) from Sources/")
+fi
+step tests swift test --skip-build --skip PythonJudgeTests
+# The official Python clients judge the local server on their own.
+step python-judges swift test --skip-build --filter PythonJudgeTests
+# The transport-facing suites again, through the URLSession transport.
+OSS_TRANSPORT=urlsession step urlsession swift test --skip-build \
+    --filter 'AliyunOSSTests|OSSToolTests|SeededFaultTransferTests|ObjectReplacementTests'
+if [ "${OSS2_SUITE_SKIP:-0}" != "1" ]; then
+    # oss2 2.19.1's own test modules against the local server (OSS2_SUITE_SKIP=1 skips).
+    OSS2_SUITE_SERVER="$(swift build --show-bin-path)/oss-local-server" step oss2-suite ./scripts/oss2-suite.sh
+fi
+
+echo
+echo "scripts/test.sh: summary"
+for name in tests python-judges urlsession; do
+    [ -f "$logs/$name.log" ] || continue
+    grep -E "Test run with [0-9]+ tests?" "$logs/$name.log" | sed "s/^/  $name: /" || true
+    # Each failed test once (Swift Testing prints "Test "name" failed after ..."), and a crash of the test process.
+    grep -E "Test .+ failed after|Exited with (unexpected )?signal|Fatal error" "$logs/$name.log" \
+        | sort -u | head -40 | sed "s/^/  $name: FAILED /" || true
+done
+if [ ${#failed_steps[@]} -eq 0 ]; then
+    echo "scripts/test.sh: every step passed"
     exit 0
 fi
-exec swift test "$@"
+for name in "${failed_steps[@]}"; do echo "scripts/test.sh: FAILED step: $name"; done
+exit 1

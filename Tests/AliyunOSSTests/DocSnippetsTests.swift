@@ -15,7 +15,11 @@ struct DocSnippetsTests {
 
     /// The ```swift blocks of an article, as lines.
     static func blocks(of article: String) throws -> [[String]] {
-        let url = root.appendingPathComponent("Sources/AliyunOSS/AliyunOSS.docc/Articles/" + article)
+        try blocks(in: root.appendingPathComponent("Sources/AliyunOSS/AliyunOSS.docc/Articles/" + article))
+    }
+
+    /// The ```swift blocks of a Markdown file, as lines.
+    static func blocks(in url: URL) throws -> [[String]] {
         var blocks: [[String]] = []
         var current: [String]?
         for line in try String(contentsOf: url, encoding: .utf8).components(separatedBy: "\n") {
@@ -31,9 +35,9 @@ struct DocSnippetsTests {
         return blocks
     }
 
-    /// Every Swift source of the snippets target, as lines.
-    static func snippetSources() throws -> [String: [String]] {
-        let directory = root.appendingPathComponent("Tests/AppleSnippets")
+    /// Every Swift source of a snippets target (`Tests/AppleSnippets` by default), as lines.
+    static func snippetSources(_ target: String = "AppleSnippets") throws -> [String: [String]] {
+        let directory = root.appendingPathComponent("Tests/" + target)
         var sources: [String: [String]] = [:]
         let enumerator = try #require(FileManager.default.enumerator(atPath: directory.path))
         for case let path as String in enumerator where path.hasSuffix(".swift") {
@@ -84,5 +88,138 @@ struct DocSnippetsTests {
                 #expect(!sources.values.contains { Self.contains(changed, in: $0) }, "\(changed.joined(separator: "\n"))")
             }
         }
+    }
+}
+
+/// README.md's ```swift blocks: the Package.swift under Install is evaluated by SwiftPM and must name this package's
+/// products; every other block must stand verbatim in the compiled ReadmeSnippets target, and a block that begins with
+/// imports in a file with exactly those imports, so a block that forgets one (`import Foundation` for `URL`, the SDK
+/// beside `OSSLocalServer`) fails to compile there instead of in a newcomer's first build.
+@Suite("README snippets")
+struct ReadmeSnippetsTests {
+    static var readme: URL { DocSnippetsTests.root.appendingPathComponent("README.md") }
+
+    static func isManifest(_ block: [String]) -> Bool { block.first?.hasPrefix("// swift-tools-version") == true }
+
+    /// A block's leading `import` lines (blank lines among them dropped) and the rest.
+    static func splitImports(_ block: [String]) -> (imports: Set<String>, rest: [String]) {
+        var rest = block[...]
+        var imports: Set<String> = []
+        while let first = rest.first, first.hasPrefix("import ") || first.isEmpty {
+            if !first.isEmpty { imports.insert(first) }
+            rest = rest.dropFirst()
+        }
+        return (imports, Array(rest))
+    }
+
+    /// The `import` lines of a source file (at the start of a line, outside any indentation).
+    static func imports(of lines: [String]) -> Set<String> { Set(lines.filter { $0.hasPrefix("import ") }) }
+
+    @Test("every code block is in the compiled ReadmeSnippets target, verbatim, with exactly the imports it shows")
+    func codeBlocksCompile() throws {
+        let blocks = try DocSnippetsTests.blocks(in: Self.readme).filter { !Self.isManifest($0) }
+        #expect(blocks.count >= 4)
+        let sources = try DocSnippetsTests.snippetSources("ReadmeSnippets")
+        for block in blocks {
+            let (imports, rest) = Self.splitImports(block)
+            let files = sources.filter { imports.isEmpty || Self.imports(of: $0.value) == imports }
+            let found = files.values.contains { DocSnippetsTests.contains(rest, in: $0) }
+            #expect(
+                found,
+                "this README block is not in Tests/ReadmeSnippets (in a file importing exactly \(imports.sorted())):\n\(block.joined(separator: "\n"))")
+        }
+    }
+
+    @Test("a block missing an import is caught: the Quick start without `import Foundation`")
+    func missingImportIsCaught() throws {
+        let sources = try DocSnippetsTests.snippetSources("ReadmeSnippets")
+        let quickStart = try #require(
+            try DocSnippetsTests.blocks(in: Self.readme).first { Self.splitImports($0).imports.contains("import Foundation") })
+        let (imports, rest) = Self.splitImports(quickStart)
+        let fewer = imports.subtracting(["import Foundation"])
+        #expect(!sources.values.contains { Self.imports(of: $0) == fewer && DocSnippetsTests.contains(rest, in: $0) })
+    }
+
+    @Test("the Package.swift block evaluates and depends on this package's products by its name")
+    func manifestBlockEvaluates() throws {
+        let manifest = try #require(try DocSnippetsTests.blocks(in: Self.readme).first(where: Self.isManifest))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("readme-manifest-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for folder in ["Sources/MyApp", "Tests/MyAppTests"] {
+            try FileManager.default.createDirectory(
+                at: directory.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        try Data(manifest.joined(separator: "\n").utf8).write(to: directory.appendingPathComponent("Package.swift"))
+        try Data("print(1)\n".utf8).write(to: directory.appendingPathComponent("Sources/MyApp/main.swift"))
+        try Data("\n".utf8).write(to: directory.appendingPathComponent("Tests/MyAppTests/MyAppTests.swift"))
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swift", "package", "dump-package"]
+        process.currentDirectoryURL = directory
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let json = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "swift package dump-package failed on the README's Package.swift")
+
+        // This package's name and products, from its own manifest.
+        let ours = try String(contentsOf: DocSnippetsTests.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let name = try #require(ours.firstMatch(of: /let package = Package\(\s*name: "([^"]+)"/)?.output.1)
+        let products = Set(ours.matches(of: /\.library\(name: "([^"]+)"/).map { String($0.output.1) })
+
+        let dumped = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+        let text = String(decoding: json, as: UTF8.self)
+        #expect(text.contains("\"identity\" : \"\(name)\""), "the README depends on another package name than \(name)")
+        let targets = try #require(dumped["targets"] as? [[String: Any]])
+        var named: [String] = []
+        for target in targets {
+            for dependency in target["dependencies"] as? [[String: Any]] ?? [] {
+                if let product = dependency["product"] as? [Any], let productName = product.first as? String {
+                    named.append(productName)
+                    #expect((product.count > 1 ? product[1] as? String : nil) == String(name))
+                }
+            }
+        }
+        #expect(Set(named) == ["AliyunOSS", "OSSLocalServer"])
+        #expect(Set(named).isSubset(of: products), "the README names a product this package does not have")
+    }
+
+    /// The executable targets built from `Samples/`, by name, from the package manifest.
+    static func sampleTargets() throws -> Set<String> {
+        let manifest = try String(contentsOf: DocSnippetsTests.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        var names: Set<String> = []
+        for target in manifest.components(separatedBy: ".executableTarget(").dropFirst() {
+            // Up to the next target of any kind (each starts on a line of its own).
+            let declaration = target.components(separatedBy: "\n        .")[0]
+            guard declaration.contains("path: \"Samples/"),
+                let name = declaration.firstMatch(of: /name: "([^"]+)"/)?.output.1
+            else { continue }
+            names.insert(String(name))
+        }
+        return names
+    }
+
+    @Test("the README lists every sample the package builds, and no other")
+    func sampleListIsComplete() throws {
+        let readme = try String(contentsOf: Self.readme, encoding: .utf8)
+        let paragraph = try #require(readme.components(separatedBy: "\n\n").first { $0.hasPrefix("Samples (`Samples/`):") })
+        let listed = paragraph.components(separatedBy: "(`swift run")[0].matches(of: /`([a-z-]+)`/).map { String($0.output.1) }
+        let built = try Self.sampleTargets()
+        #expect(!built.isEmpty)
+        #expect(Set(listed) == built, "README lists \(listed.sorted()), the package builds \(built.sorted())")
+    }
+
+    @Test("the README's module table names every library the package offers")
+    func moduleTableIsComplete() throws {
+        let readme = try String(contentsOf: Self.readme, encoding: .utf8)
+        let manifest = try String(contentsOf: DocSnippetsTests.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let products = Set(manifest.matches(of: /\.library\(name: "([^"]+)"/).map { String($0.output.1) })
+        let table = readme.components(separatedBy: "\n").filter { $0.hasPrefix("| `") }
+        let listed = Set(table.compactMap { $0.firstMatch(of: /^\| `([A-Za-z0-9]+)`/).map { String($0.output.1) } })
+        #expect(!products.isEmpty)
+        #expect(products.isSubset(of: listed), "README's module table lacks \(products.subtracting(listed).sorted())")
     }
 }
