@@ -18,7 +18,7 @@ import FoundationNetworking
 /// case .retryable, .transient:  // running the call again can succeed
 ///     print("Try again later:", error.localizedDescription)
 /// case .final:
-///     print(error.localizedDescription, (error as? LocalizedError)?.recoverySuggestion ?? "")
+///     print(error.localizedDescription, (error as? any LocalizedError)?.recoverySuggestion ?? "")
 /// case .cancelled:
 ///     break
 /// }

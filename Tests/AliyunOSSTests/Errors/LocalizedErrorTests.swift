@@ -13,7 +13,7 @@ struct LocalizedErrorTests {
     func everyClientErrorDescribesItself(_ code: OSSClientErrorCode) {
         let error: any Error = OSSClientError(code, "cannot do the thing to oss://b/k")
         #expect(error.localizedDescription == "Cannot do the thing to oss://b/k.")
-        let localized = error as? LocalizedError
+        let localized = error as? any LocalizedError
         #expect(localized?.failureReason?.isEmpty == false, "\(code) has a reason")
         if code != .taskCancelled && code != .notKnown {
             #expect(localized?.recoverySuggestion?.isEmpty == false, "\(code) says what to do")
@@ -33,7 +33,7 @@ struct LocalizedErrorTests {
             statusCode: 404, code: "NoSuchBucket", message: "The specified bucket does not exist.", requestId: "RID1",
             headers: ["authorization": "OSS AK:signature"])
         #expect(missing.localizedDescription == "The specified bucket does not exist.")
-        let localized = missing as? LocalizedError
+        let localized = missing as? any LocalizedError
         #expect(localized?.failureReason == "OSS answered HTTP 404 NoSuchBucket (request ID RID1).")
         #expect(localized?.recoverySuggestion?.contains("bucket name and the region") == true)
         // Nothing secret is shown: the Authorization header is not even kept.
@@ -43,10 +43,10 @@ struct LocalizedErrorTests {
 
         let empty: any Error = OSSServerError(statusCode: 503, code: "", message: "")
         #expect(empty.localizedDescription == "OSS answered HTTP 503.")
-        #expect((empty as? LocalizedError)?.recoverySuggestion?.contains("try again later") == true)
+        #expect((empty as? any LocalizedError)?.recoverySuggestion?.contains("try again later") == true)
 
         func suggestion(_ status: Int, _ code: String, _ message: String = "m") -> String {
-            (OSSServerError(statusCode: status, code: code, message: message) as LocalizedError).recoverySuggestion ?? ""
+            (OSSServerError(statusCode: status, code: code, message: message) as any LocalizedError).recoverySuggestion ?? ""
         }
         #expect(suggestion(403, "InvalidAccessKeyId").contains("access key"))
         #expect(suggestion(403, "SignatureDoesNotMatch").contains("access key"))
@@ -61,7 +61,7 @@ struct LocalizedErrorTests {
         let full: any Error = OSSClientError.file(writing: true, "cannot write /tmp/x", errno: ENOSPC)
         let reason = String(cString: strerror(ENOSPC))
         #expect(full.localizedDescription == "Cannot write /tmp/x (errno \(ENOSPC): \(reason)).")
-        #expect((full as? LocalizedError)?.recoverySuggestion?.contains("Free some space") == true)
+        #expect((full as? any LocalizedError)?.recoverySuggestion?.contains("Free some space") == true)
         #expect((OSSPOSIXError(code: EACCES) as any Error).localizedDescription == "\(String(cString: strerror(EACCES))) (errno \(EACCES)).")
         // From the resumable layer, through the one map.
         let unreadable = OSSClientError(OSSResumableError.fileCantRead(path: "/p", errno: ENOENT), in: .upload)
@@ -83,7 +83,7 @@ struct LocalizedErrorTests {
         ]
         for error in errors {
             #expect(!error.localizedDescription.contains("could not be completed"), "\(error)")
-            #expect(error.localizedDescription == (error as? LocalizedError)?.errorDescription)
+            #expect(error.localizedDescription == (error as? any LocalizedError)?.errorDescription)
         }
         #expect(OSSResumableError.fileCantWrite(path: "/p", errno: ENOSPC).description.contains(String(cString: strerror(ENOSPC))))
     }
