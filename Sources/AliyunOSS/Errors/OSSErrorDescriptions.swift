@@ -30,8 +30,11 @@ extension OSSServerError: LocalizedError {
 
     /// What to do: by the code when the SDK knows one, else by the disposition (try again later for a 5xx).
     public var recoverySuggestion: String? {
+        // An expired token: also an AccessDenied whose message says so.
+        let tokenExpired = OSSErrorText.serverSuggestions["SecurityTokenExpired"]
+        if code == "AccessDenied", rejectsCredentials { return tokenExpired }
         if let text = OSSErrorText.serverSuggestions[code] { return text }
-        if rejectsCredentials { return OSSErrorText.serverSuggestions["SecurityTokenExpired"] }
+        if rejectsCredentials { return tokenExpired }
         if Self.throttlingCodes.contains(code) || statusCode == 429 {
             return "OSS is limiting the request rate of the bucket or account: try again later, or with fewer transfers at once."
         }
