@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a resumable transfer could not start, resume or finish, as decided by the pure resumable layer.
 ///
 /// The SDK maps these to `OSSClientErrorCode` (for example ``fileChanged(_:)`` becomes `cannotResumeUpload`,
@@ -57,8 +59,8 @@ public enum OSSResumableError: Error, Sendable, Hashable, CustomStringConvertibl
         case .fileChanged(let changes):
             "the local file changed since the record was written: "
                 + changes.map(\.description).joined(separator: ", ")
-        case .fileCantRead(let path, let code): "cannot read \(path) (errno \(code))"
-        case .fileCantWrite(let path, let code): "cannot write \(path) (errno \(code))"
+        case .fileCantRead(let path, let code): "cannot read \(path) (errno \(code): \(String(cString: strerror(code))))"
+        case .fileCantWrite(let path, let code): "cannot write \(path) (errno \(code): \(String(cString: strerror(code))))"
         case .crcMismatch(let expected, let actual):
             "CRC-64 mismatch: expected \(expected), server reported \(actual)"
         case .partCRCMismatch(let number, let expected, let actual):
@@ -80,4 +82,9 @@ public enum OSSResumableError: Error, Sendable, Hashable, CustomStringConvertibl
             false
         }
     }
+}
+
+extension OSSResumableError: LocalizedError {
+    /// The ``description``, so that `localizedDescription` says what happened.
+    public var errorDescription: String? { description }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a request could not be signed.
 public struct OSSSigningError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Code: String, Sendable, Hashable {
@@ -18,4 +20,9 @@ public struct OSSSigningError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     public var description: String { "\(code.rawValue): \(message)" }
+}
+
+extension OSSSigningError: LocalizedError {
+    /// The ``description``, so that `localizedDescription` says what happened.
+    public var errorDescription: String? { description }
 }

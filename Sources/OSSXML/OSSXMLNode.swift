@@ -1,3 +1,5 @@
+import Foundation
+
 /// An XML element as parsed: name, attributes, child elements and the text directly inside it.
 ///
 /// Text is kept exactly as received (every chunk concatenated, nothing trimmed), so keys with leading or
@@ -92,4 +94,9 @@ public struct OSSXMLError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "XML \(code.rawValue): \(message)" }
+}
+
+extension OSSXMLError: LocalizedError {
+    /// The ``description``, so that `localizedDescription` says what happened.
+    public var errorDescription: String? { description }
 }

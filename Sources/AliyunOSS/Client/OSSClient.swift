@@ -175,12 +175,9 @@ public final class OSSClient: Sendable {
             try await OSSErrorMiddleware.check(response, method: method)
             do {
                 return try await decode(response)
-            } catch let error as OSSClientError where retryDecodeFailures {
-                // A failure reading the body arrives mapped by the transport (a network error: retried).
-                throw error
-            } catch let error as OSSServerError where retryDecodeFailures {
-                throw error
             } catch {
+                // A failure reading the body arrives mapped by the transport (a network error: retried).
+                if retryDecodeFailures, OSSClientError.passesThrough(error) { throw error }
                 // What decode itself throws (a malformed body, a local file) is no network error: the transport
                 // must not map it to one, and the retry policy must not see it.
                 throw OSSNonRetryableFailure(error: OSSRetryMiddleware.publicError(error))

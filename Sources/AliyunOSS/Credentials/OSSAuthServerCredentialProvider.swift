@@ -100,10 +100,10 @@ public final class OSSAuthServerCredentialProvider: OSSCredentialProvider {
                 throw OSSClientError(.signFailed, "the auth server's response is not a JSON object")
             }
             object = parsed
-        } catch let error as OSSClientError {
-            throw error
         } catch {
-            throw OSSClientError(.signFailed, "the auth server's response is not valid JSON", underlying: error)
+            throw OSSClientError.passing(error) {
+                OSSClientError(.signFailed, "the auth server's response is not valid JSON", underlying: $0)
+            }
         }
         let status: Int?
         switch object["StatusCode"] {

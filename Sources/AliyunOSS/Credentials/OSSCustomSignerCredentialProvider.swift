@@ -31,12 +31,10 @@ public struct OSSCustomSignerCredentialProvider: OSSCredentialProvider {
         let answer: String
         do {
             answer = try await sign(stringToSign)
-        } catch let error as OSSClientError {
-            throw error
-        } catch is CancellationError {
-            throw OSSClientError.cancelled()
         } catch {
-            throw OSSClientError(.signFailed, "the custom signer failed", underlying: error)
+            throw OSSClientError.passing(error) {
+                OSSClientError(.signFailed, "the custom signer failed", underlying: $0)
+            }
         }
         if answer.hasPrefix("OSS ") { return answer }
         guard let accessKeyId, !accessKeyId.isEmpty, !answer.isEmpty else {

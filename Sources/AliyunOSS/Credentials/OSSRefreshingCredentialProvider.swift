@@ -146,8 +146,8 @@ public actor OSSRefreshingCredentialProvider: OSSCredentialProvider {
     }
 
     private static func mapError(_ error: any Error) -> any Error {
-        if error is OSSClientError || error is OSSServerError { return error }
-        if error is CancellationError { return OSSClientError.cancelled(error) }
-        return OSSClientError(.signFailed, "the credential provider failed", underlying: error)
+        OSSClientError.passing(error) {
+            OSSClientError(.signFailed, "the credential provider failed", underlying: $0)
+        }
     }
 }

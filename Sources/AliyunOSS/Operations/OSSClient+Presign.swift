@@ -47,10 +47,10 @@ extension OSSClient {
         let credentials: OSSCredentials
         do {
             credentials = try await credentialProvider.credentials()
-        } catch let error as OSSClientError {
-            throw error
         } catch {
-            throw OSSClientError(.signFailed, "the credential provider failed", underlying: error)
+            throw OSSClientError.passing(error) {
+                OSSClientError(.signFailed, "the credential provider failed", underlying: $0)
+            }
         }
         let signer = try signing.makeSigner()
         let now = await clock.now()

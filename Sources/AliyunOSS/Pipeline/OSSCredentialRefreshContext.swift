@@ -37,21 +37,9 @@ final class OSSCredentialRefreshContext: Sendable {
         }
     }
 
-    /// The server codes that mean "these credentials are not (or no longer) valid", answered with 403:
-    /// an unknown or deleted access key, an expired or wrong STS token.
-    static let rejectionCodes: Set<String> = [
-        "InvalidAccessKeyId", "SecurityTokenExpired", "InvalidSecurityToken", "ExpiredToken", "TokenExpired",
-    ]
-
     /// Whether `error` is a 403 rejecting the credentials themselves (not a permission or signature problem):
-    /// one of ``rejectionCodes``, or `AccessDenied` whose message says the token expired.
+    /// ``OSSServerError/rejectsCredentials``.
     static func isCredentialRejection(_ error: any Error) -> Bool {
-        guard let server = error as? OSSServerError, server.statusCode == 403 else { return false }
-        if rejectionCodes.contains(server.code) { return true }
-        if server.code == "AccessDenied" {
-            let message = server.message.lowercased()
-            return message.contains("token") && message.contains("expired")
-        }
-        return false
+        (error as? OSSServerError)?.rejectsCredentials == true
     }
 }

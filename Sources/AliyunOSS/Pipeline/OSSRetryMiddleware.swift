@@ -112,11 +112,7 @@ struct OSSRetryMiddleware: Sendable {
 
     /// Every error leaving the pipeline is an ``OSSClientError`` or an ``OSSServerError``.
     static func publicError(_ error: any Error) -> any Error {
-        switch error {
-        case is OSSClientError, is OSSServerError: return error
-        case is CancellationError: return OSSClientError.cancelled(error)
-        default: return OSSClientError(.exceptionCaught, "unexpected error: \(error)", underlying: error)
-        }
+        OSSClientError.passing(error) { OSSClientError(.exceptionCaught, "unexpected error: \($0)", underlying: $0) }
     }
 }
 

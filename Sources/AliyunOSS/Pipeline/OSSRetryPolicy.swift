@@ -8,9 +8,9 @@ enum OSSRetryDecision: Sendable, Equatable {
     case stop
 }
 
-/// Exponential backoff with full jitter on network errors, 5xx, 429 and `InvalidDigest` (a replayable body that
-/// no longer matched its `Content-MD5` on arrival was damaged on the way); `RequestTimeTooSkewed` retries once
-/// the clock is corrected. A delay the server names (`x-oss-qos-delay-time`, `Retry-After`) is waited for at
+/// Exponential backoff with full jitter on every error whose ``OSSErrorDisposition`` is `retryable` (network
+/// errors, 5xx, 429, throttling, `InvalidDigest`, `RequestTimeout`); `RequestTimeTooSkewed` retries once the clock
+/// is corrected. A delay the server names (`x-oss-qos-delay-time`, `Retry-After`) is waited for at
 /// least, up to ``OSSClientConfiguration/Retry/maxServerDelay``. Pure: the random source is injected.
 struct OSSRetryPolicy: Sendable {
     let configuration: OSSClientConfiguration.Retry
@@ -48,15 +48,8 @@ struct OSSRetryPolicy: Sendable {
         return .nanoseconds(Int64(seconds * 1e9))
     }
 
+    /// Whether the error is worth another attempt: its ``OSSErrorDisposition`` is `retryable`.
     static func isRetryable(_ error: any Error) -> Bool {
-        switch error {
-        case let error as OSSClientError:
-            return error.code == .networkError || error.code == .networkingFailWithResponseCode0
-        case let error as OSSServerError:
-            return error.statusCode >= 500 || error.statusCode == 429 || error.code == "RequestTimeTooSkewed"
-                || error.code == "InvalidDigest"
-        default:
-            return false
-        }
+        OSSErrorDisposition(error) == .retryable
     }
 }

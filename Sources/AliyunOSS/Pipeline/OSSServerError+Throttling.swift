@@ -6,14 +6,6 @@ import Foundation
 import OSSSigning
 
 extension OSSServerError {
-    /// The OSS codes of a throttled request (a bucket or account over its QPS, bandwidth or concurrency limits),
-    /// answered with 503 (or 429), usually with `x-oss-qos-delay-time`.
-    static let throttlingCodes: Set<String> = [
-        "TotalQpsLimitExceeded", "MetaOperationQpsLimitExceeded", "QpsLimitExceeded", "ActiveRequestLimitExceeded",
-        "DownloadTrafficRateLimitExceeded", "UploadTrafficRateLimitExceeded", "CpuLimitExceeded", "SlowDown",
-        "TooManyRequests",
-    ]
-
     /// How long the server asked the client to wait before trying again: `x-oss-qos-delay-time` (milliseconds,
     /// OSS) or else `Retry-After` (seconds, or an HTTP date). `nil` when the answer names no delay.
     var serverRetryDelay: Duration? {
@@ -36,7 +28,8 @@ extension OSSServerError {
     }
 
     /// Whether the server throttled the request (so every request of the client should slow down, not only this
-    /// one): 429, or a 503 with a throttling code or a delay to wait.
+    /// one): 429, or a 503 with a throttling code (``throttlingCodes``, beside the other codes in `Errors/`) or a delay
+    /// to wait.
     var isThrottling: Bool {
         guard statusCode == 503 || statusCode == 429 else { return false }
         return statusCode == 429 || Self.throttlingCodes.contains(code) || serverRetryDelay != nil

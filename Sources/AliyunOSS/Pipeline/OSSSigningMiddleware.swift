@@ -27,14 +27,10 @@ struct OSSSigningMiddleware: Sendable {
             } else {
                 credentials = try await credentialProvider.credentials()
             }
-        } catch let error as OSSClientError {
-            throw error
-        } catch let error as OSSServerError {
-            throw error
-        } catch is CancellationError {
-            throw OSSClientError.cancelled()
         } catch {
-            throw OSSClientError(.signFailed, "the credential provider failed", underlying: error)
+            throw OSSClientError.passing(error) {
+                OSSClientError(.signFailed, "the credential provider failed", underlying: $0)
+            }
         }
         let signer = try makeSigner()
         do {

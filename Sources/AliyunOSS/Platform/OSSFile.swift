@@ -300,30 +300,3 @@ extension OSSFile.Mode {
         return true
     }
 }
-
-/// The `errno` behind a file failure, as ``OSSClientError/underlying``.
-public struct OSSPOSIXError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The `errno` value (`ENOSPC` for a full volume, `EROFS` for a read-only one, `EACCES`...).
-    public var code: Int32
-
-    public init(code: Int32) {
-        self.code = code
-    }
-
-    public var description: String { "errno \(code): \(String(cString: strerror(code)))" }
-}
-
-extension OSSClientError {
-    /// A file failure with its `errno`: ``OSSClientErrorCode/noSpaceLeft`` for a full volume or quota, else
-    /// `fileCantWrite` or `fileCantRead`.
-    static func file(writing: Bool, _ message: String, errno code: Int32) -> OSSClientError {
-        let kind: OSSClientErrorCode =
-            code == ENOSPC || code == EDQUOT ? .noSpaceLeft : writing ? .fileCantWrite : .fileCantRead
-        return OSSClientError(kind, "\(message) (errno \(code): \(String(cString: strerror(code))))", underlying: OSSPOSIXError(code: code))
-    }
-
-    /// The `errno` of a file failure (`ENOSPC` when the volume is full), if the failure came from the file system.
-    public var posixErrorCode: Int32? {
-        (underlying as? OSSPOSIXError)?.code
-    }
-}

@@ -25,10 +25,10 @@ extension OSSXMLNode {
     func decoded<T>(_ read: (OSSXMLNode) throws -> T) throws -> T {
         do {
             return try read(self)
-        } catch let error as OSSClientError {
-            throw error
         } catch {
-            throw OSSClientError(.exceptionCaught, "unexpected \(name) response: \(error)", underlying: error)
+            throw OSSClientError.passing(error) {
+                OSSClientError(.exceptionCaught, "unexpected \(name) response: \($0)", underlying: $0)
+            }
         }
     }
 

@@ -36,7 +36,7 @@ extension OSSBackgroundTransferService {
         }
         defer { withExtendedLifetime(lock) {} }
         let temp = record.tempFilePath
-        try await Self.fileStep { () throws(OSSResumableError) in try OSSRangePlacement.prepare(path: temp, size: head.contentLength) }
+        try await Self.fileStep(.download) { () throws(OSSResumableError) in try OSSRangePlacement.prepare(path: temp, size: head.contentLength) }
         try await saveDownload(record)
         if record.parts.isEmpty {
             _ = try await finishDownload(record)
@@ -83,7 +83,7 @@ extension OSSBackgroundTransferService {
                 report.partsFailed.append(part.number)
             case .accept:
                 let (source, temp) = (event.downloadedFilePath ?? "", record.tempFilePath)
-                let crc = try await Self.fileStep { () throws(OSSResumableError) in
+                let crc = try await Self.fileStep(.download) { () throws(OSSResumableError) in
                     try OSSRangePlacement.place(source: source, length: part.length, into: temp, at: part.offset)
                 }
                 record.parts[index].state = .done(etag: record.etag, crc64: crc)
@@ -137,7 +137,7 @@ extension OSSBackgroundTransferService {
             throw OSSClientError(.invalidCRC, "the downloaded ranges' CRC-64 \(crc) is not the object's \(expected)")
         }
         let (temp, destination, name) = (record.tempFilePath, record.destinationPath, Self.downloadRecordName(record.transferId))
-        try await Self.fileStep { [store] () throws(OSSResumableError) in
+        try await Self.fileStep(.download) { [store] () throws(OSSResumableError) in
             try OSSDurableFile.rename(temp, to: destination)
             try store.delete(name: name)
         }
@@ -147,7 +147,7 @@ extension OSSBackgroundTransferService {
     /// Drops a download whose object changed (or whose bytes are wrong): its temporary file and record.
     func abandonDownload(_ record: OSSBackgroundDownloadRecord) async throws {
         let (temp, name) = (record.tempFilePath, Self.downloadRecordName(record.transferId))
-        try await Self.fileStep { [store] () throws(OSSResumableError) in
+        try await Self.fileStep(.download) { [store] () throws(OSSResumableError) in
             _ = try? FileManager.default.removeItem(atPath: temp)
             try store.delete(name: name)
         }

@@ -47,7 +47,7 @@ extension OSSBackgroundTransferService {
         try await OSSBlockingIO.run {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
-        let digest = try await Self.fileStep { () throws(OSSResumableError) in
+        let digest = try await Self.fileStep(.upload) { () throws(OSSResumableError) in
             try OSSPartSliceCopy.copy(source: source, offset: offset, length: length, to: copyPath)
         }
         if let recorded = part.crc64, recorded != digest.crc64 {

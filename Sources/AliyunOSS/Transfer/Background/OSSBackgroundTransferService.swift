@@ -164,17 +164,18 @@ public final class OSSBackgroundTransferService: Sendable {
         do {
             try await store.saveOffCooperativePool(record, name: Self.recordName(record.transferId))
         } catch {
-            throw OSSClientError(.fileCantWrite, "cannot save the background upload record: \(error)", underlying: error)
+            throw OSSClientError(error, in: .upload)
         }
     }
 
     /// Blocking file work off the cooperative pool, its errors as ``OSSClientError``.
-    static func fileStep<Value: Sendable>(_ body: @escaping @Sendable () throws(OSSResumableError) -> Value) async throws -> Value {
+    static func fileStep<Value: Sendable>(
+        _ kind: OSSTransferKind, _ body: @escaping @Sendable () throws(OSSResumableError) -> Value
+    ) async throws -> Value {
         do {
             return try await OSSBlockingIO.run(body)
         } catch {
-            let code: OSSClientErrorCode = if case .fileCantRead = error { .fileCantRead } else { .fileCantWrite }
-            throw OSSClientError(code, "\(error)", underlying: error)
+            throw OSSClientError(error, in: kind)
         }
     }
 }

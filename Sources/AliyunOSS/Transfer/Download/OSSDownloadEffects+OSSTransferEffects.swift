@@ -65,7 +65,7 @@ extension OSSDownloadEffects: OSSTransferEffects {
         do {
             try await records.save(record)
         } catch {
-            throw error.downloadClientError
+            throw OSSClientError(error, in: .download)
         }
         if !record.unsynced.isEmpty { syncs?.requestSync(covering: claims) }
     }
@@ -107,22 +107,21 @@ extension OSSDownloadEffects: OSSTransferEffects {
     }
 
     /// A 412 on `If-Match` is news: the object was replaced (restart once or fail, per the policy). Other
-    /// failures keep the partial download when they are transient (the network, 5xx, 429), local writes that
-    /// failed (a full volume, a record directory turned read-only) or credentials that ran out (expired, or a refresh
-    /// that failed): the bytes on disk and the last good record stay, and the same call resumes once the disk has
-    /// room or the credentials are fresh.
+    /// failures keep the partial download unless they are ``OSSErrorDisposition/final``: a retryable one (the
+    /// network, 5xx, 429, out of retries) or a transient one (a full volume, a record directory turned read-only,
+    /// credentials that ran out or could not be refreshed) keeps the bytes on disk and the last good record, and
+    /// the same call resumes once the network, the disk or the credentials are back.
     func failureAnswer(for error: any Error) -> OSSTransferFailureAnswer<Machine.Event> {
         guard Self.isPreconditionFailed(error) else {
-            let keep = Self.isTransient(error) || Self.isLocalWriteFailure(error) || Self.isCredentialFailure(error)
-            return .failure(.failed(resumable: keep))
+            return .failure(.failed(resumable: OSSErrorDisposition(error) != .final))
         }
         logger.info(
             "the object changed during the download (412 on If-Match)", metadata: ["key": "\(request.objectKey)"])
         return .news(.objectChanged)
     }
 
-    /// A replaced object first, then a failure that is not transient, then the first.
+    /// A replaced object first, then a failure that is not retryable, then the first.
     func rank(ofPartFailure error: any Error) -> Int {
-        Self.isPreconditionFailed(error) ? 2 : Self.isTransient(error) ? 0 : 1
+        Self.isPreconditionFailed(error) ? 2 : OSSErrorDisposition(error) == .retryable ? 0 : 1
     }
 }

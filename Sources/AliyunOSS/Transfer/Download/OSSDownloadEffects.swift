@@ -101,7 +101,7 @@ final class OSSDownloadEffects {
         }
         // The lock keeps a second process off the same record (and temporary file) while this one runs. A
         // token replaces whatever record is on disk (under the lock), or stands in for one in memory.
-        let opened = try OSSTransferOpenRecord(records, resuming: resumeRecord, map: \.downloadClientError)
+        let opened = try OSSTransferOpenRecord(records, resuming: resumeRecord, map: { OSSClientError($0, in: .download) })
         defer { withExtendedLifetime(opened.lock) {} }
         let loaded = await adoptJournal(verifyUnsynced(checkTempFile(of: opened.loaded)))
         let recordedSize: Int64? =
@@ -115,7 +115,7 @@ final class OSSDownloadEffects {
             throw driver.error(
                 operation: "resumableDownload", noun: "download", kept: "the temporary file and the record",
                 token: { driver.machine.record.map(location.token(for:)) },  // records: relative paths with a base directory
-                map: \.downloadClientError)
+                map: { OSSClientError($0, in: .download) })
         }
         guard let object = driver.machine.object, let plan = driver.machine.plan else {
             throw OSSClientError(.exceptionCaught, "resumableDownload finished without a plan")
@@ -176,26 +176,6 @@ final class OSSDownloadEffects {
     /// Runs `body` in a task that does not inherit the caller's cancellation.
     static func ignoringCancellation<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await Task { try await body() }.value
-    }
-
-    /// A write to the temporary file or the record directory failed (full, read-only, not permitted).
-    static func isLocalWriteFailure(_ error: any Error) -> Bool {
-        guard let error = error as? OSSClientError else { return false }
-        return error.code == .noSpaceLeft || error.code == .fileCantWrite
-    }
-
-    /// The credentials ran out: OSS refused them as expired or unknown (403 `SecurityTokenExpired`,
-    /// `InvalidAccessKeyId`, `InvalidSecurityToken`), or the provider could not refresh them (`signFailed`).
-    static func isCredentialFailure(_ error: any Error) -> Bool {
-        switch error {
-        case let error as OSSClientError:
-            return error.code == .signFailed
-        case let error as OSSServerError:
-            return error.statusCode == 403
-                && ["SecurityTokenExpired", "InvalidAccessKeyId", "InvalidSecurityToken"].contains(error.code)
-        default:
-            return false
-        }
     }
 
     static func isPreconditionFailed(_ error: any Error) -> Bool {

@@ -59,10 +59,8 @@ final class OSSDownloadSyncTracker: Sendable {
             var failure: OSSClientError?
             do {
                 try await file.sync()
-            } catch let error as OSSClientError {
-                failure = error
             } catch {
-                failure = OSSClientError(.fileCantWrite, "cannot sync \(file.path)", underlying: error)
+                failure = (error as? OSSClientError) ?? OSSClientError(.fileCantWrite, "cannot sync \(file.path)", underlying: error)
             }
             let next: [Int: Int64]? = state.withLockedValue { state in
                 if let failure {

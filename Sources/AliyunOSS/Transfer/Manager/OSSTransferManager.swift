@@ -385,7 +385,6 @@ public actor OSSTransferManager {
     }
 
     private static func isCancellation(_ error: any Error) -> Bool {
-        let code = (error as? OSSClientError)?.code
-        return code == .taskCancelled || code == .taskPaused
+        OSSErrorDisposition(error) == .cancelled
     }
 }

@@ -78,7 +78,7 @@ extension OSSClient {
                         break
                     }
                     // Before the first answer the request was already retried by the pipeline.
-                    guard state.head != nil, OSSRetryPolicy.isRetryable(error) else { throw error }
+                    guard state.head != nil, OSSErrorDisposition(error) == .retryable else { throw error }
                     if state.offset > failedAt { failures = 0 }
                     failedAt = state.offset
                     failures += 1

@@ -61,12 +61,10 @@ public struct OSSObjectStream: AsyncSequence, Sendable {
             let chunk: Data?
             do {
                 chunk = try await core.channel.next()
-            } catch let error as OSSClientError {
-                throw error
-            } catch let error as OSSServerError {
-                throw error
             } catch {
-                // Only the consumer's own cancellation ends a wait this way: the stream is over for good.
+                // The producer's failures arrive public; only the consumer's own cancellation ends a wait otherwise,
+                // and then the stream is over for good.
+                if OSSClientError.passesThrough(error) { throw error }
                 core.cancel()
                 throw OSSClientError.cancelled(error)
             }

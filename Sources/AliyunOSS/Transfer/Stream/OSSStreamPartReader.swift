@@ -53,14 +53,10 @@ struct OSSStreamPartReader<Base: AsyncIteratorProtocol> where Base.Element: Data
             let element: Base.Element?
             do {
                 element = try await base.next()
-            } catch let error as OSSClientError {
-                throw error
-            } catch let error as OSSServerError {
-                throw error
-            } catch is CancellationError {
-                throw OSSClientError.cancelled()
             } catch {
-                throw OSSClientError(.fileCantRead, "the stream being uploaded failed: \(error)", underlying: error)
+                throw OSSClientError.passing(error) {
+                    OSSClientError(.fileCantRead, "the stream being uploaded failed: \($0)", underlying: $0)
+                }
             }
             guard let element else {
                 ended = true

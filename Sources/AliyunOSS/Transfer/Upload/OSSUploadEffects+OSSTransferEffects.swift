@@ -16,7 +16,7 @@ extension OSSUploadEffects: OSSTransferEffects {
             do {
                 return .fileRechecked(try OSSFileIdentity.capture(path: filePath))
             } catch {
-                throw error.uploadClientError
+                throw OSSClientError(error, in: .upload)
             }
         case .complete(let uploadId, let parts, _):
             let result = try await complete(uploadId: uploadId, parts: parts)
@@ -58,7 +58,7 @@ extension OSSUploadEffects: OSSTransferEffects {
         do {
             try await records?.save(record.withCallbackHeaders(callbackHeaders).withSequential(sequential))
         } catch {
-            throw error.uploadClientError
+            throw OSSClientError(error, in: .upload)
         }
     }
 

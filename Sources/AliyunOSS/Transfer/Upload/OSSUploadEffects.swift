@@ -73,12 +73,12 @@ final class OSSUploadEffects {
         do {
             identity = try OSSFileIdentity.capture(path: filePath)
         } catch {
-            throw error.uploadClientError
+            throw OSSClientError(error, in: .upload)
         }
         try OSSResumableUploadRequest.checkPartSize(request.partSize, fileSize: identity.size)
         // The lock keeps a second process off the same record (and upload id) while this one runs. A token
         // replaces whatever record is on disk (under the lock), or stands in for one in memory.
-        let opened = try OSSTransferOpenRecord(records, resuming: resumeRecord, map: \.uploadClientError)
+        let opened = try OSSTransferOpenRecord(records, resuming: resumeRecord, map: { OSSClientError($0, in: .upload) })
         defer { withExtendedLifetime(opened.lock) {} }
         let loaded = opened.loaded
         adoptRecordedCallback(loaded)  // parity-b: a resumed upload sends the recorded callback
@@ -94,7 +94,7 @@ final class OSSUploadEffects {
                 operation: "resumableUpload", noun: "upload", kept: "the upload id and the record",
                 // records: relative paths with a base directory; parity-b: the callback travels with the token.
                 token: { driver.machine.record.map { location.token(for: $0.withCallbackHeaders(callbackHeaders).withSequential(sequential)) } },
-                map: \.uploadClientError)
+                map: { OSSClientError($0, in: .upload) })
         }
         guard let completion, let uploadId = driver.machine.uploadId, let plan = driver.machine.plan else {
             throw OSSClientError(.exceptionCaught, "resumableUpload finished without a completed upload")

@@ -127,7 +127,7 @@ final class OSSURLSessionUploadSource: Sendable {
         let descriptor = open(url.path, O_RDONLY)
         guard descriptor >= 0 else {
             if temporary { try? FileManager.default.removeItem(at: url) }
-            throw OSSClientError(.fileCantRead, "cannot open \(url.path) (errno \(errno))")
+            throw OSSClientError.file(writing: false, "cannot open \(url.path)", errno: errno)
         }
         return OSSURLSessionUploadSource(
             storage: .file(url, descriptor: descriptor, offset: offset, temporary: temporary), length: length)

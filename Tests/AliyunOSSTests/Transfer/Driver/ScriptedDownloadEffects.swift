@@ -60,7 +60,7 @@ final class ScriptedDownloadEffects: ScriptedEffects, Sendable {
 
     func failureAnswer(for error: any Error) -> OSSTransferFailureAnswer<Machine.Event> {
         (error as? OSSServerError)?.statusCode == 412
-            ? .news(.objectChanged) : .failure(.failed(resumable: Self.isTransient(error)))
+            ? .news(.objectChanged) : .failure(.failed(resumable: OSSErrorDisposition(error) != .final))
     }
 
     func rank(ofPartFailure error: any Error) -> Int { (error as? OSSServerError)?.statusCode == 412 ? 1 : 0 }

@@ -106,7 +106,7 @@ struct TransferDriverDownloadTests {
 
     @Test(arguments: [true, false])
     func aFailedPartKeepsThePartialDownloadOnlyWhenTransient(transient: Bool) async {
-        let error = transient ? TransferScript.networkFailure : OSSClientError(.fileCantWrite, "scripted: disk")
+        let error = transient ? TransferScript.networkFailure : OSSClientError(.invalidArgument, "scripted: refused")
         let effects = ScriptedDownloadEffects(
             troubles: [.part(2): .fail(times: 1, error: error)], replacement: Self.object())
         let (end, driver) = await Self.run(effects)

@@ -74,6 +74,21 @@ struct TransferDriverTests {
         #expect(effects.script.attempts(of: 1) == 1)
     }
 
+    /// The driver tries a part again exactly when the request pipeline's retry policy would retry its failure:
+    /// both ask one disposition (before, the policy retried RequestTimeTooSkewed and InvalidDigest and the driver
+    /// did not). NoSuchUpload is news to the upload machine rather than a failure, so it is left out.
+    @Test(arguments: OSSServerError.knownCodes.keys.sorted().filter { $0 != "NoSuchUpload" })
+    func aPartIsTriedAgainExactlyWhenThePolicyWouldRetry(code: String) async throws {
+        let known = try #require(OSSServerError.knownCodes[code])
+        let error = OSSServerError(statusCode: known.status, code: code, message: "scripted")
+        let effects = ScriptedUploadEffects(troubles: [.part(1): .fail(times: 1, error: error)])
+        let (end, _) = await runScriptedUpload(effects, parts: 2, partAttempts: 2)
+        let retried = OSSRetryPolicy.isRetryable(error)
+        #expect(retried == (known.disposition == .retryable))
+        #expect(effects.script.attempts(of: 1) == (retried ? 2 : 1), "\(code)")
+        #expect(end.name == (retried ? "finished" : "operationFailed"), "\(code)")
+    }
+
     @Test func byteProgressOnlyGrowsAndEndsAtTheTotal() async {
         let effects = ScriptedUploadEffects(
             troubles: [.part(4): .fail(times: 1, error: TransferScript.networkFailure)], granularity: .bytes)
