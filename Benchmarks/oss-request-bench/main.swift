@@ -87,7 +87,7 @@ struct DiscardingTracer: Tracer {
 
 func cpuSeconds() -> Double {
     var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
     func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1_000_000 }
     return seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }

@@ -25,7 +25,8 @@ struct OSSTracingMiddleware: Sendable {
         func withSpan<Result>(
             _ name: String, kind: SpanKind, _ body: (any Span) async throws -> Result
         ) async throws -> Result {
-            try await Self.withSpan(tracer ?? InstrumentationSystem.tracer, name, kind: kind, body)
+            let tracer: any Tracer = self.tracer ?? InstrumentationSystem.tracer
+            return try await Self.withSpan(tracer, name, kind: kind, body)
         }
 
         private static func withSpan<T: Tracer, Result>(
