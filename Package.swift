@@ -8,8 +8,10 @@ let nonApple: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
 
 /// `OSS_APPLE_SHAPE=1` evaluates this manifest as an Apple platform sees the SDK: only the `AliyunOSS` product, its
 /// pure modules and the DocC snippet check, with swift-crypto and swift-log as the only dependencies and without the
-/// `OSS_ASYNC_HTTP_CLIENT` condition. `scripts/apple-gate.sh` builds it on Linux, so shared code that reaches for a
-/// Linux-only module (NIO, AsyncHTTPClient) fails here as it would in Xcode.
+/// `OSS_ASYNC_HTTP_CLIENT` condition; plus the opt-in `AliyunOSSObservability` product and the two packages only it
+/// links (swift-metrics, swift-distributed-tracing; docs/APPLE.md). `scripts/apple-gate.sh` builds it on Linux, so
+/// shared code that reaches for a Linux-only module (NIO, AsyncHTTPClient) fails here as it would in Xcode, and
+/// checks that `AliyunOSS` alone still links nothing beyond swift-crypto and swift-log.
 let appleShape = Context.environment["OSS_APPLE_SHAPE"] == "1"
 
 let swiftSettings: [SwiftSetting] = [
@@ -37,6 +39,9 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "AliyunOSS", targets: ["AliyunOSS"]),
+        // Metrics (swift-metrics) and tracing (swift-distributed-tracing) as pipeline middleware: a product of its
+        // own, so that an app links those packages only when it adds it (docs/APPLE.md).
+        .library(name: "AliyunOSSObservability", targets: ["AliyunOSSObservability"]),
         .library(name: "OSSLocalServer", targets: ["OSSLocalServer"]),
         .library(name: "OSSSigning", targets: ["OSSSigning"]),
         .library(name: "OSSCRC64", targets: ["OSSCRC64"]),
@@ -51,6 +56,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
     ],
     targets: [
         // Pure modules: no networking. Shared by the SDK and the local server.
@@ -79,6 +86,17 @@ let package = Package(
             ] + sdkLinuxDependencies,
             resources: [.copy("PrivacyInfo.xcprivacy")],
             swiftSettings: sdkSettings
+        ),
+
+        // Metrics and tracing middleware for the SDK's pipeline (an opt-in product).
+        .target(
+            name: "AliyunOSSObservability",
+            dependencies: [
+                "AliyunOSS",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: swiftSettings
         ),
 
         // The local OSS-compatible server: a library and a thin executable.
@@ -196,6 +214,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The request-heavy benchmark: metrics and tracing off, installed, bootstrapped (scripts/bench-requests.sh).
+        .executableTarget(
+            name: "oss-request-bench",
+            dependencies: [
+                "AliyunOSS", "AliyunOSSObservability",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            path: "Benchmarks/oss-request-bench",
+            swiftSettings: swiftSettings
+        ),
+
         // Tests (Swift Testing).
         .testTarget(
             name: "OSSToolTests",
@@ -238,7 +268,9 @@ let package = Package(
         .testTarget(
             name: "AliyunOSSTests",
             dependencies: [
-                "AliyunOSS", "OSSLocalServer", "OSSXML",
+                "AliyunOSS", "AliyunOSSObservability", "OSSLocalServer", "OSSXML",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -258,11 +290,15 @@ let package = Package(
 )
 
 if appleShape {
-    let sdk: Set = ["COSSCRC64", "OSSCRC64", "OSSSigning", "OSSXML", "OSSResumable", "AliyunOSS", "AppleSnippets"]
+    let sdk: Set = [
+        "COSSCRC64", "OSSCRC64", "OSSSigning", "OSSXML", "OSSResumable", "AliyunOSS", "AliyunOSSObservability",
+        "AppleSnippets",
+    ]
     package.targets.removeAll { !sdk.contains($0.name) }
-    package.products.removeAll { $0.name != "AliyunOSS" }
+    package.products.removeAll { $0.name != "AliyunOSS" && $0.name != "AliyunOSSObservability" }
+    let linked = ["/swift-crypto.git", "/swift-log.git", "/swift-metrics.git", "/swift-distributed-tracing.git"]
     package.dependencies.removeAll { dependency in
         guard case .sourceControl(_, let location, _) = dependency.kind else { return true }
-        return !(location.hasSuffix("/swift-crypto.git") || location.hasSuffix("/swift-log.git"))
+        return !linked.contains { location.hasSuffix($0) }
     }
 }

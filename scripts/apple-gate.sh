@@ -6,7 +6,9 @@
 #   2. the Apple-shape build: the manifest as an Apple platform resolves it (OSS_APPLE_SHAPE=1: the AliyunOSS
 #      product and its pure modules, swift-crypto and swift-log, no Linux-only condition) builds, so shared code that
 #      reaches for NIO or AsyncHTTPClient fails here as it would in Xcode;
-#   3. the closure: that build made no module beyond the SDK's own, swift-crypto's and swift-log's;
+#   3. the closure: that build made no module beyond the SDK's own, swift-crypto's and swift-log's; then the opt-in
+#      AliyunOSSObservability product builds in the same shape and adds exactly swift-metrics' CoreMetrics and
+#      swift-distributed-tracing's modules (docs/APPLE.md, "Metrics and tracing");
 #   4. the privacy manifest declares every required-reason API category the app-side modules use
 #      (scripts/check-privacy-manifest.py);
 #   5. probes: against the Apple-shape modules, code naming AsyncHTTPClientTransport or importing NIOCore fails to
@@ -43,6 +45,17 @@ echo "apple-gate: the Apple-shape build made module $module, which is not the SD
     esac
 done
 echo "apple-gate: modules: $(echo $built)"
+
+echo "apple-gate: the opt-in observability product (adds swift-metrics and swift-distributed-tracing only)"
+OSS_APPLE_SHAPE=1 swift build --scratch-path "$scratch" --target AliyunOSSObservability
+observability=" AliyunOSSObservability CoreMetrics Tracing Instrumentation ServiceContextModule "
+with=$(find "$debug/Modules" -name '*.swiftmodule' -exec basename {} .swiftmodule \; | sort -u)
+for module in $with; do
+    case "$allowed$observability" in
+    *" $module "*) ;;
+    *) echo "apple-gate: the observability build made module $module, beyond the SDK's and the two packages'" >&2; exit 1 ;;
+    esac
+done
 
 echo "apple-gate: probes against the Apple-shape modules"
 probes=$(mktemp -d)

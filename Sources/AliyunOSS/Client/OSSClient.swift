@@ -27,6 +27,9 @@ public final class OSSClient: Sendable {
     let builder: OSSRequestBuilder
     let signing: OSSSigningMiddleware
     let retrying: OSSRetryMiddleware
+    /// Every request's way to the transport, built once: operation middleware, retry, throttle, attempt middleware,
+    /// signing, error mapping (see ``OSSMiddleware``).
+    let chain: OSSMiddlewareChain
     /// The one scheduler of every transfer this client runs: transfer slots, parts in flight and the memory of
     /// their buffers (``OSSClientConfiguration/transferLimits``), by priority; throttling slows it down.
     public let scheduler: OSSTransferScheduler
@@ -97,9 +100,15 @@ public final class OSSClient: Sendable {
             region: configuration.region, clock: clock, logger: configuration.logger)
         let scheduler = OSSTransferScheduler(limits: configuration.transferLimits)
         self.scheduler = scheduler
+        let gate = OSSThrottleGate(onPause: { scheduler.noteThrottled() })
         retrying = OSSRetryMiddleware(
             policy: OSSRetryPolicy(configuration: configuration.retry, random: random), sleeper: sleeper, clock: clock,
-            logger: configuration.logger, throttle: OSSThrottleGate(onPause: { scheduler.noteThrottled() }))
+            logger: configuration.logger, throttle: gate)
+        let throttling = OSSThrottleMiddleware(
+            gate: gate, sleeper: sleeper, maxServerDelay: configuration.retry.maxServerDelay)
+        chain = OSSMiddlewareChain(
+            middleware: configuration.operationMiddleware + [retrying, throttling] + configuration.attemptMiddleware
+                + [signing, OSSErrorMiddleware()])
     }
 
     static func validate(endpoint: String, configuration: OSSClientConfiguration) throws -> OSSEndpoint {
@@ -123,7 +132,8 @@ public final class OSSClient: Sendable {
         try await execute(operation, decode: decode)
     }
 
-    /// The pipeline: build → retry ⊃ sign ⊃ transport + error mapping → decode.
+    /// The pipeline: build the request, then run it through ``chain`` and the transport; `decode` reads the
+    /// response (only 2xx ones reach it).
     ///
     /// - Parameter retryDecodeFailures: whether a network failure while `decode` reads the body may be retried
     ///   (true when `decode` can simply start over, false when it hands the stream to the caller).
@@ -139,40 +149,61 @@ public final class OSSClient: Sendable {
             ?? operation.uploadProgress.map {
                 OSSUploadObserver(expected: operation.body.length, progress: $0, computeCRC: false)
             }
-        return try await retrying.run(operation: operation.name, replayable: operation.body.isReplayable) { attempt in
-            try await self.attempt(
-                prepared, operation: operation, number: attempt, observer: observer,
+        let context = OSSMiddlewareContext(operation: operation, logger: logger)
+        return try await chain.run(OSSMiddlewareRequest(prepared), context: context) { request, context in
+            try await self.send(
+                request, context: context, operation: operation, observer: observer,
                 retryDecodeFailures: retryDecodeFailures, decode: decode)
         }
     }
 
-    /// One attempt: sign, send, map errors, decode.
-    private func attempt<Result: Sendable>(
-        _ prepared: OSSPreparedRequest,
+    /// The end of the chain: send one attempt, show the response head to the observers the middleware registered
+    /// (error mapping last), decode.
+    private func send<Result: Sendable>(
+        _ request: OSSMiddlewareRequest,
+        context: OSSMiddlewareContext,
         operation: OSSOperation,
-        number: Int,
         observer: OSSUploadObserver?,
         retryDecodeFailures: Bool,
         decode: (OSSHTTPResponse) async throws -> Result
     ) async throws -> Result {
-        var request = prepared
-        if operation.isAuthenticationRequired { try await signing.sign(&request) }
         observer?.startAttempt()
         var onChunkSent: (@Sendable (UnsafeRawBufferPointer) -> Void)?
-        if let observer {
+        let sentObservers = context.sentObservers
+        if let observer, sentObservers.isEmpty {
             onChunkSent = { observer.observe($0) }
+        } else if observer != nil || !sentObservers.isEmpty {
+            onChunkSent = { chunk in
+                observer?.observe(chunk)
+                for observe in sentObservers { observe(chunk.count) }
+            }
         }
-        let http = request.httpRequest(
+        var http = request.prepared.httpRequest(
             timeout: configuration.timeouts.request, stallTimeout: stallTimeout(for: operation), onChunkSent: onChunkSent)
+        let stallObservers = context.stallObservers
+        if !stallObservers.isEmpty {
+            http.onStall = { for observe in stallObservers { observe() } }
+        }
         let logger = self.logger
-        let method = operation.method
         let name = operation.name
-        logger.debug("sending request", metadata: ["operation": "\(name)", "method": "\(method)", "attempt": "\(number)"])
+        let responseObservers = context.responseObservers
+        let receivedObservers = context.receivedObservers
+        logger.debug(
+            "sending request",
+            metadata: ["operation": "\(name)", "method": "\(operation.method)", "attempt": "\(context.attempt - 1)"])
         return try await transport.send(http) { response in
+            var response = response
+            if !receivedObservers.isEmpty {
+                response.body = response.body.counting { count in
+                    for observe in receivedObservers { observe(count) }
+                }
+            }
             logger.debug(
                 "received response",
                 metadata: ["operation": "\(name)", "status": "\(response.status)", "requestId": "\(response.requestId)"])
-            try await OSSErrorMiddleware.check(response, method: method)
+            for observe in responseObservers {
+                try await observe(response)
+            }
             do {
                 return try await decode(response)
             } catch {

@@ -96,6 +96,14 @@ public struct OSSClientConfiguration: Sendable {
     public var transferLimits: OSSTransferLimits = .platformDefault
     /// Where the client logs. Secrets, tokens and signatures are never logged; the string to sign only at `.trace`.
     public var logger: Logger
+    /// Middleware run once per operation, above the retry layer (first element outermost): it sees the operation's
+    /// outcome after every retry. See ``OSSMiddleware`` for the whole chain.
+    public var operationMiddleware: [any OSSMiddleware] = []
+    /// Middleware run once per attempt, below retry and throttling and above signing (first element outermost): a
+    /// header it sets is signed; it sees each attempt's response head and error.
+    public var attemptMiddleware: [any OSSMiddleware] = []
+    /// Middleware run around each resumable transfer (first element outermost). See ``OSSTransferMiddleware``.
+    public var transferMiddleware: [any OSSTransferMiddleware] = []
 
     public init(
         region: String? = nil,

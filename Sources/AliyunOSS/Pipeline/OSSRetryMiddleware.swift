@@ -9,9 +9,10 @@ import Logging
 /// see ``OSSCredentialRefreshContext``.
 ///
 /// A throttled answer (429, or 503 with a throttling code or a delay to wait; see
-/// ``OSSServerError/isThrottling``) pauses the whole client through ``throttle``: every request waits for the
-/// pause before each attempt, the throttled one included, instead of sleeping on its own.
-struct OSSRetryMiddleware: Sendable {
+/// ``OSSServerError/isThrottling``) that the policy retries pauses the whole client through ``throttle`` instead
+/// of sleeping on its own: ``OSSThrottleMiddleware``, the next layer, holds every request of the client (this one
+/// included) until the pause is over.
+struct OSSRetryMiddleware: OSSMiddleware {
     let policy: OSSRetryPolicy
     let sleeper: any OSSSleeper
     let clock: OSSClockSkew
@@ -30,6 +31,19 @@ struct OSSRetryMiddleware: Sendable {
         self.throttle = throttle
     }
 
+    func handle<Result: Sendable>(
+        _ request: OSSMiddlewareRequest, context: OSSMiddlewareContext,
+        next: (OSSMiddlewareRequest, OSSMiddlewareContext) async throws -> Result
+    ) async throws -> Result {
+        try await run(operation: context.operation, replayable: request.prepared.body.isReplayable) { attempt in
+            var context = context
+            context.attempt = attempt + 1
+            context.record.startAttempt(attempt + 1)
+            return try await next(request, context)
+        }
+    }
+
+    /// The loop: `body` runs with the attempt number from 0.
     func run<Result: Sendable>(
         operation: String, replayable: Bool, attempt body: (_ attempt: Int) async throws -> Result
     ) async throws -> Result {
@@ -46,11 +60,6 @@ struct OSSRetryMiddleware: Sendable {
         var attempt = 0
         while true {
             if Task.isCancelled { throw OSSClientError.cancelled() }
-            do {
-                try await throttle.wait(using: sleeper)
-            } catch {
-                throw OSSClientError.cancelled(error)
-            }
             do {
                 return try await body(attempt)
             } catch let wrapped as OSSNonRetryableFailure {
@@ -71,10 +80,6 @@ struct OSSRetryMiddleware: Sendable {
                             "refresh": "\(invalidated ? "started" : "shared")",
                         ])
                     continue
-                }
-                if let server = error as? OSSServerError, server.isThrottling, let asked = server.serverRetryDelay {
-                    // The server's delay holds for every request of the client, also when this one gives up.
-                    await throttle.pause(for: min(asked, policy.configuration.maxServerDelay))
                 }
                 switch policy.decision(for: error, attempt: attempt, replayable: replayable) {
                 case .stop:

@@ -3,12 +3,23 @@ import Logging
 
 /// Signs each attempt afresh (so a retried request gets a new date and, after a clock correction, the
 /// server's time), with the configured signature version and the credential provider's current credentials.
-struct OSSSigningMiddleware: Sendable {
+/// Requests of operations that are not authenticated (``OSSOperation/isAuthenticationRequired``) pass unsigned.
+struct OSSSigningMiddleware: OSSMiddleware {
     let credentialProvider: any OSSCredentialProvider
     let signatureVersion: OSSSignatureVersion
     let region: String?
     let clock: OSSClockSkew
     let logger: Logger
+
+    func handle<Result: Sendable>(
+        _ request: OSSMiddlewareRequest, context: OSSMiddlewareContext,
+        next: (OSSMiddlewareRequest, OSSMiddlewareContext) async throws -> Result
+    ) async throws -> Result {
+        guard context.isAuthenticationRequired else { return try await next(request, context) }
+        var request = request
+        try await sign(&request.prepared)
+        return try await next(request, context)
+    }
 
     func sign(_ request: inout OSSPreparedRequest) async throws {
         let date = await clock.now()

@@ -42,3 +42,31 @@ actor OSSThrottleGate {
         }
     }
 }
+
+/// The layer below retry: each attempt first waits out the client's pause, and a throttled answer that names a
+/// delay (`x-oss-qos-delay-time`, `Retry-After`) pauses the client for it (capped at
+/// ``OSSClientConfiguration/Retry/maxServerDelay``), also when this request then gives up.
+struct OSSThrottleMiddleware: OSSMiddleware {
+    let gate: OSSThrottleGate
+    let sleeper: any OSSSleeper
+    let maxServerDelay: Duration
+
+    func handle<Result: Sendable>(
+        _ request: OSSMiddlewareRequest, context: OSSMiddlewareContext,
+        next: (OSSMiddlewareRequest, OSSMiddlewareContext) async throws -> Result
+    ) async throws -> Result {
+        do {
+            try await gate.wait(using: sleeper)
+        } catch {
+            throw OSSClientError.cancelled(error)
+        }
+        do {
+            return try await next(request, context)
+        } catch let server as OSSServerError where server.isThrottling {
+            if let asked = server.serverRetryDelay {
+                await gate.pause(for: min(asked, maxServerDelay))
+            }
+            throw server
+        }
+    }
+}

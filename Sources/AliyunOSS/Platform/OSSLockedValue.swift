@@ -13,27 +13,27 @@ import Synchronization
 /// Synchronization module elsewhere (on Apple platforms `Mutex` needs macOS 15 / iOS 18). Both are Sendable by their
 /// own declaration, so this type needs no unchecked conformance.
 #if canImport(Darwin)
-struct OSSLockedValue<Value: Sendable>: Sendable {
+package struct OSSLockedValue<Value: Sendable>: Sendable {
     private let lock: OSAllocatedUnfairLock<Value>
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         lock = OSAllocatedUnfairLock(initialState: value)
     }
 
-    func withLockedValue<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLockedValue<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         // The unchecked variant only drops the @Sendable requirement on a closure that runs synchronously, here.
         try lock.withLockUnchecked(body)
     }
 }
 #else
-final class OSSLockedValue<Value: Sendable>: Sendable {
+package final class OSSLockedValue<Value: Sendable>: Sendable {
     private let mutex: Mutex<Value>
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         mutex = Mutex(value)
     }
 
-    func withLockedValue<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLockedValue<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try mutex.withLock { value throws -> sending Result in try body(&value) }
     }
 }

@@ -19,6 +19,8 @@ public struct OSSHTTPRequest: Sendable {
     /// Called by a transport whose request waits for a network to appear (URLSession's `waitsForConnectivity`):
     /// that wait is not a stall. Cleared by the next bytes that move.
     var onWaitingForConnectivity: (@Sendable () -> Void)?
+    /// Called when stall detection abandons the request (for the pipeline's observers).
+    var onStall: (@Sendable () -> Void)?
 
     public init(
         method: String, url: String, headers: [String: String], body: OSSHTTPBody = .empty, timeout: Duration? = nil,

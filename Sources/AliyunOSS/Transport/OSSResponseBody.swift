@@ -85,6 +85,38 @@ public struct OSSResponseBody: AsyncSequence, Sendable {
         }
     }
 
+    /// The same body, telling `observe` the size of each chunk as its reader takes it (for the pipeline's
+    /// observers); nothing is buffered.
+    func counting(_ observe: @escaping @Sendable (Int) -> Void) -> OSSResponseBody {
+        @Sendable func counted(_ next: @escaping () async throws -> Data?) -> () async throws -> Data? {
+            {
+                let chunk = try await next()
+                if let chunk { observe(chunk.count) }
+                return chunk
+            }
+        }
+        switch source {
+        case .chunks(let chunks):
+            return OSSResponseBody(.iterate({
+                var iterator = chunks.makeIterator()
+                return counted { iterator.next() }
+            }))
+        case .stream(let stream):
+            return OSSResponseBody(.iterate({
+                var iterator = stream.makeAsyncIterator()
+                return counted { try await iterator.next() }
+            }))
+        case .pull(let next):
+            return OSSResponseBody(.pull({
+                let chunk = try await next()
+                if let chunk { observe(chunk.count) }
+                return chunk
+            }))
+        case .iterate(let makeNext):
+            return OSSResponseBody(.iterate({ counted(makeNext()) }))
+        }
+    }
+
     /// Collects the whole body, failing with `.invalidArgument` if it is longer than `maxBytes`.
     public func collect(upTo maxBytes: Int) async throws -> Data {
         var result = Data()

@@ -22,10 +22,14 @@ extension OSSClient {
     ///   download (it holds the record's lock);
     ///   `invalidArgument`; `networkError` after retries) or ``OSSServerError`` (e.g. 404 `NoSuchKey`).
     public func resumableDownload(_ request: OSSResumableDownloadRequest) async throws -> OSSResumableDownloadResult {
-        try await request.cancellation.run { [self] in
-            let transfer = try OSSDownloadEffects(client: self, request: request)
-            return try await scheduler.withTransferSlot(priority: request.priority, proceedsWhenCancelled: true) {
-                try await transfer.run()
+        try await instrumentedTransfer(
+            .download, bucket: request.bucketName, key: request.objectKey, summary: OSSTransferSummary.init
+        ) {
+            try await request.cancellation.run { [self] in
+                let transfer = try OSSDownloadEffects(client: self, request: request)
+                return try await scheduler.withTransferSlot(priority: request.priority, proceedsWhenCancelled: true) {
+                    try await transfer.run()
+                }
             }
         }
     }
@@ -44,10 +48,14 @@ extension OSSClient {
     public func resumableDownload(
         _ request: OSSResumableDownloadRequest, resumingFrom token: OSSResumeToken
     ) async throws -> OSSResumableDownloadResult {
-        try await request.cancellation.run { [self] in
-            let transfer = try OSSDownloadEffects(client: self, request: request, token: token)
-            return try await scheduler.withTransferSlot(priority: request.priority, proceedsWhenCancelled: true) {
-                try await transfer.run()
+        try await instrumentedTransfer(
+            .download, bucket: request.bucketName, key: request.objectKey, summary: OSSTransferSummary.init
+        ) {
+            try await request.cancellation.run { [self] in
+                let transfer = try OSSDownloadEffects(client: self, request: request, token: token)
+                return try await scheduler.withTransferSlot(priority: request.priority, proceedsWhenCancelled: true) {
+                    try await transfer.run()
+                }
             }
         }
     }

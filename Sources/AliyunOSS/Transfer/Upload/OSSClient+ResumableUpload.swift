@@ -20,10 +20,14 @@ extension OSSClient {
     ///   another process or request is running the same transfer (it holds the record's lock); `invalidCRC`; `fileCantRead`; `invalidArgument`; `networkError` after retries (the record
     ///   is kept). Or an ``OSSServerError`` from the server.
     public func resumableUpload(_ request: OSSResumableUploadRequest) async throws -> OSSResumableUploadResult {
-        try await request.cancellation.run { [self] in
-            let transfer = try OSSUploadEffects(client: self, request: request)
-            return try await scheduler.withTransferSlot(priority: request.priority, proceedsWhenCancelled: true) {
-                try await transfer.run()
+        try await instrumentedTransfer(
+            .upload, bucket: request.bucketName, key: request.objectKey, summary: OSSTransferSummary.init
+        ) {
+            try await request.cancellation.run { [self] in
+                let transfer = try OSSUploadEffects(client: self, request: request)
+                return try await scheduler.withTransferSlot(priority: request.priority, proceedsWhenCancelled: true) {
+                    try await transfer.run()
+                }
             }
         }
     }
@@ -46,10 +50,14 @@ extension OSSClient {
     public func resumableUpload(
         _ request: OSSResumableUploadRequest, resumingFrom token: OSSResumeToken
     ) async throws -> OSSResumableUploadResult {
-        try await request.cancellation.run { [self] in
-            let transfer = try OSSUploadEffects(client: self, request: request, token: token)
-            return try await scheduler.withTransferSlot(priority: request.priority, proceedsWhenCancelled: true) {
-                try await transfer.run()
+        try await instrumentedTransfer(
+            .upload, bucket: request.bucketName, key: request.objectKey, summary: OSSTransferSummary.init
+        ) {
+            try await request.cancellation.run { [self] in
+                let transfer = try OSSUploadEffects(client: self, request: request, token: token)
+                return try await scheduler.withTransferSlot(priority: request.priority, proceedsWhenCancelled: true) {
+                    try await transfer.run()
+                }
             }
         }
     }

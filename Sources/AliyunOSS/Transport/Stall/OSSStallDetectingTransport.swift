@@ -50,6 +50,7 @@ struct OSSStallDetectingTransport: OSSHTTPTransport {
                 }
                 group.addTask {
                     if await monitor.waitForStall(after: limit) {
+                        exchange.onStall?()
                         pump.fail(OSSClientError.stalled(after: limit))
                     }
                 }

@@ -1,0 +1,93 @@
+import AliyunOSS
+import CoreMetrics
+import Tracing
+
+/// Metrics (swift-metrics) and tracing (swift-distributed-tracing) for an ``AliyunOSS/OSSClient``: middleware that
+/// ``AliyunOSS/OSSClientConfiguration/observe(_:)`` installs in the client's pipeline.
+///
+/// ```swift
+/// var configuration = OSSClientConfiguration(region: "cn-hangzhou")
+/// configuration.observe(OSSObservability())   // the process-wide MetricsSystem and InstrumentationSystem
+/// ```
+///
+/// Each client may have its own backends (``metricsFactory``, ``tracer``); without them it uses the process-wide
+/// ones, as bootstrapped by the app (nothing is recorded while the app bootstraps neither).
+public struct OSSObservability: Sendable {
+    /// Where metrics go; `nil` uses `MetricsSystem.factory` at each use.
+    public var metricsFactory: (any MetricsFactory)?
+    /// Where spans go; `nil` uses `InstrumentationSystem.tracer` at each use.
+    public var tracer: (any Tracer)?
+    /// Whether metrics are recorded. Default true.
+    public var recordsMetrics: Bool
+    /// Whether spans are made. Default true.
+    public var recordsSpans: Bool
+    /// Whether spans carry the object key (`oss.key`). Default false: keys are personal data in many apps.
+    public var recordsObjectKeys: Bool
+    /// Whether metrics carry a `bucket` dimension. Default false: an app with a bucket per tenant would make one
+    /// time series per bucket (spans always carry the bucket).
+    public var bucketDimension: Bool
+
+    public init(
+        metricsFactory: (any MetricsFactory)? = nil, tracer: (any Tracer)? = nil, recordsMetrics: Bool = true,
+        recordsSpans: Bool = true, recordsObjectKeys: Bool = false, bucketDimension: Bool = false
+    ) {
+        self.metricsFactory = metricsFactory
+        self.tracer = tracer
+        self.recordsMetrics = recordsMetrics
+        self.recordsSpans = recordsSpans
+        self.recordsObjectKeys = recordsObjectKeys
+        self.bucketDimension = bucketDimension
+    }
+}
+
+extension OSSClientConfiguration {
+    /// Installs the metrics and tracing middleware: per operation (outermost, around the retries), per attempt
+    /// (first below throttling, so the time an attempt waits for the client's pause is not counted) and per
+    /// resumable transfer.
+    public mutating func observe(_ observability: OSSObservability) {
+        var operation: [any OSSMiddleware] = []
+        var attempt: [any OSSMiddleware] = []
+        var transfer: [any OSSTransferMiddleware] = []
+        if observability.recordsSpans {
+            let tracing = OSSTracingMiddleware(observability)
+            operation.append(tracing.operation)
+            attempt.append(tracing.attempt)
+            transfer.append(tracing.transfer)
+        }
+        if observability.recordsMetrics {
+            let metrics = OSSMetricsMiddleware(observability)
+            operation.append(metrics.operation)
+            attempt.append(metrics.attempt)
+            transfer.append(metrics.transfer)
+        }
+        operationMiddleware.insert(contentsOf: operation, at: 0)
+        attemptMiddleware.insert(contentsOf: attempt, at: 0)
+        transferMiddleware.insert(contentsOf: transfer, at: 0)
+    }
+}
+
+/// What the metrics and spans say about an outcome.
+enum OSSOutcome {
+    /// `2xx` ... `5xx`, or `error` when no HTTP answer came (network failure, cancellation, a local error).
+    static func statusClass(_ status: Int?) -> String {
+        switch status {
+        case .some(200..<300): "2xx"
+        case .some(300..<400): "3xx"
+        case .some(400..<500): "4xx"
+        case .some(500..<600): "5xx"
+        default: "error"
+        }
+    }
+
+    /// The HTTP status an error carries, if the server answered.
+    static func status(of error: any Error) -> Int? {
+        (error as? OSSServerError)?.statusCode
+    }
+
+    /// The OSS error code (`NoSuchKey`) or the client's (`NetworkError`).
+    static func code(of error: any Error) -> String {
+        if let server = error as? OSSServerError { return server.code.isEmpty ? "HTTP\(server.statusCode)" : server.code }
+        if let client = error as? OSSClientError { return client.code.rawValue }
+        return "Unknown"
+    }
+}

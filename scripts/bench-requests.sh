@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Benchmark (not a test): the request pipeline under many small requests (10,000 HEADs, 2,000 PUTs of 1 KiB, 8 at a
+# time) against the local server (release build, its own process), with metrics and tracing
+#   off        no observability middleware installed (the default),
+#   installed  OSSObservability installed, nothing bootstrapped (swift-metrics' and swift-distributed-tracing's no-op
+#              defaults),
+#   on         installed and bootstrapped process-wide with do-nothing backends (real handler and span objects).
+# The modes alternate for ROUNDS rounds (default 5); the medians are printed side by side, with the client's CPU
+# (user + system of the benchmark process) beside off's.
+# Usage: scripts/bench-requests.sh [heads, default 10000] [puts, default 2000]
+# SCRATCH: the release build directory (default .build-release, shared by every benchmark script).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SCRATCH="${SCRATCH:-.build-release}"
+HEADS="${1:-10000}"
+PUTS="${2:-2000}"
+ROUNDS="${ROUNDS:-5}"
+WORK="$(mktemp -d "${BENCH_TMPDIR:-${TMPDIR:-/tmp}}/oss-bench-requests.XXXXXX")"
+SERVER_PID=""
+cleanup() {
+    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+if [ -z "${SKIP_BUILD:-}" ]; then
+    for product in oss-local-server oss-request-bench; do
+        echo "building $product (release)..." >&2
+        swift build -c release --scratch-path "$SCRATCH" --product "$product" >&2
+    done
+fi
+BIN="$SCRATCH/release"
+
+export OSS_ACCESS_KEY_ID="LTAILocalDevAccessKeyId"
+export OSS_ACCESS_KEY_SECRET="LocalDevAccessKeySecret0123456789"
+BUCKET="bench"
+"$BIN/oss-local-server" --host 127.0.0.1 --port 0 --data-dir "$WORK/data" --bucket "$BUCKET" \
+    --access-key-id "$OSS_ACCESS_KEY_ID" --access-key-secret "$OSS_ACCESS_KEY_SECRET" > "$WORK/server.log" 2>&1 &
+SERVER_PID=$!
+for _ in $(seq 1 100); do grep -q "listening on" "$WORK/server.log" && break; sleep 0.1; done
+SERVER="$(sed -n 's/^listening on //p' "$WORK/server.log" | head -1)"
+[ -n "$SERVER" ] || { echo "the server did not start" >&2; cat "$WORK/server.log" >&2; exit 1; }
+
+echo "== $HEADS HEADs and $PUTS PUTs of 1 KiB, 8 at a time, $ROUNDS rounds (modes alternating), load $(cut -d' ' -f1-3 /proc/loadavg) =="
+for round in $(seq 1 "$ROUNDS"); do
+    for mode in off installed on; do
+        "$BIN/oss-request-bench" "$SERVER" "$BUCKET" "$mode" "$HEADS" "$PUTS" 8 >> "$WORK/results.txt"
+    done
+    echo "round $round done" >&2
+done
+python3 - "$WORK/results.txt" <<'PY'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    mode, *values = line.split()
+    rows.setdefault(mode, []).append([float(v) for v in values])
+med = {m: [statistics.median(col) for col in zip(*r)] for m, r in rows.items()}
+names = ["HEAD wall s", "HEAD CPU s", "PUT wall s", "PUT CPU s"]
+print(f"{'median of ' + str(len(rows['off'])):<16}" + "".join(f"{n:>22}" for n in names))
+for mode in ["off", "installed", "on"]:
+    cells = []
+    for i, v in enumerate(med[mode]):
+        delta = "" if mode == "off" else f" ({(v / med['off'][i] - 1) * 100:+.1f}%)"
+        cells.append(f"{v:.3f}{delta}")
+    print(f"{mode:<16}" + "".join(f"{c:>22}" for c in cells))
+PY
