@@ -12,12 +12,28 @@ extension OSSClient {
     /// The copy keeps the source's Content-Type and metadata unless the request gives them. The result's
     /// CRC-64 is checked against the source's when `crcCheckEnabled`. On failure (or cancellation) the multipart
     /// upload is aborted, so nothing is left behind.
+    ///
+    /// The copy is a transfer of the client's ``OSSClient/scheduler``: it waits for a transfer slot, and each
+    /// UploadPartCopy (or the one CopyObject) for a part slot, so ``OSSTransferLimits/partsInFlight`` bounds it as
+    /// it bounds uploads and downloads (a server-side copy holds no client memory: its parts charge no bytes).
     public func copyLargeObject(_ request: OSSCopyLargeObjectRequest) async throws -> OSSCopyLargeObjectResult {
         guard request.partSize >= OSSCopyLargeObjectRequest.minimumPartSize else {
             throw OSSClientError.invalidArgument(
                 "partSize must be at least \(OSSCopyLargeObjectRequest.minimumPartSize) bytes, not \(request.partSize)")
         }
         guard request.threadNum >= 1 else { throw OSSClientError.invalidArgument("threadNum must be at least 1") }
+        do {
+            return try await scheduler.withTransferSlot(priority: .normal) {
+                try await copyScheduledObject(request)
+            }
+        } catch let error as CancellationError {
+            // Cancelled while waiting for the scheduler: the SDK's own error, as for any other cancellation.
+            throw OSSClientError.cancelled(error)
+        }
+    }
+
+    /// ``copyLargeObject(_:)`` once it holds its transfer slot.
+    private func copyScheduledObject(_ request: OSSCopyLargeObjectRequest) async throws -> OSSCopyLargeObjectResult {
         let source = try await headObject(
             OSSHeadObjectRequest(bucketName: request.sourceBucketName, objectKey: request.sourceObjectKey))
         let size = source.contentLength
@@ -26,12 +42,14 @@ extension OSSClient {
             throw OSSClientError.invalidArgument("partSize \(request.partSize) gives \(partCount) parts; OSS allows 10000")
         }
         if partCount == 1 {
-            let copy = try await copyObject(
-                OSSCopyObjectRequest(
-                    sourceBucketName: request.sourceBucketName, sourceObjectKey: request.sourceObjectKey,
-                    bucketName: request.bucketName, objectKey: request.objectKey,
-                    contentType: request.contentType, metadata: request.metadata ?? [:],
-                    conditions: .init(ifMatch: source.eTag), headers: request.headers))
+            let copyRequest = OSSCopyObjectRequest(
+                sourceBucketName: request.sourceBucketName, sourceObjectKey: request.sourceObjectKey,
+                bucketName: request.bucketName, objectKey: request.objectKey,
+                contentType: request.contentType, metadata: request.metadata ?? [:],
+                conditions: .init(ifMatch: source.eTag), headers: request.headers)
+            let copy = try await scheduler.withPartSlot(priority: .normal, bytes: 0) {
+                try await copyObject(copyRequest)
+            }
             try checkCopyCRC(copy.crc64, source: source.crc64, key: request.objectKey)
             return OSSCopyLargeObjectResult(eTag: copy.eTag, crc64: copy.crc64, partCount: 0, requestId: copy.requestId)
         }
@@ -60,7 +78,8 @@ extension OSSClient {
         }
     }
 
-    /// Copies every part, at most `threadNum` at a time; returns them sorted by number.
+    /// Copies every part, at most `threadNum` at a time (and as many as the scheduler lets into flight); returns
+    /// them sorted by number.
     private func copyParts(
         _ request: OSSCopyLargeObjectRequest, uploadId: String, size: Int64, partCount: Int, eTag: String?
     ) async throws -> [OSSPartInfo] {
@@ -78,7 +97,9 @@ extension OSSClient {
                     sourceObjectKey: request.sourceObjectKey, sourceRange: first...last,
                     conditions: .init(ifMatch: eTag))
                 group.addTask {
-                    let copied = try await self.uploadPartCopy(partRequest)
+                    let copied = try await self.scheduler.withPartSlot(priority: .normal, bytes: 0) {
+                        try await self.uploadPartCopy(partRequest)
+                    }
                     return OSSPartInfo(
                         partNumber: number, eTag: copied.eTag, size: last - first + 1, lastModified: copied.lastModified,
                         crc64: copied.crc64)

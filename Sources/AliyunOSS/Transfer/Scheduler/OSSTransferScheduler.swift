@@ -84,7 +84,7 @@ public final class OSSTransferScheduler: Sendable {
         public let throttleCuts: Int
     }
 
-    private enum Kind: Sendable {
+    fileprivate enum Kind: Sendable {
         case transfer
         case part(bytes: Int64)
     }
@@ -237,6 +237,14 @@ public final class OSSTransferScheduler: Sendable {
         return result
     }
 
+    /// Takes a part slot and `bytes` of the memory budget (waiting for both first) for a part whose work spans
+    /// tasks: a stream upload's part is read into memory by the part loop, then sent by a child task. Give it back
+    /// with ``OSSPartSlot/release(succeeded:)``; a slot dropped without that is given back when it goes.
+    func partSlot(priority: OSSTransferPriority, bytes: Int64) async throws -> OSSPartSlot {
+        try await acquire(.part(bytes: bytes), priority: priority)
+        return OSSPartSlot(scheduler: self, bytes: bytes)
+    }
+
     /// Halves the part limit after a throttled answer (at most once a second, never below 1).
     func noteThrottled() {
         state.withLockedValue { state in
@@ -275,7 +283,7 @@ public final class OSSTransferScheduler: Sendable {
         }
     }
 
-    private func release(_ kind: Kind, succeeded: Bool) {
+    fileprivate func release(_ kind: Kind, succeeded: Bool) {
         let admitted = state.withLockedValue { state in
             state.give(kind)
             if case .part = kind, succeeded, state.partLimit < state.limits.partsInFlight {
@@ -288,6 +296,33 @@ public final class OSSTransferScheduler: Sendable {
             return state.admit()
         }
         for waiter in admitted { waiter.continuation.resume() }
+    }
+}
+
+/// A part slot of an ``OSSTransferScheduler`` held outside a closure (``OSSTransferScheduler/partSlot(priority:bytes:)``),
+/// given back once.
+final class OSSPartSlot: Sendable {
+    private let scheduler: OSSTransferScheduler
+    private let bytes: Int64
+    private let held = OSSLockedValue(true)
+
+    fileprivate init(scheduler: OSSTransferScheduler, bytes: Int64) {
+        self.scheduler = scheduler
+        self.bytes = bytes
+    }
+
+    /// Gives the slot back (only the first call counts); a part that `succeeded` counts toward raising a
+    /// throttled part limit again.
+    func release(succeeded: Bool) {
+        let wasHeld = held.withLockedValue { held in
+            defer { held = false }
+            return held
+        }
+        if wasHeld { scheduler.release(.part(bytes: bytes), succeeded: succeeded) }
+    }
+
+    deinit {
+        release(succeeded: false)
     }
 }
 

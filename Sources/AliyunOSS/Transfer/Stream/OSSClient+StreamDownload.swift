@@ -27,10 +27,10 @@ extension OSSClient {
     ///   ends the iteration with `.invalidCRC` instead of a normal end.
     public func downloadStream(_ request: OSSDownloadStreamRequest) async throws -> OSSObjectStream {
         try request.validate()
-        let channel = OSSObjectStreamChannel(limit: request.bufferSize)
+        let channel = OSSByteChannel<OSSObjectStreamHead>(limit: request.bufferSize)
         let producer = Task { await self.produceStream(request, into: channel) }
         let core = OSSObjectStreamCore(channel: channel, producer: producer)
-        let head: OSSObjectStreamChannel.Head
+        let head: OSSObjectStreamHead
         do {
             head = try await channel.head()
         } catch {
@@ -49,7 +49,7 @@ extension OSSClient {
 
     /// The producer: GetObject from `offset`, each chunk into the channel; after a transient failure the remaining
     /// range again, `If-Match` the first answer's ETag; then the CRC-64 verdict. Ends the channel either way.
-    func produceStream(_ request: OSSDownloadStreamRequest, into channel: OSSObjectStreamChannel) async {
+    func produceStream(_ request: OSSDownloadStreamRequest, into channel: OSSByteChannel<OSSObjectStreamHead>) async {
         var state = OSSStreamDownloadState(offset: request.offset)
         let maxAttempts = request.maxResumeAttempts ?? configuration.retry.maxRetryCount
         var failures = 0
@@ -104,7 +104,7 @@ extension OSSClient {
 
     /// One GetObject for the rest of the object, its bytes queued as they arrive.
     private func streamRange(
-        _ request: OSSDownloadStreamRequest, state: inout OSSStreamDownloadState, channel: OSSObjectStreamChannel
+        _ request: OSSDownloadStreamRequest, state: inout OSSStreamDownloadState, channel: OSSByteChannel<OSSObjectStreamHead>
     ) async throws {
         let ranged = state.head != nil || state.offset > 0
         var get = OSSGetObjectRequest(
@@ -134,7 +134,7 @@ extension OSSClient {
                         .exceptionCaught, "the body of \(request.objectKey) runs past its size of \(size) bytes")
                 }
                 chunk.withUnsafeBytes { state.crc.update($0) }
-                try await channel.push(chunk)
+                try await channel.send(chunk)
                 state.offset += Int64(chunk.count)
             }
         }
@@ -142,7 +142,7 @@ extension OSSClient {
 
     /// The head of a stream from the first answer: a 200 for the whole object, a 206 starting at the offset.
     static func streamHead(_ result: OSSGetObjectResult, request: OSSDownloadStreamRequest) throws
-        -> OSSObjectStreamChannel.Head
+        -> OSSObjectStreamHead
     {
         guard let eTag = result.eTag, !eTag.isEmpty else {
             throw OSSClientError(.exceptionCaught, "GetObject \(request.objectKey) answered without an ETag")
@@ -164,13 +164,13 @@ extension OSSClient {
         }
         var result = result
         result.contentLength = size - request.offset
-        return OSSObjectStreamChannel.Head(eTag: eTag, objectSize: size, crc64: result.crc64, result: result)
+        return OSSObjectStreamHead(eTag: eTag, objectSize: size, crc64: result.crc64, result: result)
     }
 
     /// A 416 for a stream from `offset` > 0: an empty stream when the offset is the object's end (a stream
     /// resumed after its last byte), else `.invalidArgument`.
     private func startPastTheEnd(
-        _ request: OSSDownloadStreamRequest, state: inout OSSStreamDownloadState, channel: OSSObjectStreamChannel,
+        _ request: OSSDownloadStreamRequest, state: inout OSSStreamDownloadState, channel: OSSByteChannel<OSSObjectStreamHead>,
         error: any Error
     ) async throws {
         let head = try await headObject(
@@ -188,7 +188,7 @@ extension OSSClient {
             eTag: eTag, lastModified: head.lastModified, crc64: head.crc64, receivedCRC64: nil,
             objectType: head.objectType, versionId: head.versionId, metadata: head.metadata,
             requestId: head.requestId, headers: head.headers)
-        let streamHead = OSSObjectStreamChannel.Head(
+        let streamHead = OSSObjectStreamHead(
             eTag: eTag, objectSize: head.contentLength, crc64: head.crc64, result: result)
         state.head = streamHead
         channel.setHead(streamHead)
@@ -214,7 +214,7 @@ extension OSSClient {
 /// Where a download stream's producer is: the object's head once known, the next byte to queue and the CRC-64 of
 /// the bytes queued.
 struct OSSStreamDownloadState {
-    var head: OSSObjectStreamChannel.Head?
+    var head: OSSObjectStreamHead?
     var offset: Int64
     var crc = CRC64()
 

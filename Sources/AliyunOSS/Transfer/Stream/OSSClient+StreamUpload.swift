@@ -46,11 +46,22 @@ extension OSSClient {
     ) async throws -> OSSStreamUploadResult where Bytes.Element: DataProtocol {
         var reader = OSSStreamPartReader(bytes.makeAsyncIterator())
         let progress = options.uploadProgress.map(OSSStreamUploadProgress.init)
-        let first = try await reader.nextPart(size: options.partSize(ofPart: 1))
-        if first.isLast {
-            return try await putStream(first.data, bucket: bucket, key: key, options: options, progress: progress)
+        // Each part holds a part slot, charged its whole size, from before its bytes are read until it is sent.
+        let firstSlot = try await scheduler.partSlot(
+            priority: options.priority, bytes: Int64(options.partSize(ofPart: 1)))
+        let first: (data: Data, isLast: Bool)
+        do {
+            first = try await reader.nextPart(size: options.partSize(ofPart: 1))
+            if first.isLast {
+                let result = try await putStream(first.data, bucket: bucket, key: key, options: options, progress: progress)
+                firstSlot.release(succeeded: true)
+                return result
+            }
+            if Task.isCancelled { throw OSSClientError.cancelled() }
+        } catch {
+            firstSlot.release(succeeded: false)
+            throw error
         }
-        if Task.isCancelled { throw OSSClientError.cancelled() }
         let initiated = try await initiateMultipartUpload(
             OSSInitiateMultipartUploadRequest(
                 bucketName: bucket, objectKey: key, contentType: options.contentType, metadata: options.metadata,
@@ -60,7 +71,7 @@ extension OSSClient {
         let done: OSSCompleteMultipartUploadResult
         do {
             parts = try await uploadStreamParts(
-                first: first.data, reader: &reader, bucket: bucket, key: key, uploadId: uploadId, options: options,
+                first: first.data, firstSlot: firstSlot, reader: &reader, bucket: bucket, key: key, uploadId: uploadId, options: options,
                 progress: progress)
             var complete = OSSCompleteMultipartUploadRequest(
                 bucketName: bucket, objectKey: key, uploadId: uploadId, parts: parts)
@@ -138,12 +149,16 @@ extension OSSClient {
             versionId: result.versionId, requestId: result.requestId, serverCallbackBody: result.serverCallbackBody)
     }
 
-    /// Uploads `first` and the rest of the stream as parts, at most `options.concurrency` at a time, reading
-    /// the next part while they are in flight; returns the parts sorted by number, each with its checked CRC-64
-    /// when CRC checking is on.
+    /// Uploads `first` (holding `firstSlot`) and the rest of the stream as parts, at most `options.concurrency`
+    /// at a time, reading the next part while they are in flight; returns the parts sorted by number, each with its
+    /// checked CRC-64 when CRC checking is on.
+    ///
+    /// Every part takes a part slot of the client's scheduler, charged its whole size, before its bytes are read,
+    /// and gives it back once it is sent: the scheduler's parts in flight and memory budget bound what the stream
+    /// holds in memory, not only what it sends.
     private func uploadStreamParts<Base: AsyncIteratorProtocol>(
-        first: Data, reader: inout OSSStreamPartReader<Base>, bucket: String, key: String, uploadId: String,
-        options: OSSStreamUploadOptions, progress: OSSStreamUploadProgress?
+        first: Data, firstSlot: OSSPartSlot, reader: inout OSSStreamPartReader<Base>, bucket: String, key: String,
+        uploadId: String, options: OSSStreamUploadOptions, progress: OSSStreamUploadProgress?
     ) async throws -> [OSSPartInfo] where Base.Element: DataProtocol {
         let crcEnabled = crcCheckEnabled(options.crcFlag)
         return try await withThrowingTaskGroup(of: OSSPartInfo.self) { group in
@@ -151,23 +166,34 @@ extension OSSClient {
             var inFlight = 0
             var number = 1
             var part = (data: first, isLast: false)
+            var slot = firstSlot
             while true {
-                if inFlight == options.concurrency, let done = try await group.next() {
-                    parts.append(done)
-                    inFlight -= 1
+                do {
+                    if inFlight == options.concurrency, let done = try await group.next() {
+                        parts.append(done)
+                        inFlight -= 1
+                    }
+                    if Task.isCancelled { throw OSSClientError.cancelled() }
+                } catch {
+                    slot.release(succeeded: false)
+                    throw error
                 }
-                if Task.isCancelled { throw OSSClientError.cancelled() }
                 var request = OSSUploadPartRequest(
                     bucketName: bucket, objectKey: key, uploadId: uploadId, partNumber: number,
                     source: .data(part.data), uploadProgress: progress?.partHandler)
                 request.crcFlag = crcEnabled
                 let upload = request
                 let size = Int64(part.data.count)
-                let priority = options.priority
+                let held = slot
                 group.addTask {
-                    let result = try await self.scheduler.withPartSlot(priority: priority, bytes: size) {
-                        try await self.uploadPart(upload)
+                    let result: OSSUploadPartResult
+                    do {
+                        result = try await self.uploadPart(upload)
+                    } catch {
+                        held.release(succeeded: false)
+                        throw error
                     }
+                    held.release(succeeded: true)
                     return OSSPartInfo(
                         partNumber: upload.partNumber, eTag: result.eTag, size: size,
                         crc64: crcEnabled ? result.crc64 : nil)
@@ -181,7 +207,14 @@ extension OSSClient {
                             + "starting at \(options.partSize) bytes can hold; use a larger partSize")
                 }
                 part = (data: Data(), isLast: false)  // release the sent part's buffer before filling the next
-                part = try await reader.nextPart(size: options.partSize(ofPart: number))
+                slot = try await scheduler.partSlot(
+                    priority: options.priority, bytes: Int64(options.partSize(ofPart: number)))
+                do {
+                    part = try await reader.nextPart(size: options.partSize(ofPart: number))
+                } catch {
+                    slot.release(succeeded: false)
+                    throw error
+                }
             }
             while let done = try await group.next() { parts.append(done) }
             return parts.sorted { $0.partNumber < $1.partNumber }

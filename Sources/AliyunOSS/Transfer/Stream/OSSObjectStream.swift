@@ -28,7 +28,7 @@ public struct OSSObjectStream: AsyncSequence, Sendable {
     /// The first answer's metadata (content type, user metadata, headers); its `content` is nil.
     public var object: OSSGetObjectResult { head.result }
 
-    let head: OSSObjectStreamChannel.Head
+    let head: OSSObjectStreamHead
     let core: OSSObjectStreamCore
     let progress: OSSProgressHandler?
 
@@ -88,13 +88,22 @@ public struct OSSObjectStream: AsyncSequence, Sendable {
     func producerBlocked() async { await core.channel.producerBlocked() }
 }
 
-/// What a stream and its iterator share: the channel and the producer task, cancelled when the last of them goes.
+/// What the first answer said about a streamed object.
+struct OSSObjectStreamHead: Sendable {
+    var eTag: String
+    var objectSize: Int64
+    var crc64: UInt64?
+    var result: OSSGetObjectResult
+}
+
+/// What a stream and its iterator share: the channel (the producer never more than the stream's buffer size
+/// ahead, a chunk larger than that split) and the producer task, cancelled when the last of them goes.
 final class OSSObjectStreamCore: Sendable {
-    let channel: OSSObjectStreamChannel
+    let channel: OSSByteChannel<OSSObjectStreamHead>
     private let producer: Task<Void, Never>
     private let iterated = OSSLockedValue(false)
 
-    init(channel: OSSObjectStreamChannel, producer: Task<Void, Never>) {
+    init(channel: OSSByteChannel<OSSObjectStreamHead>, producer: Task<Void, Never>) {
         self.channel = channel
         self.producer = producer
     }

@@ -2,8 +2,9 @@
 /// Wraps a transport so that a request whose bytes stop moving is abandoned after its
 /// ``OSSHTTPRequest/stallTimeout`` instead of holding its connection for the whole read timeout.
 ///
-/// For a watched request the exchange runs in a child task that pumps the response into a bounded buffer while a
-/// second child watches the bytes; the caller's handler reads from the buffer. When nothing moves in either
+/// For a watched request the exchange runs in a child task that pumps the response into an ``OSSByteChannel`` of
+/// 1 MiB (its waits for room do not count as a stall) while a second child watches the bytes; the caller's handler
+/// reads from the channel. When nothing moves in either
 /// direction for the stall timeout (and the caller is not the one holding things up), the exchange is cancelled
 /// (the transport closes the connection, so a retry gets a fresh one) and the caller gets a retryable
 /// `.networkError`. Requests without a stall timeout go straight to the wrapped transport.
@@ -23,7 +24,8 @@ struct OSSStallDetectingTransport: OSSHTTPTransport {
         }
         let bodyLength = request.body.length
         let monitor = OSSStallMonitor(awaitingAnswer: bodyLength == 0)
-        let pump = OSSResponsePump(monitor: monitor)
+        let pump = OSSByteChannel<Head>(
+            limit: Self.bufferLimit, hooks: .init(paused: { monitor.pause() }, resumed: { monitor.resume() }))
         var watched = request
         let onChunkSent = request.onChunkSent
         let sent = OSSLockedValue<Int64>(0)
@@ -42,7 +44,9 @@ struct OSSStallDetectingTransport: OSSHTTPTransport {
             return try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     do {
-                        try await base.send(exchange) { response in try await pump.deliver(response) }
+                        try await base.send(exchange) { response in
+                            try await Self.deliver(response, into: pump, monitor: monitor)
+                        }
                     } catch {
                         pump.fail(error)
                     }
@@ -62,7 +66,7 @@ struct OSSStallDetectingTransport: OSSHTTPTransport {
                     // A body read to its end lets the exchange finish on its own (its connection goes back to the
                     // pool): wait for the first child to end (the exchange; the watchdog only ends on a stall), then
                     // stop the watchdog. A body left unread is abandoned at once.
-                    if pump.bodyEnded { _ = try await group.next() }
+                    if pump.isFinished { _ = try await group.next() }
                     pump.close()
                     group.cancelAll()
                     return result
@@ -75,6 +79,28 @@ struct OSSStallDetectingTransport: OSSHTTPTransport {
         } catch {
             throw OSSTransportErrorMapper.map(error)
         }
+    }
+
+    /// The unread response bytes a watched exchange may hold.
+    static let bufferLimit = 1 << 20
+
+    /// A response's head, as the pump hands it to the caller.
+    struct Head: Sendable {
+        var status: Int
+        var headers: [String: String]
+    }
+
+    /// Reads `response` into `pump`: its head, then its body chunk by chunk, each a sign of life.
+    private static func deliver(_ response: OSSHTTPResponse, into pump: OSSByteChannel<Head>, monitor: OSSStallMonitor)
+        async throws
+    {
+        monitor.answered()
+        pump.setHead(Head(status: response.status, headers: response.headers))
+        for try await chunk in response.body {
+            monitor.touch()
+            try await pump.send(chunk)
+        }
+        pump.finish()
     }
 }
 

@@ -4,27 +4,18 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// One exchange's state, fed by the session delegate and read by the caller: the response head, the body chunks
-/// (with backpressure: the task is suspended while too many bytes wait to be read) and the upload progress.
+/// One exchange's state, fed by the session delegate and read by the caller: the response head and body through an
+/// ``OSSByteChannel`` (the delegate is its callback producer: the task is suspended while the channel's limit of
+/// bytes waits to be read, resumed at half of it, cancelled when the caller stops reading) and the upload progress.
 final class OSSURLSessionTaskState: Sendable {
-    private struct State {
-        var head: Result<HTTPURLResponse, any Error>?
-        var headWaiter: CheckedContinuation<HTTPURLResponse, any Error>?
-        var chunks = OSSChunkQueue()
-        var finished = false
-        var failure: (any Error)?
-        var bodyWaiter: CheckedContinuation<Data?, any Error>?
-        var suspended = false
-        var reportedSent: Int64 = 0
-    }
-
     let task: URLSessionTask
     let upload: OSSURLSessionUploadSource?
     private let onChunkSent: (@Sendable (UnsafeRawBufferPointer) -> Void)?
     /// Called when the session reports that the task waits for connectivity.
     let onWaitingForConnectivity: (@Sendable () -> Void)?
-    private let highWater: Int
-    private let state = OSSLockedValue(State())
+    private let response: OSSByteChannel<HTTPURLResponse>
+    /// The upload bytes reported sent.
+    private let reportedSent = OSSLockedValue<Int64>(0)
 
     init(
         task: URLSessionTask, upload: OSSURLSessionUploadSource?, onChunkSent: (@Sendable (UnsafeRawBufferPointer) -> Void)?,
@@ -34,7 +25,12 @@ final class OSSURLSessionTaskState: Sendable {
         self.task = task
         self.upload = upload
         self.onChunkSent = onChunkSent
-        self.highWater = highWater
+        var hooks = OSSByteChannel<HTTPURLResponse>.Hooks(consumerGone: { task.cancel() })
+        if Self.canSuspendToThrottle {
+            hooks.paused = { task.suspend() }
+            hooks.resumed = { task.resume() }
+        }
+        response = OSSByteChannel(limit: highWater, hooks: hooks)
     }
 
     // MARK: Delegate side (the session's serial delegate queue)
@@ -43,121 +39,40 @@ final class OSSURLSessionTaskState: Sendable {
         guard let upload, let onChunkSent else { return }
         // Only bytes past those already reported: if the session sends the body again (a stale connection), the
         // bytes it repeats are the same body bytes, so what is reported stays the body, in order, once.
-        let range: Range<Int64>? = state.withLockedValue { state in
+        let range: Range<Int64>? = reportedSent.withLockedValue { reported in
             let upper = min(totalBytesSent, upload.length)
-            guard upper > state.reportedSent else { return nil }
-            defer { state.reportedSent = upper }
-            return state.reportedSent..<upper
+            guard upper > reported else { return nil }
+            defer { reported = upper }
+            return reported..<upper
         }
         if let range, let bytes = upload.bytes(in: range) { bytes.withUnsafeBytes { onChunkSent($0) } }
     }
 
     func didReceive(response: HTTPURLResponse) {
-        let waiter = state.withLockedValue { state -> CheckedContinuation<HTTPURLResponse, any Error>? in
-            state.head = .success(response)
-            defer { state.headWaiter = nil }
-            return state.headWaiter
-        }
-        // A response to an upload means the server read the whole body: report what the session did not.
+        // A response to an upload means the server read the whole body: report what the session did not (before
+        // the caller sees the answer).
         if let upload, (200..<300).contains(response.statusCode) { didSend(totalBytesSent: upload.length) }
-        waiter?.resume(returning: response)
+        self.response.setHead(response)
     }
 
     func didReceive(data: Data) {
-        let chunk = data
-        let (waiter, suspend) = state.withLockedValue { state -> (CheckedContinuation<Data?, any Error>?, Bool) in
-            if let waiter = state.bodyWaiter {
-                state.bodyWaiter = nil
-                return (waiter, false)
-            }
-            state.chunks.append(chunk)
-            if Self.canSuspendToThrottle, state.chunks.byteCount >= highWater, !state.suspended {
-                state.suspended = true
-                return (nil, true)
-            }
-            return (nil, false)
-        }
-        if let waiter { waiter.resume(returning: chunk) }
-        if suspend { task.suspend() }
+        response.yield(data)
     }
 
     func didComplete(error: (any Error)?) {
-        let (headWaiter, bodyWaiter) = state.withLockedValue { state in
-            state.finished = true
-            state.failure = error
-            if state.head == nil {
-                state.head = .failure(error ?? URLError(.badServerResponse))
-            }
-            defer {
-                state.headWaiter = nil
-                state.bodyWaiter = nil
-            }
-            return (state.headWaiter, state.bodyWaiter)
-        }
-        if let headWaiter {
-            headWaiter.resume(throwing: error ?? URLError(.badServerResponse))
-        }
-        if let bodyWaiter {
-            if let error { bodyWaiter.resume(throwing: error) } else { bodyWaiter.resume(returning: nil) }
-        }
+        if let error { response.fail(error) } else { response.finish() }
     }
 
     // MARK: Caller side
 
-    /// Waits for the response head.
+    /// Waits for the response head. Cancelling the waiting task cancels the URLSession task.
     func responseHead() async throws -> HTTPURLResponse {
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPURLResponse, any Error>) in
-                let ready = state.withLockedValue { state -> Result<HTTPURLResponse, any Error>? in
-                    if let head = state.head { return head }
-                    state.headWaiter = continuation
-                    return nil
-                }
-                if let ready { continuation.resume(with: ready) }
-            }
-        } onCancel: {
-            task.cancel()
-        }
+        try await response.head()
     }
 
-    /// The next body chunk, or nil at the end.
+    /// The next body chunk, or nil at the end. Cancelling the reading task cancels the URLSession task.
     func nextChunk() async throws -> Data? {
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
-                enum Next {
-                    case chunk(Data, resume: Bool)
-                    case end
-                    case failed(any Error)
-                    case wait
-                }
-                let next = state.withLockedValue { state -> Next in
-                    if let chunk = state.chunks.popFirst() {
-                        var resume = false
-                        if state.suspended, state.chunks.byteCount <= highWater / 4 {
-                            state.suspended = false
-                            resume = true
-                        }
-                        return .chunk(chunk, resume: resume)
-                    }
-                    if state.finished {
-                        if let failure = state.failure { return .failed(failure) }
-                        return .end
-                    }
-                    state.bodyWaiter = continuation
-                    return .wait
-                }
-                switch next {
-                case .chunk(let chunk, let resume):
-                    if resume { task.resume() }
-                    continuation.resume(returning: chunk)
-                case .end: continuation.resume(returning: nil)
-                case .failed(let error): continuation.resume(throwing: error)
-                case .wait: break
-                }
-            }
-        } onCancel: {
-            task.cancel()
-        }
+        try await response.next()
     }
 
     /// Whether suspending a running task pauses it. On Apple platforms it does; swift-corelibs-foundation's
@@ -172,5 +87,5 @@ final class OSSURLSessionTaskState: Sendable {
     }
 
     /// Whether the task has finished (successfully or not).
-    var isFinished: Bool { state.withLockedValue { $0.finished } }
+    var isFinished: Bool { response.producerEnded }
 }

@@ -181,6 +181,40 @@ struct TransferSchedulerClientTests {
         }
     }
 
+    @Test("a copy-large waits for a transfer slot and copies its parts through part slots: partsInFlight 1 holds")
+    func copyLargeScheduled() async throws {
+        let bytes = patternBytes(1_000_000, seed: 31)
+        try await withServerAndClient(configure: {
+            $0.transferLimits = OSSTransferLimits(transfers: 1, partsInFlight: 1, memoryBudget: 64 * Self.mib)
+        }) { server, client in
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "source", data: Data(bytes)))
+            await server.resetStats()
+            let scheduler = client.scheduler
+            let gate = Gate()
+            let holder = Task { try await scheduler.withTransferSlot(priority: .normal) { await gate.wait() } }
+            try await until { scheduler.snapshot.runningTransfers == 1 }
+            let copy = Task {
+                try await client.copyLargeObject(
+                    OSSCopyLargeObjectRequest(
+                        sourceBucketName: "bkt", sourceObjectKey: "source", bucketName: "bkt", objectKey: "copy",
+                        partSize: 200_000, threadNum: 4))
+            }
+            // The copy queues behind the transfer holding the only slot, and sends nothing meanwhile.
+            try await until { scheduler.snapshot.waitingTransfers == 1 }
+            #expect(await server.stats()[.headObject].requests == 0)
+            await gate.open()
+            try await holder.value
+            let result = try await copy.value
+            #expect(result.partCount == 5)
+            #expect(result.crc64 == CRC64.checksum(bytes))
+            #expect(await server.stats()[.uploadPartCopy].requests == 5)
+            let snapshot = scheduler.snapshot
+            #expect(snapshot.peakRunningTransfers == 1)
+            #expect(snapshot.peakPartsInFlight == 1)
+            #expect(snapshot.runningTransfers == 0 && snapshot.partsInFlight == 0 && snapshot.waitingParts == 0)
+        }
+    }
+
     @Test("a throttled UploadPart lowers the client's part limit; the upload completes")
     func throttledUpload() async throws {
         let scratch = try RUScratch()

@@ -124,6 +124,34 @@ struct StreamUploadTests {
         #expect(worst.value <= Int64(3 * Self.part + 10_000))
     }
 
+    @Test("each part takes its slot before its bytes are read: with partsInFlight 1 the source runs one part ahead")
+    func readAheadWithinTheScheduler() async throws {
+        let bytes = patternBytes(6 * Self.part + 500, seed: 15)
+        let sent = Box<Int64>(0)
+        let worst = Box<Int64>(0)
+        var options = OSSStreamUploadOptions(partSize: Self.part, concurrency: 4)
+        options.uploadProgress = { _, total, _ in sent.update { $0 = max($0, total) } }
+        var source = ChunkedBytes(bytes: bytes, chunkSize: 10_000)
+        source.onPull = { pulled in
+            let ahead = Int64(pulled) - sent.value
+            worst.update { $0 = max($0, ahead) }
+        }
+        try await withServerAndClient(configure: {
+            $0.transferLimits = OSSTransferLimits(transfers: 1, partsInFlight: 1, memoryBudget: 64 << 20)
+        }) { _, client in
+            let result = try await client.uploadStream(source, bucket: "bkt", key: "one-ahead.bin", options: options)
+            #expect(result.partCount == 7)
+            #expect(Data(try await objectBytes(client, "one-ahead.bin")) == Data(bytes))
+            let snapshot = client.scheduler.snapshot
+            #expect(snapshot.peakPartsInFlight == 1)
+            #expect(snapshot.peakBufferedBytes == Int64(Self.part))
+            #expect(snapshot.partsInFlight == 0 && snapshot.bufferedBytes == 0)
+        }
+        #expect(sent.value == Int64(bytes.count))
+        // Without the slot taken first, four parts would be read while one is sent.
+        #expect(worst.value <= Int64(Self.part + 10_000))
+    }
+
     @Test("progress reports every byte once, in order, with an unknown total")
     func progress() async throws {
         let bytes = patternBytes(3 * Self.part + 1, seed: 9)
