@@ -10,9 +10,9 @@ struct ProgressRateTests {
     func resumedBytesDoNotInflateTheRate() {
         var rate = RunRate()
         let earlier: Int64 = 12 << 30
-        #expect(rate.record(done: earlier, at: 0.001) == nil, "no rate from the first report")
-        #expect(rate.record(done: earlier + (1 << 20), at: 0.1) == nil, "no rate before 0.2 s")
-        let measured = rate.record(done: earlier + (10 << 20), at: 1.001)
+        #expect(rate.record(done: earlier, at: 0.5) == nil, "no rate from the first report")
+        #expect(rate.record(done: earlier + (1 << 20), at: 0.625) == nil, "no rate before 0.2 s")
+        let measured = rate.record(done: earlier + (10 << 20), at: 1.5)
         #expect(measured == Double(10 << 20), "\(measured.map(String.init) ?? "nil")")
     }
 
