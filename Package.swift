@@ -113,13 +113,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(
-            name: "oss-local-server",
+        // The server's command line, shared by `oss-local-server` and `oss serve`.
+        .target(
+            name: "LocalServerCommand",
             dependencies: [
-                "OSSLocalServer",
+                "OSSLocalServer", "OSSSigning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "oss-local-server",
+            dependencies: ["LocalServerCommand", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
 
@@ -200,7 +206,7 @@ let package = Package(
         .executableTarget(
             name: "oss",
             dependencies: [
-                "AliyunOSS", "OSSLocalServer",
+                "AliyunOSS", "OSSLocalServer", "LocalServerCommand",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
@@ -229,7 +235,7 @@ let package = Package(
         // Tests (Swift Testing).
         .testTarget(
             name: "OSSToolTests",
-            dependencies: ["oss", "AliyunOSS", "OSSLocalServer"],
+            dependencies: ["oss", "AliyunOSS", "OSSLocalServer", "LocalServerCommand"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "OSSCRC64Tests", dependencies: ["OSSCRC64"], swiftSettings: swiftSettings),

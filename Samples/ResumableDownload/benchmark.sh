@@ -97,7 +97,7 @@ measure() {
 # uses the SDK's defaults).
 sdk_download() {
     echo env OSS_ACCESS_KEY_ID="$AK" OSS_ACCESS_KEY_SECRET="$SK" "$SDK_BIN" \
-        --endpoint "$ENDPOINT" --bucket "$BUCKET" --key "$1" --file "$2" --record-dir "$WORK/records" \
+        --endpoint "$ENDPOINT" --bucket "$BUCKET" --key "$1" --file "$2" --checkpoint-dir "$WORK/records" \
         ${3:+--part-size "$3"} ${4:+--threads "$4"} --signature-version v1
 }
 

@@ -2,7 +2,7 @@
 //
 //   OSS_ACCESS_KEY_ID=... OSS_ACCESS_KEY_SECRET=... [OSS_SESSION_TOKEN=...] swift run resumable-download \
 //       --endpoint https://oss-cn-hangzhou.aliyuncs.com --region cn-hangzhou --bucket my-bucket --key big.bin \
-//       --file ./big.bin --record-dir ./.oss-records [--part-size 8388608] [--threads 4] [--signature-version v4]
+//       --file ./big.bin --checkpoint-dir ./.oss-records [--part-size 8388608] [--threads 4] [--signature-version v4]
 //
 // Without --endpoint it starts the embedded local OSS server, uploads a 32 MiB object there, and downloads it.
 //
@@ -35,7 +35,7 @@ struct ResumableDownload: AsyncParsableCommand {
     @Option(help: "Bucket name (default with the local server: demo-bucket).") var bucket: String?
     @Option(help: "Object key (default with the local server: demo.bin).") var key: String?
     @Option(help: "Destination file.") var file: String
-    @Option(help: "Directory for the checkpoint record.") var recordDir: String
+    @Option(help: "Directory for the checkpoint record.") var checkpointDir: String
     @Option(help: "Part size in bytes (at least 102400).") var partSize: Int64 = OSSResumableDownloadRequest.defaultPartSize
     @Option(help: "Parts fetched in parallel.") var threads: Int = OSSResumableDownloadRequest.defaultThreadNum
     @Option(help: "Byte range to download: a-b or a- (inclusive offsets).") var range: String?
@@ -55,7 +55,7 @@ struct ResumableDownload: AsyncParsableCommand {
         let key = key ?? "demo.bin"
         var request = OSSResumableDownloadRequest(
             bucketName: bucket, objectKey: key, downloadToFileURL: URL(fileURLWithPath: file), partSize: partSize,
-            threadNum: threads, recordDirectoryPath: recordDir, range: try range.map(Self.parseRange),
+            threadNum: threads, recordDirectoryPath: checkpointDir, range: try range.map(Self.parseRange),
             crcFlag: noCRC ? false : nil, objectChangedPolicy: restartOnChange ? .restartOnce : .fail)
         // Reported as parts are recorded (a resumed download's first report covers the bytes already on disk);
         // print a line per percent. The handler runs on the SDK's tasks: it hands each report to one printing task.

@@ -102,7 +102,7 @@ measure() {
 # PART and THREADS the sample uses the SDK's defaults.
 sdk_upload() {
     echo env OSS_ACCESS_KEY_ID="$AK" OSS_ACCESS_KEY_SECRET="$SK" "$SDK_BIN" \
-        --endpoint "$ENDPOINT" --bucket "$BUCKET" --key "$1" --file "$WORK/payload.bin" --record-dir "$WORK/records" \
+        --endpoint "$ENDPOINT" --bucket "$BUCKET" --key "$1" --file "$WORK/payload.bin" --checkpoint-dir "$WORK/records" \
         ${2:+--part-size "$2"} ${3:+--threads "$3"} --signature-version v1
 }
 

@@ -2,11 +2,11 @@
 //
 //   OSS_ACCESS_KEY_ID=... OSS_ACCESS_KEY_SECRET=... [OSS_SESSION_TOKEN=...] swift run resumable-upload \
 //       --endpoint https://oss-cn-hangzhou.aliyuncs.com --region cn-hangzhou --bucket my-bucket --key big.bin \
-//       --file ./big.bin --record-dir ./.oss-records [--part-size 1048576] [--threads 5] \
+//       --file ./big.bin --checkpoint-dir ./.oss-records [--part-size 1048576] [--threads 5] \
 //       [--keep-upload-on-cancel] [--signature-version v4]
 //
 // Without --endpoint it starts the embedded local OSS server and uploads there (the file and record directory are
-// still yours to name: `swift run resumable-upload --file ./big.bin --record-dir ./.oss-records`).
+// still yours to name: `swift run resumable-upload --file ./big.bin --checkpoint-dir ./.oss-records`).
 //
 // Ctrl-C cancels through `request.cancel()`. By default (as in the iOS SDK) a cancel aborts the multipart upload;
 // with --keep-upload-on-cancel the upload and its record are kept and running the same command again sends only
@@ -39,7 +39,7 @@ struct ResumableUpload: AsyncParsableCommand {
     @Option(help: "Bucket name (default with the local server: demo-bucket).") var bucket: String?
     @Option(help: "Object key (default with the local server: the file's name).") var key: String?
     @Option(help: "The file to upload.") var file: String
-    @Option(help: "Directory for the checkpoint record.") var recordDir: String
+    @Option(help: "Directory for the checkpoint record.") var checkpointDir: String
     @Option(help: "Part size in bytes (at least 102400).") var partSize: Int64 = OSSResumableUploadRequest.defaultPartSize
     @Option(help: "Parts sent in parallel.") var threads: Int = OSSResumableUploadRequest.defaultThreadNum
     @Option(help: "v1 or v4.") var signatureVersion: String = "v4"
@@ -58,7 +58,7 @@ struct ResumableUpload: AsyncParsableCommand {
         let key = key ?? URL(fileURLWithPath: file).lastPathComponent
         var request = OSSResumableUploadRequest(
             bucketName: bucket, objectKey: key, uploadingFileURL: URL(fileURLWithPath: file), partSize: partSize,
-            threadNum: threads, recordDirectoryPath: recordDir, deleteUploadIdOnCancelling: !keepUploadOnCancel,
+            threadNum: threads, recordDirectoryPath: checkpointDir, deleteUploadIdOnCancelling: !keepUploadOnCancel,
             crcFlag: noCRC ? false : nil)
         // Reported as parts are confirmed (a resumed upload starts from the bytes already on the server).
         request.uploadProgress = { _, total, expected in

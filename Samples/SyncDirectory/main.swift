@@ -2,10 +2,10 @@
 //
 //   OSS_ACCESS_KEY_ID=... OSS_ACCESS_KEY_SECRET=... [OSS_SESSION_TOKEN=...] swift run sync-directory \
 //       --endpoint https://oss-cn-hangzhou.aliyuncs.com --region cn-hangzhou --bucket my-bucket --prefix site/ \
-//       --dir ./site --record-dir ./.oss-records [--download] [--sync] [--checksum] [--delete] [--dry-run] \
-//       [--exclude PATTERN ...] [--include PATTERN ...] [--follow-links] [--jobs 8] [--threshold BYTES] \
+//       --dir ./site --checkpoint-dir ./.oss-records [--download] [--sync] [--checksum] [--delete] [--dry-run] \
+//       [--exclude PATTERN ...] [--include PATTERN ...] [--follow-symlinks] [--jobs 8] [--multipart-threshold BYTES] \
 //       [--part-size BYTES] [--signature-version v4]
-//   swift run sync-directory ... --record-dir ./.oss-records --resume        # resume the batches left there
+//   swift run sync-directory ... --checkpoint-dir ./.oss-records --resume        # resume the batches left there
 //
 // Without --endpoint it starts the embedded local OSS server and uploads there.
 //
@@ -36,7 +36,7 @@ struct SyncDirectory: AsyncParsableCommand {
     @Option(help: "Bucket name (default with the local server: demo-bucket).") var bucket: String?
     @Option(help: "Key prefix (a directory of the bucket).") var prefix: String = ""
     @Option(help: "The local directory.") var dir: String?
-    @Option(help: "Directory for the batch journals and checkpoint records.") var recordDir: String
+    @Option(help: "Directory for the batch journals and checkpoint records.") var checkpointDir: String
     @Flag(help: "Download the prefix into the directory (default: upload the directory).") var download = false
     @Flag(help: "Transfer only what differs (size and modification time).") var sync = false
     @Flag(help: "With --sync: compare CRC-64s instead of modification times.") var checksum = false
@@ -44,12 +44,12 @@ struct SyncDirectory: AsyncParsableCommand {
     @Flag(help: "Print what would be done; do nothing.") var dryRun = false
     @Option(help: "Glob of files or directories to leave out (repeatable).") var exclude: [String] = []
     @Option(help: "Glob of files to take (repeatable).") var include: [String] = []
-    @Flag(help: "Follow symbolic links.") var followLinks = false
+    @Flag(help: "Follow symbolic links.") var followSymlinks = false
     @Option(help: "Files at once.") var jobs: Int = 8
-    @Option(help: "Files from this size go as resumable multipart transfers.") var threshold: Int64 = 8 * 1024 * 1024
+    @Option(help: "Files from this size go as resumable multipart transfers.") var multipartThreshold: Int64 = 8 * 1024 * 1024
     @Option(help: "Part size of the resumable transfers.") var partSize: Int64 = 8 * 1024 * 1024
     @Option(help: "Parts in flight per resumable transfer.") var threads: Int = 4
-    @Flag(help: "Resume the batches left in --record-dir instead of starting one.") var resume = false
+    @Flag(help: "Resume the batches left in --checkpoint-dir instead of starting one.") var resume = false
     @Option(help: "v1 or v4.") var signatureVersion: String = "v4"
 
     func run() async throws {
@@ -87,9 +87,9 @@ struct SyncDirectory: AsyncParsableCommand {
         options.dryRun = dryRun
         options.exclude = exclude
         options.include = include
-        options.symbolicLinks = followLinks ? .follow : .skip
+        options.symbolicLinks = followSymlinks ? .follow : .skip
         options.filesAtOnce = jobs
-        options.singleRequestThreshold = threshold
+        options.singleRequestThreshold = multipartThreshold
         options.partSize = partSize
         options.partsPerFile = threads
         return options
@@ -97,7 +97,7 @@ struct SyncDirectory: AsyncParsableCommand {
 
     /// Runs the batch (or resumes those left) and prints what happened; `false` when a file failed.
     func transfer(_ client: OSSClient, bucket: String) async throws -> Bool {
-        let manager = OSSTransferManager(client: client, recordDirectoryPath: recordDir)
+        let manager = OSSTransferManager(client: client, recordDirectoryPath: checkpointDir)
         var batches: [OSSBatch] = []
         if resume {
             for info in try await manager.batches() where info.state.isResumable {

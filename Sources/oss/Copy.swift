@@ -8,7 +8,9 @@ struct Copy: AsyncParsableCommand {
         commandName: "cp",
         abstract: "Copy a file to OSS or an object to a file, resumably, or an object to another on the server: oss cp LOCAL oss://bucket/key | oss cp oss://bucket/key LOCAL | oss cp oss://a/k oss://b/k2",
         discussion: """
-            Both directions keep a checkpoint in --checkpoint-dir. Ctrl-C pauses: the upload id (or the partial
+            A file smaller than --multipart-threshold (default 8 MiB) goes up as one PutObject, CRC-64 checked and
+            without a checkpoint; a larger one as a resumable multipart upload. Both directions of a multipart
+            transfer keep a checkpoint in --checkpoint-dir. Ctrl-C pauses: the upload id (or the partial
             download) and the checkpoint are kept, so running the same command again resumes where it stopped.
             Between two oss:// addresses the copy happens on the server (CopyObject, or UploadPartCopy in parts
             of --part-size for large objects); no bytes pass through this machine.
@@ -33,6 +35,7 @@ struct Copy: AsyncParsableCommand {
     @Flag(name: [.customShort("r"), .customLong("recursive")], help: "Copy a directory to a prefix or a prefix to a directory (oss cp -r DIR oss://bucket/prefix | oss cp -r oss://bucket/prefix DIR); every file, where `oss sync` moves only what differs.")
     var recursive = false
     @OptionGroup(title: "Directories (-r)") var directory: DirectoryOptions
+    @OptionGroup(title: "Uploaded objects") var objects: UploadOptions
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
@@ -43,6 +46,9 @@ struct Copy: AsyncParsableCommand {
         if let partSize, partSize < 102_400 { throw ValidationError("--part-size must be at least 102400 bytes") }
         if let trafficLimit, !(819_200...838_860_800).contains(trafficLimit) {
             throw ValidationError("--traffic-limit must be between 819200 and 838860800 bits per second")
+        }
+        if !objects.isEmpty, !OSSURI.isRemote(destination) || OSSURI.isRemote(source) {
+            throw ValidationError("--content-type, --acl, --meta and --storage-class apply to uploads (to oss://)")
         }
     }
 
@@ -62,7 +68,7 @@ struct Copy: AsyncParsableCommand {
                 return try await DirectoryTransferCommand(
                     source: source, destination: destination, mode: .copy, deleteExtras: false, dryRun: false,
                     options: directory, threads: threads, partSize: partSize, recordDirectory: recordDirectory,
-                    connection: connection
+                    connection: connection, objectMetadata: try objects.metadata()
                 ).run()
             }
             try FileManager.default.createDirectory(atPath: recordDirectory, withIntermediateDirectories: true)
@@ -80,6 +86,11 @@ struct Copy: AsyncParsableCommand {
         guard FileManager.default.isReadableFile(atPath: file.path) else {
             throw CLIFailure(.clientError, "cannot read \(source): no such file or not readable")
         }
+        let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
+        let size = (attributes?[.size] as? NSNumber)?.int64Value
+        if let size, size < directory.multipartThreshold, attributes?[.type] as? FileAttributeType == .typeRegular {
+            return try await uploadInOneRequest(file, size: size, to: target)
+        }
         let progress = ProgressReporter(label: "upload")
         var request = OSSResumableUploadRequest(
             bucketName: target.bucket, objectKey: target.key, uploadingFileURL: file,
@@ -87,10 +98,10 @@ struct Copy: AsyncParsableCommand {
             // Ctrl-C pauses by default: keep the upload id and the record so the next run resumes.
             deleteUploadIdOnCancelling: !keepUploadOnCancel,
             uploadProgress: { _, done, total in Task { await progress.report(done: done, total: total) } })
-        let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
+        request.completeMetaHeader = try objects.metadata()
         if let partSize {
             request.partSize = partSize
-        } else if let size = (attributes?[.size] as? NSNumber)?.int64Value {
+        } else if let size {
             request.partSize = PartSizing.uploadPartSize(fileSize: size)
         }
         request.trafficLimit = trafficLimit

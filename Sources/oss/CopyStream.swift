@@ -32,6 +32,7 @@ extension Copy {
         let target = try parseRemote(destination, requireKey: true)
         var options = OSSStreamUploadOptions(concurrency: threads)
         if let partSize { options.partSize = Int(partSize) }
+        options.metadata = try objects.metadata()
         let upload = options
         let result = try await withClient(connection) { client in
             try await runInterruptibly {

@@ -10,7 +10,7 @@ struct DirectoryOptions: ParsableArguments {
     @Option(name: .customLong("exclude"), help: "Leave out files and whole directories matching this glob (repeatable; wins over --include).")
     var exclude: [String] = []
     @Option(help: "Files moving at once (1-256); --threads is the parts in flight of each large file.") var jobs = 8
-    @Option(help: "Files smaller than this many bytes go in one request; larger ones as resumable multipart transfers.")
+    @Option(help: "Files smaller than this many bytes go in one request (PutObject or GetObject; for a single cp upload too); larger ones as resumable multipart transfers. Default 8 MiB, as aws.")
     var multipartThreshold: Int64 = 8 * 1024 * 1024
     @Option(help: "Bytes the transfers' buffers may hold at once (default: the platform's, 256 MiB here).")
     var memoryBudget: Int64?
@@ -61,10 +61,13 @@ struct DirectoryTransferCommand {
     let partSize: Int64?
     let recordDirectory: String
     let connection: ConnectionOptions
+    /// What uploaded objects are created with (``UploadOptions``); none for a download.
+    var objectMetadata: [String: String] = [:]
 
     func request() throws -> OSSDirectoryTransferRequest {
-        let transferOptions = options.transferOptions(
+        var transferOptions = options.transferOptions(
             mode: mode, deleteExtras: deleteExtras, dryRun: dryRun, threads: threads, partSize: partSize)
+        if !objectMetadata.isEmpty { transferOptions.objectMetadata = objectMetadata }
         switch (OSSURI.isRemote(source), OSSURI.isRemote(destination)) {
         case (false, true):
             let target = try parseRemote(destination, requireKey: false)
@@ -197,8 +200,11 @@ struct DirectoryTransferCommand {
                 "\(c.wouldUpload + c.wouldDownload) to transfer", "\(c.wouldDelete) to delete", "\(c.unchanged) unchanged",
             ]
         } else {
+            let elapsed = ProgressReporter.seconds(report.duration)
+            let rate = elapsed > 0 && report.bytesTransferred > 0
+                ? ", \(formatBytes(Int64(Double(report.bytesTransferred) / elapsed)))/s" : ""
             parts = [
-                "\(c.uploaded + c.downloaded) transferred (\(formatBytes(report.bytesTransferred)))",
+                "\(c.uploaded + c.downloaded) transferred (\(formatBytes(report.bytesTransferred))\(rate))",
                 "\(c.unchanged) unchanged", "\(c.deleted) deleted",
             ]
             if c.doneInEarlierRuns > 0 { parts.append("\(c.doneInEarlierRuns) done in earlier runs") }

@@ -5,10 +5,21 @@ import Foundation
 
 struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "ls", abstract: "List buckets (oss ls) or the objects under a prefix (oss ls oss://bucket/prefix).")
+        commandName: "ls", abstract: "List buckets (oss ls) or the objects under a prefix (oss ls oss://bucket/prefix).",
+        discussion: """
+            --json prints one JSON object per line (JSON Lines), as each page of the listing arrives, so a listing
+            of millions of objects streams into `jq -c` or a script without being held in memory: an object is
+            {"url","key","size","lastModified","etag","storageClass"}, a folder (without -r) {"url","prefix"}, a
+            bucket {"url","name","creationDate","location","region","storageClass"}; absent values are null. The
+            count goes to standard error, the data to standard output. -h is --human-readable here; --help is the help.
+            """,
+        helpNames: .long)
 
     @Argument(help: "oss://bucket[/prefix]; omit to list buckets.") var location: String?
     @Flag(name: .shortAndLong, help: "List every object under the prefix, not just one level.") var recursive = false
+    @Flag(name: [.customShort("h"), .customLong("human-readable")], help: "Sizes as 1.5 MiB (powers of 1024) instead of bytes.")
+    var humanReadable = false
+    @Flag(help: "One JSON object per line (JSON Lines) on standard output.") var json = false
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
@@ -16,7 +27,15 @@ struct List: AsyncParsableCommand {
             guard let location else {
                 let result = try await withClient(connection) { try await $0.listBuckets() }
                 for bucket in result.buckets {
-                    say("\(bucket.creationDate.map(OSSDateFormat.iso8601Milliseconds) ?? "-")  oss://\(bucket.name)")
+                    if json {
+                        say(Self.jsonLine([
+                            "url": "oss://\(bucket.name)", "name": bucket.name,
+                            "creationDate": bucket.creationDate.map(OSSDateFormat.iso8601Milliseconds),
+                            "location": bucket.location, "region": bucket.region, "storageClass": bucket.storageClass,
+                        ]))
+                    } else {
+                        say("\(bucket.creationDate.map(OSSDateFormat.iso8601Milliseconds) ?? "-")  oss://\(bucket.name)")
+                    }
                 }
                 return
             }
@@ -27,12 +46,12 @@ struct List: AsyncParsableCommand {
                 var count = 0
                 for try await page in client.listObjectsV2Paginator(request) {
                     for prefix in page.commonPrefixes {
-                        say(String(repeating: " ", count: 36) + "DIR  oss://\(uri.bucket)/\(prefix)")
+                        say(json
+                            ? Self.jsonLine(["url": "oss://\(uri.bucket)/\(prefix)", "prefix": prefix])
+                            : String(repeating: " ", count: 36) + "DIR  oss://\(uri.bucket)/\(prefix)")
                     }
                     for object in page.contents {
-                        let date = object.lastModified.map(OSSDateFormat.iso8601Milliseconds) ?? "-"
-                        let size = String(object.size)
-                        say("\(date)  \(String(repeating: " ", count: max(0, 12 - size.count)))\(size)  oss://\(uri.bucket)/\(object.objectKey)")
+                        say(json ? Self.jsonLine(object, bucket: uri.bucket) : line(object, bucket: uri.bucket))
                         count += 1
                     }
                 }
@@ -40,6 +59,29 @@ struct List: AsyncParsableCommand {
             }
             printError("\(count) object(s)")
         }
+    }
+
+    /// `date  size  oss://bucket/key`, the size right-aligned in bytes or, with -h, as `1.5 MiB`.
+    func line(_ object: OSSObjectSummary, bucket: String) -> String {
+        let date = object.lastModified.map(OSSDateFormat.iso8601Milliseconds) ?? "-"
+        let size = humanReadable ? formatBytes(object.size) : String(object.size)
+        return "\(date)  \(String(repeating: " ", count: max(0, 12 - size.count)))\(size)  oss://\(bucket)/\(object.objectKey)"
+    }
+
+    static func jsonLine(_ object: OSSObjectSummary, bucket: String) -> String {
+        jsonLine([
+            "url": "oss://\(bucket)/\(object.objectKey)", "key": object.objectKey, "size": object.size,
+            "lastModified": object.lastModified.map(OSSDateFormat.iso8601Milliseconds), "etag": object.eTag,
+            "storageClass": object.storageClass,
+        ])
+    }
+
+    /// One line of JSON with sorted keys; a nil value is `null`.
+    static func jsonLine(_ fields: [String: Any?]) -> String {
+        let object = fields.mapValues { $0 ?? NSNull() }
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
     }
 }
 
@@ -71,24 +113,57 @@ struct Stat: AsyncParsableCommand {
 
 struct Presign: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print a presigned URL: oss presign oss://bucket/key [--method GET|HEAD|PUT] [--expires SECONDS]")
+        abstract: "Print a presigned URL: oss presign oss://bucket/key [--method GET|HEAD|PUT] [--expires SECONDS] [--content-type TYPE]",
+        discussion: """
+            The URL alone goes to standard output (for $(oss presign ...)); a curl command that uses it goes to
+            standard error. A PUT URL signed with --content-type must be sent with exactly that Content-Type header
+            (OSS signs it): any other is refused with SignatureDoesNotMatch.
+            """)
 
     @Argument(help: "The object, as oss://bucket/key.") var object: String
     @Option(help: "GET, HEAD or PUT.") var method = "GET"
     @Option(help: "Seconds until the URL expires (V4: at most 604800).") var expires: Int = 3600
+    @Option(help: "PUT: the Content-Type the upload must be sent with (signed into the URL).") var contentType: String?
     @OptionGroup var connection: ConnectionOptions
+
+    func validate() throws {
+        if contentType != nil, method.uppercased() != "PUT" {
+            throw ValidationError("--content-type applies to --method PUT (the type of the object the URL uploads)")
+        }
+        if let contentType, contentType.isEmpty || contentType.contains(where: \.isNewline) {
+            throw ValidationError("--content-type needs a media type such as text/html")
+        }
+    }
 
     func run() async throws {
         try await runCommand {
             let uri = try parseRemote(object, requireKey: true)
-            guard ["GET", "HEAD", "PUT"].contains(method.uppercased()) else {
+            let verb = method.uppercased()
+            guard ["GET", "HEAD", "PUT"].contains(verb) else {
                 throw CLIFailure(.clientError, "presign supports GET, HEAD and PUT, not \(method)")
             }
+            let headers = contentType.map { ["Content-Type": $0] } ?? [:]
             let url = try await withClient(connection) {
                 try await $0.presignConstrainURL(
-                    bucket: uri.bucket, key: uri.key, method: method.uppercased(), expiration: TimeInterval(expires))
+                    bucket: uri.bucket, key: uri.key, method: verb, expiration: TimeInterval(expires), headers: headers)
             }
             say(url)
+            printError("oss: use it with: " + Self.curlCommand(url: url, method: verb, contentType: contentType))
         }
+    }
+
+    /// The curl command that sends `method` to `url`, with the signed `Content-Type` when there is one.
+    static func curlCommand(url: String, method: String, contentType: String?) -> String {
+        let type = contentType.map { " -H " + shellQuoted("Content-Type: \($0)") } ?? ""
+        switch method {
+        case "PUT": return "curl -f -X PUT\(type) -T FILE \(shellQuoted(url))"
+        case "HEAD": return "curl -f -I \(shellQuoted(url))"
+        default: return "curl -f -o FILE \(shellQuoted(url))"
+        }
+    }
+
+    /// `text` in single quotes for a POSIX shell.
+    static func shellQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

@@ -26,11 +26,15 @@ struct Sync: AsyncParsableCommand {
     @Option(help: "Part size in bytes of the large files (minimum 102400; default 8 MiB).") var partSize: Int64?
     @Option(help: "Checkpoint directory (default: ~/.oss-swift/checkpoints).") var checkpointDir: String?
     @OptionGroup var directory: DirectoryOptions
+    @OptionGroup(title: "Uploaded objects") var objects: UploadOptions
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
         guard OSSURI.isRemote(source) != OSSURI.isRemote(destination) else {
             throw ValidationError("one side must be a local directory and the other oss://bucket[/prefix]")
+        }
+        if !objects.isEmpty, OSSURI.isRemote(source) {
+            throw ValidationError("--content-type, --acl, --meta and --storage-class apply to uploads (to oss://)")
         }
         guard (1...64).contains(threads) else { throw ValidationError("--threads must be 1...64") }
         if let partSize, partSize < 102_400 { throw ValidationError("--part-size must be at least 102400 bytes") }
@@ -41,7 +45,8 @@ struct Sync: AsyncParsableCommand {
             try await DirectoryTransferCommand(
                 source: source, destination: destination, mode: .sync(checksum ? .checksum : .sizeAndModificationTime),
                 deleteExtras: delete, dryRun: dryRun, options: directory, threads: threads, partSize: partSize,
-                recordDirectory: checkpointDirectory(checkpointDir), connection: connection
+                recordDirectory: checkpointDirectory(checkpointDir), connection: connection,
+                objectMetadata: try objects.metadata()
             ).run()
         }
     }

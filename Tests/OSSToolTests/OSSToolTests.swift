@@ -56,7 +56,8 @@ struct OSSToolTests {
                 let file = work.appendingPathComponent("f\(mebibytes).bin")
                 let crc = try writeFile(file, count: mebibytes << 20, seed: UInt64(mebibytes))
                 await server.resetStats()
-                let r = try await tool.run(["cp", file.path, "oss://auto/f.bin", "--checkpoint-dir", work.path])
+                let r = try await tool.run(
+                    ["cp", file.path, "oss://auto/f.bin", "--checkpoint-dir", work.path, "--multipart-threshold", "0"])
                 #expect(r.status == 0, "\(r.stderr)")
                 #expect(r.stdout.contains("crc64 \(crc)"), "\(r.stdout)")
                 // The object's multipart ETag ends in its part count; a part retried under load adds a request, not a part.
@@ -99,7 +100,7 @@ struct OSSToolTests {
             await server.addFault(try LocalOSSFaultRule(parsing: "UploadPart:nth=2:corrupt=4242"))
             let r = try await tool.run(
                 ["cp", file.path, "oss://heal/f.bin", "--checkpoint-dir", work.path, "--part-size", "200000",
-                 "--threads", "2", "--stall-timeout", "120"] + (contentMD5 ? ["--content-md5"] : []))
+                 "--threads", "2", "--stall-timeout", "120", "--multipart-threshold", "0"] + (contentMD5 ? ["--content-md5"] : []))
             #expect(r.status == 0, "\(r.stderr)")
             #expect(r.stdout.contains("crc64 \(crc)"), "\(r.stdout)")
             let stats = await server.stats()
@@ -123,7 +124,7 @@ struct OSSToolTests {
             // Requests are counted: a loaded machine must not turn a slow in-process server into stall retries
             // (stall detection has its own tests).
             let args = ["cp", file.path, "oss://kill/big.bin", "--part-size", "\(partSize)", "--threads", "\(threads)",
-                "--checkpoint-dir", work.path, "--stall-timeout", "120"]
+                "--checkpoint-dir", work.path, "--stall-timeout", "120", "--multipart-threshold", "0"]
             let (process, _, _) = try tool.start(args)
             // Wait until about a third of the parts are on the server, then kill -9.
             var waited = 0
@@ -167,7 +168,7 @@ struct OSSToolTests {
             // A long stall limit: on a loaded machine a slow in-process server is not a stalled connection (a part
             // abandoned and fetched again would count as re-fetched).
             let args = ["cp", "oss://dl-bucket/obj.bin", target.path, "--part-size", "\(partSize)", "--threads", "2",
-                "--checkpoint-dir", work.path, "--stall-timeout", "120"]
+                "--checkpoint-dir", work.path, "--stall-timeout", "120", "--multipart-threshold", "0"]
             let (process, _, _) = try tool.start(args)
             var waited = 0
             while await server.stats()[.getObject].requests < 10 && waited < 600 {

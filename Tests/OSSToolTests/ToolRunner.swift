@@ -37,12 +37,14 @@ struct ToolRunner {
         var stderr: String
     }
 
-    func start(_ arguments: [String]) throws -> (Process, Pipe, Pipe) {
+    /// Starts `oss arguments...`, its standard input read from `input` when given.
+    func start(_ arguments: [String], input: URL? = nil) throws -> (Process, Pipe, Pipe) {
         #expect(FileManager.default.isExecutableFile(atPath: Self.binary.path), "oss binary at \(Self.binary.path)")
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
         process.environment = environment
+        if let input { process.standardInput = try FileHandle(forReadingFrom: input) }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
@@ -52,8 +54,8 @@ struct ToolRunner {
     }
 
     /// Runs `oss arguments...` to completion.
-    func run(_ arguments: [String]) async throws -> Outcome {
-        let (process, out, err) = try start(arguments)
+    func run(_ arguments: [String], input: URL? = nil) async throws -> Outcome {
+        let (process, out, err) = try start(arguments, input: input)
         // Read both pipes concurrently so a chatty child never blocks on a full pipe. The reads block, so they run
         // on Dispatch threads, never on the small cooperative pool the in-process server needs.
         async let stdout = readToEnd(out)

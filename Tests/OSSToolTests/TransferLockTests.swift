@@ -88,7 +88,7 @@ struct TransferLockTests {
             await server.addFault(LocalOSSFaultRule(operation: operation, action: .delay(milliseconds: delay)))
             let (from, to) = download ? ("oss://lock/f.bin", target.path) : (file.path, "oss://lock/f.bin")
             let arguments = ["cp", from, to, "--part-size", "\(Self.partSize)", "--threads", "\(threads)",
-                "--checkpoint-dir", checkpoints.path]
+                "--checkpoint-dir", checkpoints.path, "--multipart-threshold", "0"]
             let setup = Setup(
                 server: server, tool: ToolRunner(server: server, home: work), checkpoints: checkpoints, crc: crc,
                 arguments: arguments, target: target)

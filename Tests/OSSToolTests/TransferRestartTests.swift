@@ -61,7 +61,7 @@ struct TransferRestartTests {
             try await startAndKill(
                 tool,
                 ["cp", file.path, "oss://restart/big.bin", "--part-size", "\(Self.partSize)", "--threads",
-                 "\(Self.threads)", "--checkpoint-dir", records, "--stall-timeout", "120"],
+                 "\(Self.threads)", "--checkpoint-dir", records, "--stall-timeout", "120", "--multipart-threshold", "0"],
                 server: server, operation: .uploadPart, requests: 10)
             await server.clearFaults()
 
@@ -121,7 +121,7 @@ struct TransferRestartTests {
             try await startAndKill(
                 tool,
                 ["cp", "oss://restart/obj.bin", target.path, "--part-size", "\(partSize)", "--threads",
-                 "\(Self.threads)", "--checkpoint-dir", records, "--stall-timeout", "120"],
+                 "\(Self.threads)", "--checkpoint-dir", records, "--stall-timeout", "120", "--multipart-threshold", "0"],
                 server: server, operation: .getObject, requests: 8)
             await server.clearFaults()
             #expect(!FileManager.default.fileExists(atPath: target.path))

@@ -157,11 +157,9 @@ final class OSSBatchProgressTracker: Sendable {
             state.samples.append(Sample(time: now, moved: state.moved))
         }
         while state.samples.count > 2, now - state.samples[1].time >= rateWindow { state.samples.removeFirst() }
-        var rate = 0.0
-        if let first = state.samples.first {
-            let span = (now - first.time).timeInterval
-            if span >= 0.2 { rate = Double(state.moved - first.moved) / span }
-        }
+        let first = state.samples.first
+        let rate = Self.rate(
+            moved: state.moved, windowStart: first.map { ($0.moved, now - $0.time) }, sinceStart: now - started)
         let remaining = max(0, state.bytesTotal - state.bytesDone)
         let seconds = rate > 0 ? Double(remaining) / rate : .infinity
         let eta: Duration? = seconds < 1e9 ? .seconds(seconds) : nil
@@ -170,6 +168,18 @@ final class OSSBatchProgressTracker: Sendable {
             bytesDone: state.bytesDone, bytesTotal: state.bytesTotal, bytesFromEarlierRuns: state.bytesFromEarlierRuns,
             totalsAreFinal: state.totalsAreFinal, bytesPerSecond: rate, estimatedTimeRemaining: eta,
             elapsed: now - started)
+    }
+
+    /// Bytes per second of this run: `moved` (this run's bytes, never those earlier runs finished) over the
+    /// sliding window (`windowStart`: the bytes moved at its start and how long ago that was) once it spans at
+    /// least 0.2 s, else over the whole run (`sinceStart`), so a batch that moves everything in its first moments
+    /// still shows a rate rather than 0. 0 while nothing moved.
+    static func rate(moved: Int64, windowStart: (moved: Int64, age: Duration)?, sinceStart: Duration) -> Double {
+        if let windowStart, windowStart.age >= .milliseconds(200) {
+            return Double(moved - windowStart.moved) / windowStart.age.timeInterval
+        }
+        guard moved > 0 else { return 0 }
+        return Double(moved) / max(sinceStart.timeInterval, 0.001)
     }
 
     private func update(_ progress: Progress, with snapshot: OSSBatchProgress) {

@@ -53,6 +53,16 @@ extension OSSBatchRunner {
     /// second after its object's `Last-Modified`, which whole seconds cannot order.
     static let modificationTimeMetadata = "mtime"
 
+    /// The metadata an upload of a file last modified at `modificationNanoseconds` creates its object with: the
+    /// options' ``OSSDirectoryTransferOptions/objectMetadata`` and the batch's ``modificationTimeMetadata``, which
+    /// wins over an entry of the same header.
+    func objectMetadata(modificationNanoseconds: Int64) -> [String: String] {
+        let own = OSSObjectMetadata.headerName(for: Self.modificationTimeMetadata)
+        var metadata = (options.objectMetadata ?? [:]).filter { OSSObjectMetadata.headerName(for: $0.key) != own }
+        metadata[Self.modificationTimeMetadata] = Self.stamp(modificationNanoseconds)
+        return metadata
+    }
+
     /// `nanoseconds` since 1970 as `seconds.nnnnnnnnn`.
     static func stamp(_ nanoseconds: Int64) -> String {
         let (seconds, fraction) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
@@ -79,7 +89,7 @@ extension OSSBatchRunner {
                 let (data, stamp) = try await Self.snapshot(path)
                 var put = OSSPutObjectRequest(
                     bucketName: request.bucketName, objectKey: work.key, source: .data(data),
-                    metadata: [Self.modificationTimeMetadata: Self.stamp(stamp.modificationNanoseconds)])
+                    metadata: objectMetadata(modificationNanoseconds: stamp.modificationNanoseconds))
                 put.crcFlag = crcEnabled
                 put.uploadProgress = meter.handler
                 _ = try await client.putObject(put)
@@ -145,7 +155,7 @@ extension OSSBatchRunner {
             bucketName: request.bucketName, objectKey: work.key, uploadingFileURL: URL(fileURLWithPath: path),
             partSize: options.partSize, threadNum: options.partsPerFile, recordDirectoryPath: directory?.recordsPath,
             deleteUploadIdOnCancelling: false, crcFlag: crcEnabled,
-            completeMetaHeader: [Self.modificationTimeMetadata: Self.stamp(stamp.modificationNanoseconds)],
+            completeMetaHeader: objectMetadata(modificationNanoseconds: stamp.modificationNanoseconds),
             uploadProgress: meter.handler)
         upload.priority = options.priority
         upload.baseDirectoryURL = baseDirectoryURL

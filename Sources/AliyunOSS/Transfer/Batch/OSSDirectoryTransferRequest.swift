@@ -130,6 +130,12 @@ public struct OSSDirectoryTransferOptions: Sendable, Hashable, Codable {
     /// What a download does with a key that ends in `/` (a directory marker). Default
     /// ``OSSDirectoryMarkerPolicy/create``.
     public var directoryMarkers: OSSDirectoryMarkerPolicy = .create
+    /// What every object an upload creates is given, read like ``OSSPutObjectRequest/metadata``: `x-oss-meta-*`
+    /// and bare names are user metadata; `Content-Type` (which replaces the guess from each file's extension),
+    /// `Cache-Control`, `x-oss-object-acl`, `x-oss-storage-class` and other `x-oss-` headers are sent as
+    /// themselves, with the PutObject or the InitiateMultipartUpload. The batch's own `x-oss-meta-mtime` wins over
+    /// an entry of that name. Part of the request's identity (a resumed batch keeps it). Default `nil`: none.
+    public var objectMetadata: [String: String]?
 
     public init() {}
 

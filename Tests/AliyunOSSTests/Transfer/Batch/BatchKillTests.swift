@@ -23,8 +23,8 @@ struct BatchKillTests {
             await server.addFault(LocalOSSFaultRule(operation: .putObject, action: .delay(milliseconds: 60)))
             await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 150)))
             let process = try launchSample(binary, against: server, [
-                "--prefix", "k", "--dir", scratch.source.path, "--record-dir", scratch.records, "--jobs", String(jobs),
-                "--threshold", "200000", "--part-size", String(batchPartSize), "--threads", "2",
+                "--prefix", "k", "--dir", scratch.source.path, "--checkpoint-dir", scratch.records, "--jobs", String(jobs),
+                "--multipart-threshold", "200000", "--part-size", String(batchPartSize), "--threads", "2",
                 "--region", "cn-hangzhou",
             ])
             try await BatchResumeTests.wait { await server.stats()[.putObject].requests >= 10 || !process.isRunning }

@@ -151,4 +151,17 @@ struct BatchRulesTests {
         #expect(window.end(c) == "c")
         #expect(window.count == 0)
     }
+
+    @Test("the batch rate: this run's bytes over the window, else over the run, so a fast batch never shows 0 B/s")
+    func batchRate() {
+        // All 3 MiB moved in the window's first 50 ms, before it spans 0.2 s: the rate is over the run so far.
+        let early = OSSBatchProgressTracker.rate(
+            moved: 3 << 20, windowStart: (0, .milliseconds(50)), sinceStart: .milliseconds(125))
+        #expect(early == Double(24 << 20))
+        // Once the window spans 0.2 s it decides: 2 MiB in its last 2 s.
+        let windowed = OSSBatchProgressTracker.rate(
+            moved: 10 << 20, windowStart: (8 << 20, .seconds(2)), sinceStart: .seconds(10))
+        #expect(windowed == Double(1 << 20))
+        #expect(OSSBatchProgressTracker.rate(moved: 0, windowStart: nil, sinceStart: .seconds(1)) == 0)
+    }
 }

@@ -67,6 +67,35 @@ struct DirectoryUploadTests {
         }
     }
 
+    @Test("objectMetadata: every object, one request or multipart, gets the type, ACL, storage class and user metadata; the batch's mtime wins")
+    func objectMetadataReachesEveryObject() async throws {
+        let scratch = try BatchScratch()
+        defer { scratch.cleanup() }
+        try scratch.write("small.txt", Array("small".utf8))
+        try scratch.write("large.bin", patternBytes(350_000, seed: 7))
+        var options = batchOptions()
+        options.objectMetadata = [
+            "Content-Type": "text/x-batch", "x-oss-object-acl": "public-read", "x-oss-storage-class": "IA",
+            "owner": "ops", "x-oss-meta-mtime": "not the batch's",
+        ]
+        try await withServerAndClient { server, client in
+            let run = try await runBatch(
+                client, records: scratch.records, .upload(from: scratch.source, toBucket: "bkt", prefix: "meta", options: options))
+            #expect(run.report.counts.uploaded == 2)
+            #expect(await server.stats()[.initiateMultipartUpload].requests == 1, "large.bin went as multipart")
+            for key in ["meta/small.txt", "meta/large.bin"] {
+                let head = try await client.headObject(OSSHeadObjectRequest(bucketName: "bkt", objectKey: key))
+                #expect(head.contentType == "text/x-batch", "\(key)")
+                #expect(head.storageClass == "IA", "\(key)")
+                #expect(head.metadata["owner"] == "ops", "\(key)")
+                #expect(head.metadata["mtime"] != "not the batch's", "\(key): \(head.metadata)")
+                #expect(head.metadata["mtime"]?.contains(".") == true, "\(key): \(head.metadata)")
+                let acl = try await client.getObjectACL(OSSGetObjectACLRequest(bucketName: "bkt", objectKey: key))
+                #expect(acl.grant == .publicRead, "\(key)")
+            }
+        }
+    }
+
     @Test("a mixed tree: odd names, empty files, an excluded subtree, a large file; links skipped by default")
     func mixedTreeSkippingLinks() async throws {
         try await Self.uploadTree(followLinks: false) { files, run, server, client async throws in

@@ -28,7 +28,7 @@ struct ResumableDownloadKillTests {
             await server.addFault(LocalOSSFaultRule(operation: .getObject, action: .delay(milliseconds: 60)))
 
             let process = try launchSample(binary, against: server, [
-                "--key", "kill.bin", "--file", scratch.destination.path, "--record-dir", scratch.recordDirectory,
+                "--key", "kill.bin", "--file", scratch.destination.path, "--checkpoint-dir", scratch.recordDirectory,
                 "--part-size", String(rdPartSize), "--threads", String(threads), "--signature-version", "v4",
                 "--region", "cn-hangzhou",
             ])
@@ -95,7 +95,7 @@ struct ResumableDownloadKillTests {
             await server.resetStats()
             // No delay and no traffic limit: the parts move at loopback speed, far ahead of any record save.
             let process = try launchSample(binary, against: server, [
-                "--key", "unpaced.bin", "--file", scratch.destination.path, "--record-dir", scratch.recordDirectory,
+                "--key", "unpaced.bin", "--file", scratch.destination.path, "--checkpoint-dir", scratch.recordDirectory,
                 "--part-size", String(partSize), "--threads", String(threads), "--signature-version", "v1",
             ])
             // Killed once the child has written half of the object into its (sparse) temporary file.
@@ -173,7 +173,7 @@ struct ResumableDownloadKillTests {
         try await withServerAndClient { server, client in
             try await rdPut(client, "sample.bin", bytes)
             let common = [
-                "--file", scratch.destination.path, "--record-dir", scratch.recordDirectory, "--part-size", "102400",
+                "--file", scratch.destination.path, "--checkpoint-dir", scratch.recordDirectory, "--part-size", "102400",
                 "--threads", "2", "--signature-version", "v1",
             ]
             let ok = try await runSample(binary, server, scratch, ["--key", "sample.bin"] + common)
@@ -188,7 +188,7 @@ struct ResumableDownloadKillTests {
 
             let blocked = try await runSample(
                 binary, server, scratch,
-                ["--key", "sample.bin", "--file", scratch.destination.path + "/x", "--record-dir", scratch.recordDirectory])
+                ["--key", "sample.bin", "--file", scratch.destination.path + "/x", "--checkpoint-dir", scratch.recordDirectory])
             #expect(blocked.status == 1)
             #expect(blocked.err.contains("FileCantWrite"))
         }
@@ -212,7 +212,7 @@ struct ResumableDownloadKillTests {
             process.executableURL = binary
             process.arguments = [
                 "--endpoint", server.endpoint.absoluteString, "--bucket", "bkt", "--key", "sigint.bin",
-                "--file", scratch.destination.path, "--record-dir", scratch.recordDirectory,
+                "--file", scratch.destination.path, "--checkpoint-dir", scratch.recordDirectory,
                 "--part-size", String(rdPartSize), "--threads", "1", "--signature-version", "v1",
             ]
             process.environment = [

@@ -78,7 +78,7 @@ struct ResumableDownloadPartialTests {
             await server.addFault(
                 LocalOSSFaultRule(operation: .getObject, action: .stall(afterBytes: sentBeforeStall), times: threads))
             let process = try launchSample(binary, against: server, [
-                "--key", "kill-mid.bin", "--file", scratch.destination.path, "--record-dir", scratch.recordDirectory,
+                "--key", "kill-mid.bin", "--file", scratch.destination.path, "--checkpoint-dir", scratch.recordDirectory,
                 "--part-size", String(partSize), "--threads", String(threads),
             ])
             // Wait until the child recorded most of what it received, then kill it.

@@ -26,7 +26,7 @@ struct ResumableUploadKillTests {
             // Slow the parts down so the child is surely mid-upload when it is killed.
             await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 40)))
             let process = try launchSample(binary, against: server, [
-                "--key", "kill.bin", "--file", scratch.source.path, "--record-dir", scratch.recordDirectory,
+                "--key", "kill.bin", "--file", scratch.source.path, "--checkpoint-dir", scratch.recordDirectory,
                 "--part-size", String(ruPartSize), "--threads", String(threads), "--signature-version", "v4",
                 "--region", "cn-hangzhou", "--keep-upload-on-cancel",
             ])
