@@ -21,15 +21,23 @@ struct List: AsyncParsableCommand {
                 return
             }
             let uri = try parseRemote(location, requireKey: false)
+            let folder = PathRule.folder(uri)
             let request = OSSListObjectsV2Request(
-                bucketName: uri.bucket, prefix: uri.key.isEmpty ? nil : uri.key, delimiter: recursive ? nil : "/")
+                bucketName: uri.bucket, prefix: folder.isEmpty ? nil : folder, delimiter: recursive ? nil : "/")
             let count = try await withClient(connection) { client in
                 var count = 0
                 for try await page in client.listObjectsV2Paginator(request) {
                     for prefix in page.commonPrefixes {
                         say(String(repeating: " ", count: 36) + "DIR  oss://\(uri.bucket)/\(prefix)")
                     }
-                    for object in page.contents {
+                    // The folder's objects; when it has none, the object named exactly (oss ls oss://b/file.txt).
+                    var objects = page.contents
+                    if objects.isEmpty, page.commonPrefixes.isEmpty, count == 0,
+                        let exact = try await PathRule.exactObject(uri, client: client)
+                    {
+                        objects = [exact]
+                    }
+                    for object in objects {
                         let date = object.lastModified.map(OSSDateFormat.iso8601Milliseconds) ?? "-"
                         let size = String(object.size)
                         say("\(date)  \(String(repeating: " ", count: max(0, 12 - size.count)))\(size)  oss://\(uri.bucket)/\(object.objectKey)")
