@@ -32,7 +32,7 @@ struct Copy: AsyncParsableCommand {
     var contentMD5 = false
     @Flag(name: [.customShort("r"), .customLong("recursive")], help: "Copy a directory to a prefix or a prefix to a directory (oss cp -r DIR oss://bucket/prefix | oss cp -r oss://bucket/prefix DIR); every file, where `oss sync` moves only what differs.")
     var recursive = false
-    @OptionGroup(title: "Directories (-r)") var directory: DirectoryOptions
+    @OptionGroup(title: "Directories (with --recursive)") var directory: DirectoryOptions
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
