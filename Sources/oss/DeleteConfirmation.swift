@@ -18,10 +18,10 @@ struct DeleteConfirmation {
     var force: Bool
 
     static let helpText = """
-        Deleting: rm -r, sync --delete and rb print what they would delete with --dry-run and delete nothing. Before \\
-        deleting more than one object they ask (y/N), listing the count and a few names, when standard input is a \\
-        terminal; --force deletes without asking (for scripts); without a terminal and without --force they refuse \\
-        with exit status 8 and delete nothing. Objects named one by one (oss rm oss://b/k1 oss://b/k2) are deleted \\
+        Deleting: rm -r, sync --delete and rb print what they would delete with --dry-run and delete nothing. Before \
+        deleting more than one object they ask (y/N), listing the count and a few names, when standard input is a \
+        terminal; --force deletes without asking (for scripts); without a terminal and without --force they refuse \
+        with exit status 8 and delete nothing. Objects named one by one (oss rm oss://b/k1 oss://b/k2) are deleted \
         without a question.
         """
 

@@ -9,15 +9,15 @@ struct OSSTool: AsyncParsableCommand {
         abstract: "Alibaba Cloud OSS from the command line: resumable copies, listings, presigned URLs, a local server.",
         discussion: """
             Credentials come from OSS_ACCESS_KEY_ID, OSS_ACCESS_KEY_SECRET and OSS_SESSION_TOKEN; the endpoint from
-            --endpoint or OSS_ENDPOINT (with its scheme: http://127.0.0.1:9000, https://oss-cn-hangzhou.aliyuncs.com);
-            the region from --region or OSS_REGION.
+            --endpoint or OSS_ENDPOINT (with its scheme: http://127.0.0.1:9000, \
+            https://oss-cn-hangzhou.aliyuncs.com); the region from --region or OSS_REGION.
 
             \(PathRule.helpText)
 
             \(DeleteConfirmation.helpText)
 
-            Output: data (listings, stat, presigned URLs, an object copied to -, --json, and one line per object a
-            command changed or would change) goes to standard output; progress, summaries, warnings, questions and
+            Output: data (listings, stat, presigned URLs, an object copied to -, --json, and one line per object a \
+            command changed or would change) goes to standard output; progress, summaries, warnings, questions and \
             errors to standard error. A closed pipe (oss ls -r oss://b | head -1) ends any command quietly.
 
             \(ExitStatus.helpText)

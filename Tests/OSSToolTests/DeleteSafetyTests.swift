@@ -7,14 +7,6 @@ import Testing
 /// (a pseudo-terminal here, through python3's `pty`) or `--force`; without either the command refuses, exit 8.
 @Suite("oss deletes: dry run, confirmation, --force, rb")
 struct DeleteSafetyTests {
-    func put(_ keys: [String], bucket: String, server: LocalOSSServer) async throws {
-        let client = try OSSClient(endpoint: server.endpoint, credentialProvider: server.credentials.provider)
-        for key in keys {
-            _ = try await client.putObject(OSSPutObjectRequest(bucketName: bucket, objectKey: key, data: Data(key.utf8)))
-        }
-        try await client.shutdown()
-    }
-
     func count(_ bucket: String, server: LocalOSSServer) async throws -> Int {
         let client = try OSSClient(endpoint: server.endpoint, credentialProvider: server.credentials.provider)
         defer { Task { try? await client.shutdown() } }
@@ -63,7 +55,7 @@ struct DeleteSafetyTests {
         let work = try makeWorkDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
         try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["del"])) { server in
-            try await put(["t/1", "t/2", "t/3", "keep"], bucket: "del", server: server)
+            try await putObjects(["t/1", "t/2", "t/3", "keep"], bucket: "del", server: server)
             let tool = ToolRunner(server: server, home: work)
             var r = try await tool.run(["rm", "-r", "oss://del/t", "--dry-run"])
             #expect(r.status == 0, "\(r.stderr)")
@@ -88,7 +80,7 @@ struct DeleteSafetyTests {
             #expect(terminal.screen.contains("deleted 3 objects under oss://del/t/"), "\(terminal.screen)")
             #expect(try await count("del", server: server) == 1)
 
-            try await put(["t/4", "t/5"], bucket: "del", server: server)
+            try await putObjects(["t/4", "t/5"], bucket: "del", server: server)
             r = try await tool.run(["rm", "-r", "--force", "oss://del/t/"])
             #expect(r.status == 0, "\(r.stderr)")
             #expect(r.stdout == "deleted oss://del/t/4\ndeleted oss://del/t/5\n", "\(r.stdout)")
@@ -100,28 +92,28 @@ struct DeleteSafetyTests {
     func syncDelete() async throws {
         let work = try makeWorkDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
-        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["sd"])) { server in
-            try await put(["p/old1", "p/old2"], bucket: "sd", server: server)
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["syncdel"])) { server in
+            try await putObjects(["p/old1", "p/old2"], bucket: "syncdel", server: server)
             let source = work.appendingPathComponent("src")
             try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
             try Data("new".utf8).write(to: source.appendingPathComponent("new"))
             let tool = ToolRunner(server: server, home: work)
             let ck = ["--checkpoint-dir", work.appendingPathComponent("ck").path]
-            var r = try await tool.run(["sync", source.path, "oss://sd/p", "--delete"] + ck)
+            var r = try await tool.run(["sync", source.path, "oss://syncdel/p", "--delete"] + ck)
             #expect(r.status == 8, "\(r.stderr)")
             #expect(r.stderr.contains("refusing to delete 2 objects"), "\(r.stderr)")
-            #expect(r.stderr.contains("oss://sd/p/old1"), "\(r.stderr)")
-            #expect(try await count("sd", server: server) == 2, "nothing uploaded, nothing deleted")
+            #expect(r.stderr.contains("oss://syncdel/p/old1"), "\(r.stderr)")
+            #expect(try await count("syncdel", server: server) == 2, "nothing uploaded, nothing deleted")
 
-            let terminal = try await runAtTerminal(tool, ["sync", source.path, "oss://sd/p", "--delete"] + ck, answer: "")
+            let terminal = try await runAtTerminal(tool, ["sync", source.path, "oss://syncdel/p", "--delete"] + ck, answer: "")
             #expect(terminal.status == 8, "\(terminal.screen)")
             #expect(terminal.screen.contains("[y/N]"), "\(terminal.screen)")
-            #expect(try await count("sd", server: server) == 2)
+            #expect(try await count("syncdel", server: server) == 2)
 
-            r = try await tool.run(["sync", source.path, "oss://sd/p", "--delete", "--force"] + ck)
+            r = try await tool.run(["sync", source.path, "oss://syncdel/p", "--delete", "--force"] + ck)
             #expect(r.status == 0, "\(r.stderr)")
             #expect(r.stderr.contains("2 deleted"), "\(r.stderr)")
-            #expect(try await count("sd", server: server) == 1)
+            #expect(try await count("syncdel", server: server) == 1)
         }
     }
 
@@ -135,7 +127,7 @@ struct DeleteSafetyTests {
             #expect(r.status == 0, "\(r.stderr)")
             #expect(r.stdout.contains("removed oss://empty"), "\(r.stdout)")
 
-            try await put(["a", "b/c"], bucket: "full", server: server)
+            try await putObjects(["a", "b/c"], bucket: "full", server: server)
             let client = try OSSClient(endpoint: server.endpoint, credentialProvider: server.credentials.provider)
             let upload = try await client.initiateMultipartUpload(OSSInitiateMultipartUploadRequest(bucketName: "full", objectKey: "big"))
             try await client.shutdown()

@@ -11,14 +11,6 @@ import Testing
 struct PathRuleTests {
     static let siblings = ["site/a", "site-backup/b.txt", "siteX.txt"]
 
-    func put(_ keys: [String], bucket: String, server: LocalOSSServer) async throws {
-        let client = try OSSClient(endpoint: server.endpoint, credentialProvider: server.credentials.provider)
-        for key in keys {
-            _ = try await client.putObject(OSSPutObjectRequest(bucketName: bucket, objectKey: key, data: Data(key.utf8)))
-        }
-        try await client.shutdown()
-    }
-
     func keys(_ tool: ToolRunner, _ bucket: String) async throws -> [String] {
         let r = try await tool.run(["ls", "-r", "oss://\(bucket)"])
         #expect(r.status == 0, "\(r.stderr)")
@@ -34,7 +26,7 @@ struct PathRuleTests {
         try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["rmb"])) { server in
             let tool = ToolRunner(server: server, home: work)
             for spelling in ["oss://rmb/site", "oss://rmb/site/"] {
-                try await put(Self.siblings, bucket: "rmb", server: server)
+                try await putObjects(Self.siblings, bucket: "rmb", server: server)
                 let r = try await tool.run(["rm", "-r", spelling])
                 #expect(r.status == 0, "\(spelling): \(r.stderr)")
                 #expect(r.stdout == "deleted oss://rmb/site/a\n", "\(spelling): \(r.stdout)")
@@ -49,7 +41,7 @@ struct PathRuleTests {
         let work = try makeWorkDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
         try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["lsb"])) { server in
-            try await put(Self.siblings + ["site/sub/c"], bucket: "lsb", server: server)
+            try await putObjects(Self.siblings + ["site/sub/c"], bucket: "lsb", server: server)
             let tool = ToolRunner(server: server, home: work)
             var r = try await tool.run(["ls", "-r", "oss://lsb/site"])
             #expect(r.status == 0, "\(r.stderr)")
