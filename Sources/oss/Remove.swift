@@ -74,15 +74,21 @@ struct Remove: AsyncParsableCommand {
                 return keys.count
             }
             try deleting.confirmation.confirm(count: keys.count, what: "objects under \(folder)", names: keys)
-            var deleted = 0
-            for start in stride(from: 0, to: keys.count, by: 1000) {
-                let page = Array(keys[start..<min(keys.count, start + 1000)])
-                deleted += try await client.deleteObjects(page, inBucket: folder.bucket)
-                for key in page { say("deleted oss://\(folder.bucket)/\(key)") }
-            }
-            return deleted
+            return try await deleteListed(keys, bucket: folder.bucket, client: client)
         }
         let objects = "\(count) object\(count == 1 ? "" : "s")"
         printError(deleting.dryRun ? "dry run: \(objects) under \(folder) would be deleted" : "deleted \(objects) under \(folder)")
     }
+}
+
+/// Deletes `keys` of `bucket` (listed and confirmed before), 1000 per DeleteMultipleObjects request, printing each
+/// deleted object; returns how many the server deleted.
+func deleteListed(_ keys: [String], bucket: String, client: OSSClient) async throws -> Int {
+    var deleted = 0
+    for start in stride(from: 0, to: keys.count, by: 1000) {
+        let page = Array(keys[start..<min(keys.count, start + 1000)])
+        deleted += try await client.deleteObjects(page, inBucket: bucket)
+        for key in page { say("deleted oss://\(bucket)/\(key)") }
+    }
+    return deleted
 }

@@ -46,11 +46,7 @@ struct RemoveBucket: AsyncParsableCommand {
                         OSSAbortMultipartUploadRequest(bucketName: name, objectKey: upload.objectKey, uploadId: upload.uploadId))
                     say("aborted upload \(upload.uploadId) of oss://\(name)/\(upload.objectKey)")
                 }
-                for start in stride(from: 0, to: keys.count, by: 1000) {
-                    let page = Array(keys[start..<min(keys.count, start + 1000)])
-                    try await client.deleteObjects(page, inBucket: name)
-                    for key in page { say("deleted oss://\(name)/\(key)") }
-                }
+                _ = try await deleteListed(keys, bucket: name, client: client)
                 try await client.deleteBucket(OSSDeleteBucketRequest(bucketName: name))
                 say("removed \(uri)")
             }
