@@ -3,7 +3,7 @@
 //   OSS_ACCESS_KEY_ID=... OSS_ACCESS_KEY_SECRET=... [OSS_SESSION_TOKEN=...] swift run sync-directory \
 //       --endpoint https://oss-cn-hangzhou.aliyuncs.com --region cn-hangzhou --bucket my-bucket --prefix site/ \
 //       --dir ./site --checkpoint-dir ./.oss-records [--download] [--sync] [--checksum] [--delete] [--dry-run] \
-//       [--exclude PATTERN ...] [--include PATTERN ...] [--follow-symlinks] [--jobs 8] [--multipart-threshold BYTES] \
+//       [--exclude PATTERN ...] [--include PATTERN ...] [--no-follow-symlinks] [--jobs 8] [--multipart-threshold BYTES] \
 //       [--part-size BYTES] [--signature-version v4]
 //   swift run sync-directory ... --checkpoint-dir ./.oss-records --resume        # resume the batches left there
 //
@@ -44,7 +44,8 @@ struct SyncDirectory: AsyncParsableCommand {
     @Flag(help: "Print what would be done; do nothing.") var dryRun = false
     @Option(help: "Glob of files or directories to leave out (repeatable).") var exclude: [String] = []
     @Option(help: "Glob of files to take (repeatable).") var include: [String] = []
-    @Flag(help: "Follow symbolic links.") var followSymlinks = false
+    @Flag(inversion: .prefixedNo, help: "Follow symbolic links, as the oss tool and aws s3 do (default).")
+    var followSymlinks = true
     @Option(help: "Files at once.") var jobs: Int = 8
     @Option(help: "Files from this size go as resumable multipart transfers.") var multipartThreshold: Int64 = 8 * 1024 * 1024
     @Option(help: "Part size of the resumable transfers.") var partSize: Int64 = 8 * 1024 * 1024

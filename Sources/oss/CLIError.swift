@@ -1,5 +1,7 @@
 import AliyunOSS
 
+import Foundation
+
 /// Exit codes of the `oss` tool (documented in the README and `oss --help`).
 enum ExitStatus: Int32 {
     case success = 0
@@ -19,6 +21,9 @@ enum ExitStatus: Int32 {
     /// A directory transfer (`cp -r`, `sync`) ended with files that failed or were refused (each one printed);
     /// running it again retries the failed ones.
     case incomplete = 7
+    /// A delete of more than one object (`rm -r`, `sync --delete`, `rb`) was not confirmed: the answer was not yes,
+    /// or there was no terminal to ask and no `--force`. Nothing was deleted.
+    case notConfirmed = 8
     /// Interrupted (Ctrl-C); a `cp` keeps its checkpoint, so running it again resumes.
     case interrupted = 130
 
@@ -49,12 +54,15 @@ enum ExitStatus: Int32 {
 
     /// The exit statuses as `oss --help` documents them.
     static let helpText = """
-        Exit codes: 0 success, 1 the service returned an error, 2 bad input (credentials, URL, file, argument),
-        3 network failure after retries, 4 integrity check failed (CRC64), 5 a transfer cannot continue from its
-        checkpoint (the local file or the object changed: run it again to start over), 6 the transfer is in use by
-        another process (same checkpoint), 7 a directory copy or sync ended with files that failed or were refused
-        (listed; run it again to retry them), 64 bad command line, 130 interrupted (a cp keeps its checkpoint: run it
-        again to resume).
+        Exit codes: 0 success, 1 the service returned an error (a batch that meets a missing bucket, denied access or \
+        bad credentials stops at once with it), 2 bad input (credentials, endpoint, URL, file, argument), 3 network \
+        failure after retries (running it again can help), 4 integrity check failed (CRC64), 5 a transfer cannot \
+        continue from its checkpoint (the local file or the object changed: running it again starts over), 6 the \
+        transfer is in use by another process (same checkpoint), 7 a directory copy or sync ended with files that \
+        failed or were refused (each listed; running it again retries the failed ones; skipped symbolic links are \
+        warnings, not failures), 8 a delete of more than one object was not confirmed (nothing deleted), 64 bad \
+        command line, 130 interrupted (a cp or sync keeps its checkpoint: running it again resumes), 141 the reader \
+        of standard output went away (killed by SIGPIPE, as any Unix filter).
         """
 
     /// The exit status for an SDK client error code, from ``clientErrorTable``.
@@ -83,7 +91,14 @@ struct CLIFailure: Error, CustomStringConvertible {
             let message = server.message.isEmpty ? "" : ": \(server.message)"
             self.init(.serverError, "\(code)\(message) (HTTP \(server.statusCode), request id \(server.requestId.isEmpty ? "-" : server.requestId))")
         case let client as OSSClientError:
-            self.init(ExitStatus(clientErrorCode: client.code), "\(client.code): \(client.message)")
+            var message = "\(client.code): \(client.message)"
+            // An errno the message does not explain yet gets its reason text.
+            if let code = client.posixErrorCode, !message.contains(String(cString: strerror(code))) {
+                message += " (\(describeErrno(code)))"
+            }
+            // A batch that met a missing bucket, denied access or bad credentials: the service's error (exit 1).
+            let endsBatch = client.code == .batchStopped && (client.underlying as? OSSBatchFailure)?.endsBatch == true
+            self.init(endsBatch ? .serverError : ExitStatus(clientErrorCode: client.code), message)
         default:
             self.init(.clientError, "\(error)")
         }

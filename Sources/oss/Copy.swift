@@ -19,7 +19,7 @@ struct Copy: AsyncParsableCommand {
             """)
 
     @Argument(help: "The source: a local file or oss://bucket/key.") var source: String
-    @Argument(help: "The destination: oss://bucket/key or a local file.") var destination: String
+    @Argument(help: "The destination: oss://bucket/key, or a local file; one ending in / (or an existing directory) means into that folder, keeping the source's name.") var destination: String
     @Option(help: "Part size in bytes (minimum 102400). Uploads default to about 64 parts of 1-64 MiB; downloads to 8 MiB.")
     var partSize: Int64?
     @Option(help: "Parts in flight.") var threads: Int = 4
@@ -34,7 +34,7 @@ struct Copy: AsyncParsableCommand {
     var contentMD5 = false
     @Flag(name: [.customShort("r"), .customLong("recursive")], help: "Copy a directory to a prefix or a prefix to a directory (oss cp -r DIR oss://bucket/prefix | oss cp -r oss://bucket/prefix DIR); every file, where `oss sync` moves only what differs.")
     var recursive = false
-    @OptionGroup(title: "Directories (-r)") var directory: DirectoryOptions
+    @OptionGroup(title: "Directories (with --recursive)") var directory: DirectoryOptions
     @OptionGroup(title: "Uploaded objects") var objects: UploadOptions
     @OptionGroup var connection: ConnectionOptions
 
@@ -81,11 +81,8 @@ struct Copy: AsyncParsableCommand {
     }
 
     func upload() async throws {
-        let target = try parseRemote(destination, requireKey: true)
-        let file = URL(fileURLWithPath: source)
-        guard FileManager.default.isReadableFile(atPath: file.path) else {
-            throw CLIFailure(.clientError, "cannot read \(source): no such file or not readable")
-        }
+        let file = try PathRule.singleFileSource(source)
+        let target = PathRule.remoteTarget(try parseRemote(destination, requireKey: false), sourceName: file.lastPathComponent)
         let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
         let size = (attributes?[.size] as? NSNumber)?.int64Value
         if let size, size < directory.multipartThreshold, attributes?[.type] as? FileAttributeType == .typeRegular {
@@ -128,11 +125,7 @@ struct Copy: AsyncParsableCommand {
 
     func download() async throws {
         let origin = try parseRemote(source, requireKey: true)
-        var file = URL(fileURLWithPath: destination)
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), isDirectory.boolValue {
-            file.appendPathComponent((origin.key as NSString).lastPathComponent)
-        }
+        let file = try PathRule.localTarget(destination, sourceName: PathRule.name(of: origin.key))
         let progress = ProgressReporter(label: "download")
         var request = OSSResumableDownloadRequest(
             bucketName: origin.bucket, objectKey: origin.key, downloadToFileURL: file, threadNum: threads,

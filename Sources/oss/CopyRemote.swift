@@ -6,10 +6,7 @@ extension Copy {
     /// than one part). A destination ending in `/` keeps the source's name.
     func serverSideCopy() async throws {
         let origin = try parseRemote(source, requireKey: true)
-        var target = try parseRemote(destination, requireKey: false)
-        if target.key.isEmpty || target.key.hasSuffix("/") {
-            target.key += origin.key.split(separator: "/").last.map(String.init) ?? origin.key
-        }
+        let target = PathRule.remoteTarget(try parseRemote(destination, requireKey: false), sourceName: PathRule.name(of: origin.key))
         var request = OSSCopyLargeObjectRequest(
             sourceBucketName: origin.bucket, sourceObjectKey: origin.key, bucketName: target.bucket,
             objectKey: target.key, threadNum: threads)

@@ -46,7 +46,7 @@ extension Copy {
 
     private func downloadToStandardOutput() async throws {
         let origin = try parseRemote(source, requireKey: true)
-        // A closed pipe (`oss cp ... - | head`) is an error to report, not a signal that kills the process.
+        // A closed pipe is seen as EPIPE by the write below, which then ends the process quietly.
         signal(SIGPIPE, SIG_IGN)
         let (bytes, crc) = try await withClient(connection) { client in
             try await runInterruptibly {
@@ -93,7 +93,7 @@ private func readStandardInput(upTo count: Int) async throws -> Data? {
                     let n = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, count) }
                     if n < 0, errno == EINTR { continue }
                     if n < 0 {
-                        once.resume(throwing: CLIFailure(.clientError, "cannot read standard input: errno \(errno)"))
+                        once.resume(throwing: CLIFailure(.clientError, "cannot read standard input: \(describeErrno(errno))"))
                     } else {
                         once.resume(returning: n == 0 ? nil : Data(buffer[0..<n]))
                     }
@@ -125,8 +125,9 @@ private func writeToStandardOutput(_ data: Data) async throws {
                     return nil
                 }
                 if let failure {
-                    let reason = failure == EPIPE ? "the reader closed it" : "errno \(failure)"
-                    once.resume(throwing: CLIFailure(.clientError, "cannot write standard output: \(reason)"))
+                    // A reader that went away (`oss cp oss://b/k - | head -c 10`) ends the command quietly.
+                    if failure == EPIPE { StandardStreams.readerWentAway() }
+                    once.resume(throwing: CLIFailure(.clientError, "cannot write standard output: \(describeErrno(failure))"))
                 } else {
                     once.resume(returning: ())
                 }

@@ -14,8 +14,10 @@ struct DirectoryOptions: ParsableArguments {
     var multipartThreshold: Int64 = 8 * 1024 * 1024
     @Option(help: "Bytes the transfers' buffers may hold at once (default: the platform's, 256 MiB here).")
     var memoryBudget: Int64?
-    @Flag(help: "Follow symbolic links (loops are detected and reported); by default they are skipped and reported.")
-    var followSymlinks = false
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Follow symbolic links, as aws s3 does (default; a loop or a link to nothing is skipped with a warning); --no-follow-symlinks skips every link with a warning.")
+    var followSymlinks = true
     @Flag(help: "Stop at the first file that fails (default: go on and report every failure at the end).")
     var failFast = false
     @Flag(help: "Print the summary as one JSON object on standard output.") var json = false
@@ -76,11 +78,12 @@ struct DirectoryTransferCommand {
                 throw CLIFailure(.clientError, "\(source) is not a directory")
             }
             return .upload(
-                from: URL(fileURLWithPath: source), toBucket: target.bucket, prefix: target.key, options: transferOptions)
+                from: URL(fileURLWithPath: source), toBucket: target.bucket, prefix: PathRule.folder(target),
+                options: transferOptions)
         case (true, false):
             let origin = try parseRemote(source, requireKey: false)
             return .download(
-                fromBucket: origin.bucket, prefix: origin.key, to: URL(fileURLWithPath: destination),
+                fromBucket: origin.bucket, prefix: PathRule.folder(origin), to: URL(fileURLWithPath: destination),
                 options: transferOptions)
         default:
             throw CLIFailure(.clientError, "one side must be a local directory and the other oss://bucket[/prefix]")
@@ -101,24 +104,32 @@ struct DirectoryTransferCommand {
         let manager = OSSTransferManager(client: client, recordDirectoryPath: recordDirectory)
         let json = options.json
         let outcome: Result<OSSBatchReport, any Error>
+        var warnings = 0
         do {
             let batch = try await Self.startOrResume(request, manager: manager, client: client)
             let line = BatchProgressLine(quiet: json)
             let dryRun = request.options.dryRun
             let watcher = Task {
+                var warnings = 0
                 for await event in batch.events {
                     switch event {
                     case .progress(let progress):
                         await line.show(progress)
                     case .item(let item):
                         if dryRun, !json, Self.isPlanned(item.outcome) { await line.print(Self.describe(item)) }
-                        if item.outcome.isFailure || Self.isRefusal(item.outcome) {
+                        if let warning = LinkWarning(item) {
+                            warnings += 1
+                            await line.print("oss: warning: \(warning)", toStandardError: true)
+                        } else if case .failed(let failure) = item.outcome, failure.endsBatch {
+                            continue  // the batch stops with it: the error names it once
+                        } else if item.outcome.isFailure || Self.isRefusal(item.outcome) {
                             await line.print("oss: \(Self.describe(item))", toStandardError: true)
                         }
                     case .started, .finished:
                         break
                     }
                 }
+                return warnings
             }
             let result: Result<OSSBatchReport, any Error>
             do {
@@ -126,7 +137,7 @@ struct DirectoryTransferCommand {
             } catch {
                 result = .failure(error)
             }
-            _ = await watcher.value
+            warnings = await watcher.value
             await line.finish()
             outcome = result
             if case .success(let report) = result, report.state == .completed, !dryRun {
@@ -139,8 +150,8 @@ struct DirectoryTransferCommand {
         try? await client.shutdown()
         switch outcome {
         case .success(let report):
-            if json { say(Self.json(report)) } else { printError(Self.summary(report)) }
-            if report.counts.failed > 0 || report.counts.refused > 0 {
+            if json { say(Self.json(report, warnings: warnings)) } else { printError(Self.summary(report) + LinkWarning.note(warnings)) }
+            if report.counts.failed + report.counts.refused > warnings {
                 throw ExitCode(ExitStatus.incomplete.rawValue)
             }
         case .failure(let error):
@@ -216,7 +227,7 @@ struct DirectoryTransferCommand {
             + (report.omittedProblems > 0 ? " (\(report.omittedProblems) more problems not listed)" : "")
     }
 
-    static func json(_ report: OSSBatchReport) -> String {
+    static func json(_ report: OSSBatchReport, warnings: Int = 0) -> String {
         let c = report.counts
         var object: [String: Any] = [
             "batch": report.batchId, "state": report.state.rawValue, "dryRun": report.dryRun,
@@ -232,7 +243,8 @@ struct DirectoryTransferCommand {
             "problems": report.problems.map { ["key": $0.key, "path": $0.relativePath, "problem": describe($0)] },
             "omittedProblems": report.omittedProblems,
         ]
-        object["ok"] = c.failed == 0 && c.refused == 0
+        object["ok"] = c.failed + c.refused == warnings
+        object["warnings"] = warnings
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
     }

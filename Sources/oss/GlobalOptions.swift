@@ -86,12 +86,12 @@ func parseRemote(_ text: String, requireKey: Bool) throws -> OSSURI {
 
 /// Prints a line to standard output at once (unbuffered, so it interleaves correctly with progress on standard error).
 func say(_ text: String) {
-    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    StandardStreams.writeOutput(Data((text + "\n").utf8))
 }
 
 /// Prints a line to standard error.
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    StandardStreams.writeError(Data((text + "\n").utf8))
 }
 
 /// `1.5 MiB`-style sizes.

@@ -40,8 +40,9 @@ struct List: AsyncParsableCommand {
                 return
             }
             let uri = try parseRemote(location, requireKey: false)
+            let folder = PathRule.folder(uri)
             let request = OSSListObjectsV2Request(
-                bucketName: uri.bucket, prefix: uri.key.isEmpty ? nil : uri.key, delimiter: recursive ? nil : "/")
+                bucketName: uri.bucket, prefix: folder.isEmpty ? nil : folder, delimiter: recursive ? nil : "/")
             let count = try await withClient(connection) { client in
                 var count = 0
                 for try await page in client.listObjectsV2Paginator(request) {
@@ -50,7 +51,14 @@ struct List: AsyncParsableCommand {
                             ? Self.jsonLine(["url": "oss://\(uri.bucket)/\(prefix)", "prefix": prefix])
                             : String(repeating: " ", count: 36) + "DIR  oss://\(uri.bucket)/\(prefix)")
                     }
-                    for object in page.contents {
+                    // The folder's objects; when it has none, the object named exactly (oss ls oss://b/file.txt).
+                    var objects = page.contents
+                    if objects.isEmpty, page.commonPrefixes.isEmpty, count == 0,
+                        let exact = try await PathRule.exactObject(uri, client: client)
+                    {
+                        objects = [exact]
+                    }
+                    for object in objects {
                         say(json ? Self.jsonLine(object, bucket: uri.bucket) : line(object, bucket: uri.bucket))
                         count += 1
                     }

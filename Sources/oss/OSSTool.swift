@@ -9,12 +9,21 @@ struct OSSTool: AsyncParsableCommand {
         abstract: "Alibaba Cloud OSS from the command line: resumable copies, listings, presigned URLs, a local server.",
         discussion: """
             Credentials come from OSS_ACCESS_KEY_ID, OSS_ACCESS_KEY_SECRET and OSS_SESSION_TOKEN; the endpoint from
-            --endpoint or OSS_ENDPOINT; the region from --region or OSS_REGION.
+            --endpoint or OSS_ENDPOINT (with its scheme: http://127.0.0.1:9000, \
+            https://oss-cn-hangzhou.aliyuncs.com); the region from --region or OSS_REGION.
+
+            \(PathRule.helpText)
+
+            \(DeleteConfirmation.helpText)
+
+            Output: data (listings, stat, presigned URLs, an object copied to -, --json, and one line per object a \
+            command changed or would change) goes to standard output; progress, summaries, warnings, questions and \
+            errors to standard error. A closed pipe (oss ls -r oss://b | head -1) ends any command quietly.
 
             \(ExitStatus.helpText)
             """,
         subcommands: [
-            Demo.self, MakeBucket.self, List.self, Stat.self, Remove.self, Copy.self, Sync.self, Presign.self, Serve.self,
+            Demo.self, MakeBucket.self, RemoveBucket.self, List.self, Stat.self, Remove.self, Copy.self, Sync.self, Presign.self, Serve.self,
             TransferDaemon.self, BackgroundApp.self,
         ]
     )
@@ -22,6 +31,9 @@ struct OSSTool: AsyncParsableCommand {
 
 /// Runs a command body, printing a one-line error and exiting with the documented status on failure.
 func runCommand(_ body: () async throws -> Void) async throws {
+    // A write to a closed socket or pipe returns EPIPE instead of killing the process; standard output's
+    // EPIPE then ends the command quietly (StandardStreams).
+    signal(SIGPIPE, SIG_IGN)
     do {
         try await body()
     } catch let error as CleanExit {

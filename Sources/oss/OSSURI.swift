@@ -1,7 +1,13 @@
-/// An `oss://bucket[/key]` address given on the command line.
+/// An `oss://bucket[/key]` address given on the command line. How commands read it (a folder, a destination
+/// folder) is ``PathRule``'s, in one place.
 struct OSSURI: Sendable, Hashable, CustomStringConvertible {
     var bucket: String
     var key: String
+
+    init(bucket: String, key: String) {
+        self.bucket = bucket
+        self.key = key
+    }
 
     /// Parses `oss://bucket`, `oss://bucket/`, `oss://bucket/prefix/key`. Returns `nil` for anything else.
     init?(_ text: String) {

@@ -11,15 +11,20 @@ struct Sync: AsyncParsableCommand {
             A file differs when the other side lacks it, its size differs, or (by default) it was modified after the
             object was written (uploads) or its modification time is not the object's Last-Modified (downloads);
             --checksum compares the CRC-64 of equal-sized files with the object's instead. Nothing is deleted unless
-            --delete asks; --dry-run prints what would be done and does nothing. The batch's journal lives in
-            --checkpoint-dir, so an interrupted sync run again resumes: files it finished are not sent again, a large
-            file in flight resumes from its checkpoint.
+            --delete asks; --dry-run prints what would be done and does nothing. oss://bucket/folder and
+            oss://bucket/folder/ both name the folder folder/. The batch's journal lives in --checkpoint-dir, so an
+            interrupted sync run again resumes: files it finished are not sent again, a large file in flight resumes
+            from its checkpoint.
+
+            \(DeleteConfirmation.helpText)
             """)
 
     @Argument(help: "The source: a local directory or oss://bucket[/prefix].") var source: String
     @Argument(help: "The destination: oss://bucket[/prefix] or a local directory.") var destination: String
     @Flag(help: "Delete what the destination has and the source does not (never excluded paths).") var delete = false
     @Flag(help: "Print what would be uploaded, downloaded or deleted, and do nothing.") var dryRun = false
+    @Flag(name: [.short, .long], help: "With --delete: delete more than one object or file without asking (for scripts).")
+    var force = false
     @Flag(help: "Compare equal-sized files by CRC-64 (the server's x-oss-hash-crc64ecma) instead of modification time.")
     var checksum = false
     @Option(help: "Parts in flight per large file (1-64).") var threads = 4
@@ -42,12 +47,13 @@ struct Sync: AsyncParsableCommand {
 
     func run() async throws {
         try await runCommand {
-            try await DirectoryTransferCommand(
+            let command = DirectoryTransferCommand(
                 source: source, destination: destination, mode: .sync(checksum ? .checksum : .sizeAndModificationTime),
                 deleteExtras: delete, dryRun: dryRun, options: directory, threads: threads, partSize: partSize,
                 recordDirectory: checkpointDirectory(checkpointDir), connection: connection,
-                objectMetadata: try objects.metadata()
-            ).run()
+                objectMetadata: try objects.metadata())
+            try await command.confirmDeletions(DeleteConfirmation(force: force))
+            try await command.run()
         }
     }
 }

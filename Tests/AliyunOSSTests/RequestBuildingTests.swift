@@ -24,6 +24,24 @@ struct RequestBuildingTests {
         }
     }
 
+    @Test("a client refuses a scheme-less IP, localhost or port endpoint with the http:// it probably means")
+    func schemelessEndpointsAClientWouldGuessWrong() throws {
+        for (given, hint) in [
+            ("127.0.0.1:9000", "http://127.0.0.1:9000"), ("localhost:8080", "http://localhost:8080"),
+            ("oss.example.com:9000", "http://oss.example.com:9000"), ("oss://bucket", "https://bucket"),
+        ] {
+            let error = #expect(throws: OSSClientError.self) {
+                try OSSClient(endpoint: given, credentialProvider: OSSStaticCredentialProvider(accessKeyId: "a", accessKeySecret: "b"))
+            }
+            #expect(error?.code == .invalidArgument)
+            #expect(error?.message.contains("did you mean \(hint)?") == true, "\(given): \(String(describing: error?.message))")
+        }
+        for fine in ["oss-cn-hangzhou.aliyuncs.com", "oss-cn-hangzhou.aliyuncs.com:443", "http://127.0.0.1:9000"] {
+            let endpoint = try OSSClient.validate(endpoint: fine, configuration: OSSClientConfiguration())
+            #expect(endpoint.host.hasPrefix("oss-cn-hangzhou") || endpoint.scheme == "http")
+        }
+    }
+
     @Test func virtualHostedByDefault() throws {
         let b = try builder("https://oss-cn-hangzhou.aliyuncs.com")
         #expect(

@@ -108,3 +108,13 @@ func writeFile(_ url: URL, count: Int, seed: UInt64) throws -> UInt64 {
 func crcOfFile(_ url: URL) throws -> UInt64 {
     CRC64.checksum([UInt8](try Data(contentsOf: url)))
 }
+
+/// Stores each of `keys` in `bucket` through the SDK: its own name as content, or `size` bytes of 7s.
+func putObjects(_ keys: [String], bucket: String, server: LocalOSSServer, size: Int = 0) async throws {
+    let client = try OSSClient(endpoint: server.endpoint, credentialProvider: server.credentials.provider)
+    for key in keys {
+        let data = size == 0 ? Data(key.utf8) : Data(repeating: 7, count: size)
+        _ = try await client.putObject(OSSPutObjectRequest(bucketName: bucket, objectKey: key, data: data))
+    }
+    try await client.shutdown()
+}

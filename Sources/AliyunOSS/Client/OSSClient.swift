@@ -41,7 +41,8 @@ public final class OSSClient: Sendable {
     ///
     /// - Parameter endpoint: e.g. `https://oss-cn-hangzhou.aliyuncs.com` or `http://127.0.0.1:9000`
     ///   (`https` is assumed without a scheme).
-    /// - Throws: ``OSSClientError`` `.invalidArgument` for a malformed endpoint.
+    /// - Throws: ``OSSClientError`` `.invalidArgument` for a malformed endpoint, or a scheme-less one that is an IP
+    ///   address, `localhost` or has a port other than 443 (the message suggests `http://`).
     public convenience init(
         endpoint: String,
         credentialProvider: any OSSCredentialProvider,
@@ -113,6 +114,7 @@ public final class OSSClient: Sendable {
 
     static func validate(endpoint: String, configuration: OSSClientConfiguration) throws -> OSSEndpoint {
         let parsed = try OSSEndpoint(endpoint)
+        try OSSEndpoint.requireScheme(whereGuessFails: endpoint, parsed)
         if configuration.signatureVersion == .v4, (configuration.region ?? "").isEmpty {
             throw OSSClientError.invalidArgument("signature V4 needs configuration.region (e.g. \"cn-hangzhou\")")
         }

@@ -20,7 +20,9 @@ public struct OSSEndpoint: Sendable, Hashable, CustomStringConvertible {
             rest = rest[range.upperBound...]
         }
         guard scheme == "http" || scheme == "https" else {
-            throw OSSClientError.invalidArgument("unsupported endpoint scheme '\(scheme)' (use http or https)")
+            let hint = scheme == "oss" ? "oss:// names buckets; the endpoint is the service's address, " : ""
+            throw OSSClientError.invalidArgument(
+                "unsupported endpoint scheme '\(scheme)' in '\(text)': use http or https (\(hint)did you mean https://\(rest)?)")
         }
         var path = ""
         if let slash = rest.firstIndex(of: "/") {
@@ -63,6 +65,18 @@ public struct OSSEndpoint: Sendable, Hashable, CustomStringConvertible {
         self.host = host.lowercased()
         self.port = port
         self.path = path
+    }
+
+    /// Refuses a scheme-less endpoint for which the assumed `https` is a guess likely wrong: an IP address,
+    /// `localhost`, or a port other than 443 (`127.0.0.1:9000` is almost always a plain-HTTP local server, and
+    /// `https` against it retries and ends in a TLS error). A host name alone (`oss-cn-hangzhou.aliyuncs.com`)
+    /// keeps `https`, as the official SDKs do.
+    static func requireScheme(whereGuessFails text: String, _ parsed: OSSEndpoint) throws {
+        guard !text.contains("://"), parsed.isIPOrLocalhost || (parsed.port != nil && parsed.port != 443) else { return }
+        let address = parsed.authority + parsed.path
+        throw OSSClientError.invalidArgument(
+            "the endpoint '\(text.trimmingCharactersInWhitespace())' has no scheme: did you mean http://\(address)? "
+                + "(or https://\(address) if it serves TLS; https is assumed only for a host name without a port)")
     }
 
     /// `host[:port]`.

@@ -138,3 +138,31 @@ public struct OSSBatchFailure: Error, Sendable, Hashable, Codable, CustomStringC
         return "\(clientCode ?? "?"): \(message)"
     }
 }
+
+extension OSSBatchFailure {
+    /// Whether this failure ends the whole batch at once, whatever its ``OSSBatchFailurePolicy``: the server
+    /// refused the bucket or the credentials (`NoSuchBucket`, `AccessDenied`, `InvalidAccessKeyId`,
+    /// `SignatureDoesNotMatch`), which every other file would meet too. The batch stops as
+    /// ``OSSBatchFailurePolicy/stopOnFirstFailure`` stops it: its journal is kept, so resuming it once the cause
+    /// is fixed goes on.
+    public var endsBatch: Bool {
+        guard let code = serverErrorCode else { return false }
+        return ["NoSuchBucket", "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch"].contains(code)
+    }
+
+    /// What to do about a failure that ends a batch (``endsBatch``) on `bucket`.
+    public func remedy(bucket: String) -> String {
+        switch serverErrorCode {
+        case "NoSuchBucket":
+            "the bucket \(bucket) does not exist at this endpoint: check its name and the endpoint's region, or create it"
+        case "AccessDenied":
+            "these credentials may not do this on the bucket \(bucket): check the RAM or bucket policy"
+        case "InvalidAccessKeyId":
+            "the service does not know this AccessKey id: check the id the credentials come from"
+        case "SignatureDoesNotMatch":
+            "the AccessKey secret does not match its id (or the signing region is wrong): check the secret and the region"
+        default:
+            "fix the cause, then resume the batch"
+        }
+    }
+}

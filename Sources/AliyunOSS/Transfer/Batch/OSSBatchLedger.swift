@@ -12,6 +12,8 @@ final class OSSBatchLedger {
     var omittedProblems = 0
     /// The first failed item.
     var firstFailure: OSSBatchItem?
+    /// The first item whose failure ends the whole batch (``OSSBatchFailure/endsBatch``), whatever the policy.
+    var batchEnding: OSSBatchItem?
     /// Items stopped before they ended (paused, cancelled).
     var interrupted = 0
     /// Bytes earlier runs had finished.
@@ -25,7 +27,7 @@ final class OSSBatchLedger {
 
     /// Whether the run stops dispatching: paused or cancelled, or stopped at its first failure.
     var stops: Bool {
-        runner.control.stop != nil
+        runner.control.stop != nil || batchEnding != nil
             || (firstFailure != nil && runner.options.failurePolicy == .stopOnFirstFailure)
     }
 
@@ -80,6 +82,10 @@ final class OSSBatchLedger {
             if item.outcome.isFailure, firstFailure == nil {
                 firstFailure = item
                 if runner.options.failurePolicy == .stopOnFirstFailure { runner.control.pauseTransfers() }
+            }
+            if case .failed(let failure) = item.outcome, failure.endsBatch, batchEnding == nil {
+                batchEnding = item
+                runner.control.pauseTransfers()
             }
         default:
             break

@@ -297,6 +297,7 @@ final class OSSBatchRunner: Sendable {
     private func endState(ledger: OSSBatchLedger, exhausted: Bool, failure: (any Error)?) -> OSSBatchState {
         if let stop = control.stop, !(exhausted && ledger.interrupted == 0) { return stop == .cancel ? .cancelled : .paused }
         if failure != nil { return .failed }
+        if ledger.batchEnding != nil { return .stopped }
         if ledger.firstFailure != nil, options.failurePolicy == .stopOnFirstFailure { return .stopped }
         return ledger.counts.failed > 0 ? .completedWithFailures : .completed
     }
@@ -309,6 +310,13 @@ final class OSSBatchRunner: Sendable {
             return OSSClientError(
                 .taskPaused, "the batch \(id) was paused; its journal and the transfers in flight were kept for resumeBatch")
         case .stopped:
+            if let item = ledger.batchEnding, case .failed(let reason) = item.outcome {
+                return OSSClientError(
+                    .batchStopped,
+                    "the batch \(id) stopped at \(item.key): \(reason) (bucket \(request.bucketName)): "
+                        + reason.remedy(bucket: request.bucketName),
+                    underlying: reason)
+            }
             let item = ledger.firstFailure
             let reason: OSSBatchFailure? = if case .failed(let failure)? = item?.outcome { failure } else { nil }
             return OSSClientError(

@@ -333,4 +333,26 @@ struct DirectoryUploadTests {
             #expect(try await listKeys(client, prefix: "s/").count == 6)
         }
     }
+
+    @Test("a missing bucket ends the batch at its first file whatever the policy, naming the bucket and the fix")
+    func missingBucketEndsTheBatch() async throws {
+        let scratch = try BatchScratch()
+        defer { scratch.cleanup() }
+        for index in 0..<6 { try scratch.write("f\(index).txt", Array("x".utf8)) }
+        try await withServerAndClient { server, client in
+            var options = OSSDirectoryTransferOptions()
+            options.failurePolicy = .continueAndReport
+            options.filesAtOnce = 1
+            let manager = OSSTransferManager(client: client, recordDirectoryPath: scratch.records)
+            let batch = try await manager.startBatch(.upload(from: scratch.source, toBucket: "nosuch", prefix: "s", options: options))
+            let error = await thrownClientError { _ = try await batch.result() }
+            #expect(error?.code == .batchStopped)
+            let failure = try #require(error?.underlying as? OSSBatchFailure)
+            #expect(failure.serverErrorCode == "NoSuchBucket" && failure.endsBatch)
+            #expect(error?.message.contains("the bucket nosuch does not exist") == true, "\(String(describing: error))")
+            #expect(batch.report?.state == .stopped)
+            #expect(batch.report?.counts.failed == 1)
+            #expect(await server.stats()[.putObject].requests == 1)
+        }
+    }
 }
