@@ -185,7 +185,7 @@ struct TransferSchedulerClientTests {
     func copyLargeScheduled() async throws {
         let bytes = patternBytes(1_000_000, seed: 31)
         try await withServerAndClient(configure: {
-            $0.transferLimits = OSSTransferLimits(transfers: 1, partsInFlight: 1, memoryBudget: 64 * Self.mib)
+            $0.transferLimits = OSSTransferLimits(transfers: 1, partsInFlight: 1, memoryBudget: 64 << 20)
         }) { server, client in
             _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "source", data: Data(bytes)))
             await server.resetStats()
