@@ -74,12 +74,12 @@ extension PathRule {
     /// The local file a single upload reads: refused at once when it is missing, unreadable or a directory (which
     /// `cp -r` copies).
     static func singleFileSource(_ path: String) throws -> URL {
-        // stat(2) tells why a path cannot be read (ENOENT, ENOTDIR through a file, EACCES on the way, ELOOP).
-        var info = stat()
-        guard stat(path, &info) == 0 else {
+        // access(2) tells why a path cannot be reached (ENOENT, ENOTDIR through a file, EACCES on the way, ELOOP).
+        guard access(path, F_OK) == 0 else {
             throw CLIFailure(.clientError, "cannot read \(path): \(describeErrno(errno))")
         }
-        if (info.st_mode & S_IFMT) == S_IFDIR {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw CLIFailure(.clientError, "\(path) is a directory: copy it with cp -r (or sync)")
         }
         guard access(path, R_OK) == 0 else {
