@@ -78,7 +78,7 @@ for name in tests python-judges urlsession; do
     [ -f "$logs/$name.log" ] || continue
     grep -E "Test run with [0-9]+ tests?" "$logs/$name.log" | sed "s/^/  $name: /" || true
     # Each failed test once (Swift Testing prints "Test "name" failed after ..."), and a crash of the test process.
-    grep -E "Test .+ failed after|Exited with (unexpected )?signal|Fatal error" "$logs/$name.log" \
+    grep -E "Test .+ failed after|Exited with (unexpected )?signal|Fatal error" "$logs/$name.log" | grep -v "Test run with" \
         | sort -u | head -40 | sed "s/^/  $name: FAILED /" || true
 done
 if [ ${#failed_steps[@]} -eq 0 ]; then

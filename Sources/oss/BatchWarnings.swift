@@ -23,9 +23,16 @@ struct LinkWarning: CustomStringConvertible {
             return nil
         }
     }
+}
 
-    /// The summary's note of how many problems were only warnings.
-    static func note(_ count: Int) -> String {
-        count == 0 ? "" : " (\(count) skipped with a warning)"
+/// How many of a batch's failed and refused items were only link warnings: the summary counts them apart, so that a
+/// run that exits 0 does not report them as failures.
+struct LinkWarningCounts: Sendable {
+    var failed = 0
+    var refused = 0
+    var total: Int { failed + refused }
+
+    mutating func count(_ item: OSSBatchItem) {
+        if case .failed = item.outcome { failed += 1 } else { refused += 1 }
     }
 }

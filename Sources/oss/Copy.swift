@@ -7,7 +7,7 @@ struct Copy: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cp",
         abstract: "Copy a file to OSS or an object to a file, resumably, or an object to another on the server: oss cp LOCAL oss://bucket/key | oss cp oss://bucket/key LOCAL | oss cp oss://a/k oss://b/k2",
-        discussion: """
+        discussion: helpProse("""
             A file smaller than --multipart-threshold (default 8 MiB) goes up as one PutObject, CRC-64 checked and
             without a checkpoint; a larger one as a resumable multipart upload. Both directions of a multipart
             transfer keep a checkpoint in --checkpoint-dir. Ctrl-C pauses: the upload id (or the partial
@@ -16,7 +16,7 @@ struct Copy: AsyncParsableCommand {
             of --part-size for large objects); no bytes pass through this machine.
             `oss cp - oss://b/k` uploads standard input as it arrives; `oss cp oss://b/k -` writes the object to
             standard output (and nothing else). A stream keeps no checkpoint: Ctrl-C aborts it.
-            """)
+            """))
 
     @Argument(help: "The source: a local file or oss://bucket/key.") var source: String
     @Argument(help: "The destination: oss://bucket/key, or a local file; one ending in / (or an existing directory) means into that folder, keeping the source's name.") var destination: String

@@ -104,13 +104,13 @@ struct DirectoryTransferCommand {
         let manager = OSSTransferManager(client: client, recordDirectoryPath: recordDirectory)
         let json = options.json
         let outcome: Result<OSSBatchReport, any Error>
-        var warnings = 0
+        var warnings = LinkWarningCounts()
         do {
             let batch = try await Self.startOrResume(request, manager: manager, client: client)
             let line = BatchProgressLine(quiet: json)
             let dryRun = request.options.dryRun
             let watcher = Task {
-                var warnings = 0
+                var warnings = LinkWarningCounts()
                 for await event in batch.events {
                     switch event {
                     case .progress(let progress):
@@ -118,7 +118,7 @@ struct DirectoryTransferCommand {
                     case .item(let item):
                         if dryRun, !json, Self.isPlanned(item.outcome) { await line.print(Self.describe(item)) }
                         if let warning = LinkWarning(item) {
-                            warnings += 1
+                            warnings.count(item)
                             await line.print("oss: warning: \(warning)", toStandardError: true)
                         } else if case .failed(let failure) = item.outcome, failure.endsBatch {
                             continue  // the batch stops with it: the error names it once
@@ -150,8 +150,12 @@ struct DirectoryTransferCommand {
         try? await client.shutdown()
         switch outcome {
         case .success(let report):
-            if json { say(Self.json(report, warnings: warnings)) } else { printError(Self.summary(report) + LinkWarning.note(warnings)) }
-            if report.counts.failed + report.counts.refused > warnings {
+            if json {
+                say(Self.json(report, warnings: warnings.total))
+            } else {
+                printError(Self.summary(report, warnings: warnings))
+            }
+            if report.counts.failed + report.counts.refused > warnings.total {
                 throw ExitCode(ExitStatus.incomplete.rawValue)
             }
         case .failure(let error):
@@ -203,7 +207,7 @@ struct DirectoryTransferCommand {
         }
     }
 
-    static func summary(_ report: OSSBatchReport) -> String {
+    static func summary(_ report: OSSBatchReport, warnings: LinkWarningCounts = LinkWarningCounts()) -> String {
         let c = report.counts
         var parts: [String] = []
         if report.dryRun {
@@ -220,7 +224,8 @@ struct DirectoryTransferCommand {
             ]
             if c.doneInEarlierRuns > 0 { parts.append("\(c.doneInEarlierRuns) done in earlier runs") }
         }
-        parts += ["\(c.failed) failed", "\(c.refused) refused"]
+        parts += ["\(c.failed - warnings.failed) failed", "\(c.refused - warnings.refused) refused"]
+        if warnings.total > 0 { parts.append("\(warnings.total) skipped with a warning") }
         let seconds = Double(report.duration.components.seconds) + Double(report.duration.components.attoseconds) / 1e18
         return (report.dryRun ? "dry run: " : "") + parts.joined(separator: ", ")
             + String(format: " in %.1fs", seconds)
@@ -272,7 +277,7 @@ actor BatchProgressLine {
         let failed = p.filesFailed > 0 ? " \(p.filesFailed) failed" : ""
         let text = "\(files) \(bytes) \(rate) ETA \(eta)\(failed)"
         if isTerminal {
-            FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
+            StandardStreams.writeError(Data("\r\u{1B}[K\(text)".utf8))
             drawn = true
         } else {
             let decile = p.totalsAreFinal ? Int(p.fractionCompleted * 10) : -1
@@ -283,12 +288,12 @@ actor BatchProgressLine {
     }
 
     func print(_ message: String, toStandardError: Bool = false) {
-        if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if drawn { StandardStreams.writeError(Data("\r\u{1B}[K".utf8)) }
         if toStandardError || quiet { printError(message) } else { say(message) }
     }
 
     func finish() {
-        if drawn { FileHandle.standardError.write(Data("\n".utf8)) }
+        if drawn { StandardStreams.writeError(Data("\n".utf8)) }
         drawn = false
     }
 }

@@ -6,13 +6,13 @@ import Foundation
 struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ls", abstract: "List buckets (oss ls) or the objects under a prefix (oss ls oss://bucket/prefix).",
-        discussion: """
+        discussion: helpProse("""
             --json prints one JSON object per line (JSON Lines), as each page of the listing arrives, so a listing
-            of millions of objects streams into `jq -c` or a script without being held in memory: an object is
+            of millions of objects streams into jq or a script without being held in memory: an object is
             {"url","key","size","lastModified","etag","storageClass"}, a folder (without -r) {"url","prefix"}, a
             bucket {"url","name","creationDate","location","region","storageClass"}; absent values are null. The
             count goes to standard error, the data to standard output. -h is --human-readable here; --help is the help.
-            """,
+            """),
         helpNames: .long)
 
     @Argument(help: "oss://bucket[/prefix]; omit to list buckets.") var location: String?
@@ -122,11 +122,11 @@ struct Stat: AsyncParsableCommand {
 struct Presign: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print a presigned URL: oss presign oss://bucket/key [--method GET|HEAD|PUT] [--expires SECONDS] [--content-type TYPE]",
-        discussion: """
+        discussion: helpProse("""
             The URL alone goes to standard output (for $(oss presign ...)); a curl command that uses it goes to
             standard error. A PUT URL signed with --content-type must be sent with exactly that Content-Type header
             (OSS signs it): any other is refused with SignatureDoesNotMatch.
-            """)
+            """))
 
     @Argument(help: "The object, as oss://bucket/key.") var object: String
     @Option(help: "GET, HEAD or PUT.") var method = "GET"

@@ -4,11 +4,11 @@ import ArgumentParser
 struct MakeBucket: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mb", abstract: "Create a bucket: oss mb oss://bucket",
-        discussion: """
+        discussion: helpProse("""
             A bucket you own already is left as it is: mb says so and exits 0 (OSS itself answers a repeated
             PutBucket from the owner with success). A name another account holds is refused with exit status 1:
             bucket names are global across all of OSS, so choose another.
-            """)
+            """))
 
     @Argument(help: "The bucket, as oss://bucket.") var bucket: String
     @OptionGroup var connection: ConnectionOptions

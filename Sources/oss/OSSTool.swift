@@ -7,7 +7,7 @@ struct OSSTool: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "oss",
         abstract: "Alibaba Cloud OSS from the command line: resumable copies, listings, presigned URLs, a local server.",
-        discussion: """
+        discussion: helpProse("""
             Credentials come from OSS_ACCESS_KEY_ID, OSS_ACCESS_KEY_SECRET and OSS_SESSION_TOKEN; the endpoint from
             --endpoint or OSS_ENDPOINT (with its scheme: http://127.0.0.1:9000, \
             https://oss-cn-hangzhou.aliyuncs.com); the region from --region or OSS_REGION.
@@ -21,7 +21,7 @@ struct OSSTool: AsyncParsableCommand {
             errors to standard error. A closed pipe (oss ls -r oss://b | head -1) ends any command quietly.
 
             \(ExitStatus.helpText)
-            """,
+            """),
         subcommands: [
             Demo.self, MakeBucket.self, RemoveBucket.self, List.self, Stat.self, Remove.self, Copy.self, Sync.self, Presign.self, Serve.self,
             TransferDaemon.self, BackgroundApp.self,
@@ -47,4 +47,12 @@ func runCommand(_ body: () async throws -> Void) async throws {
         printError("oss: error: \(failure.message)")
         throw ExitCode(failure.status.rawValue)
     }
+}
+
+/// Help prose as ArgumentParser should wrap it: the lines of each paragraph (paragraphs are separated by a blank line)
+/// joined with spaces, so that the source's line breaks do not break sentences in the middle of a terminal line.
+func helpProse(_ text: String) -> String {
+    text.components(separatedBy: "\n\n").map { paragraph in
+        paragraph.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+    }.joined(separator: "\n\n")
 }

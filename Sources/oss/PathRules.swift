@@ -74,16 +74,16 @@ extension PathRule {
     /// The local file a single upload reads: refused at once when it is missing, unreadable or a directory (which
     /// `cp -r` copies).
     static func singleFileSource(_ path: String) throws -> URL {
-        // access(2) tells why a path cannot be reached (ENOENT, ENOTDIR through a file, EACCES on the way, ELOOP).
-        guard access(path, F_OK) == 0 else {
+        // open(2) tells why a path cannot be read (ENOENT, ENOTDIR through a file, EACCES, ELOOP); O_NONBLOCK so
+        // that a FIFO does not hold the command here.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
             throw CLIFailure(.clientError, "cannot read \(path): \(describeErrno(errno))")
         }
+        close(descriptor)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw CLIFailure(.clientError, "\(path) is a directory: copy it with cp -r (or sync)")
-        }
-        guard access(path, R_OK) == 0 else {
-            throw CLIFailure(.clientError, "cannot read \(path): \(describeErrno(errno))")
         }
         return URL(fileURLWithPath: path)
     }

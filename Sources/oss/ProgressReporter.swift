@@ -36,7 +36,7 @@ actor ProgressReporter {
             let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
             let eta = speed.flatMap { $0 > 0 && total > done ? Self.formatDuration(Double(total - done) / $0) : nil } ?? "--"
             let line = "\r\(label) [\(bar)] \(Int(fraction * 100))% \(formatBytes(done))/\(formatBytes(total)) \(shownRate) ETA \(eta)   "
-            FileHandle.standardError.write(Data(line.utf8))
+            StandardStreams.writeError(Data(line.utf8))
         } else {
             let decile = Int(fraction * 10)
             guard decile != lastDecile else { return }
@@ -49,7 +49,7 @@ actor ProgressReporter {
     func finish() {
         guard !finished else { return }
         finished = true
-        if isTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
+        if isTerminal { StandardStreams.writeError(Data("\n".utf8)) }
     }
 
     static func seconds(_ d: Duration) -> Double {

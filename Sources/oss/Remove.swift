@@ -5,14 +5,14 @@ struct Remove: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rm",
         abstract: "Delete objects: oss rm oss://bucket/key [oss://bucket/key2 ...] | oss rm --recursive oss://bucket/folder",
-        discussion: """
+        discussion: helpProse("""
             Several objects of one bucket are deleted with DeleteMultipleObjects, 1000 per request. With
             --recursive oss://bucket/folder names the folder folder/ (with or without the trailing slash: never
             folder-backup/ or folderX.txt), oss://bucket the whole bucket; every object under it is listed, and
             deleted after a yes at a terminal or with --force. Each deleted object is printed on standard output.
 
             \(DeleteConfirmation.helpText)
-            """)
+            """))
 
     @Argument(help: "The objects, as oss://bucket/key (or one oss://bucket/folder with --recursive).")
     var objects: [String]

@@ -5,13 +5,13 @@ struct RemoveBucket: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rb",
         abstract: "Remove a bucket: oss rb oss://bucket [--force] [--dry-run]",
-        discussion: """
+        discussion: helpProse("""
             An empty bucket is deleted at once. A bucket that still holds objects or multipart uploads in progress
             is emptied first (the uploads aborted, the objects deleted) after a yes at a terminal, or with --force;
             without either the bucket is left as it is.
 
             \(DeleteConfirmation.helpText)
-            """)
+            """))
 
     @Argument(help: "The bucket, as oss://bucket.") var bucket: String
     @OptionGroup(title: "Deleting") var deleting: DeleteOptions

@@ -7,7 +7,7 @@ struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
         abstract: "Make a prefix match a local directory, or a directory match a prefix, moving only what differs: oss sync DIR oss://bucket/prefix | oss sync oss://bucket/prefix DIR",
-        discussion: """
+        discussion: helpProse("""
             A file differs when the other side lacks it, its size differs, or (by default) it was modified after the
             object was written (uploads) or its modification time is not the object's Last-Modified (downloads);
             --checksum compares the CRC-64 of equal-sized files with the object's instead. Nothing is deleted unless
@@ -17,7 +17,7 @@ struct Sync: AsyncParsableCommand {
             from its checkpoint.
 
             \(DeleteConfirmation.helpText)
-            """)
+            """))
 
     @Argument(help: "The source: a local directory or oss://bucket[/prefix].") var source: String
     @Argument(help: "The destination: oss://bucket[/prefix] or a local directory.") var destination: String

@@ -1,3 +1,4 @@
+import AliyunOSS
 import Foundation
 import Testing
 
@@ -221,5 +222,16 @@ struct ReadmeSnippetsTests {
         let listed = Set(table.compactMap { $0.firstMatch(of: /^\| `([A-Za-z0-9]+)`/).map { String($0.output.1) } })
         #expect(!products.isEmpty)
         #expect(products.isSubset(of: listed), "README's module table lacks \(products.subtracting(listed).sorted())")
+    }
+
+    @Test("the README's error list names every client error code the SDK throws, and no other")
+    func errorListIsComplete() throws {
+        let readme = try String(contentsOf: Self.readme, encoding: .utf8)
+        let bullet = try #require(readme.components(separatedBy: "\n- ").first { $0.hasPrefix("`OSSClientError` with") })
+        let listed = bullet.components(separatedBy: "\n- ")[0].matches(of: /`([a-z][A-Za-z0-9]+)`/).map { String($0.output.1) }
+        // The README names the Swift members (`fileChanged`), whose raw values are the same names capitalised.
+        let known = OSSClientErrorCode.allKnown.map { $0.rawValue.prefix(1).lowercased() + $0.rawValue.dropFirst() }
+        #expect(listed.count == Set(listed).count, "the README names a code twice")
+        #expect(Set(listed) == Set(known), "README: \(Set(listed).symmetricDifference(known).sorted()) differ from the code")
     }
 }

@@ -178,20 +178,22 @@ struct ExpiringCredentialTests {
         try await withTMServer(provider: Self.provider(box, calls: TMCounter(), firstLifetime: .seconds(3600))) { server, client in
             box.set(server)
             _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "dl.bin", data: Data(bytes)))
-            // One-second credentials: refreshed by a provider that then fails, or static ones (as a CLI given STS
-            // credentials in its environment has) that the server then refuses as expired.
+            // Four-second credentials: refreshed by a provider that then fails (it uses them for half their
+            // lifetime), or static ones (as a CLI given STS credentials in its environment has) that the server then
+            // refuses as expired. Parts take 1.2 s, three at a time: the first three are on disk within the two
+            // seconds even on a loaded machine (one-second credentials were not), and the fifteen outlive four.
             let provider: any OSSCredentialProvider =
                 refreshFails
-                ? Self.provider(box, calls: TMCounter(), firstLifetime: .seconds(1), failure: RefreshDenied())
+                ? Self.provider(box, calls: TMCounter(), firstLifetime: .seconds(4), failure: RefreshDenied())
                 : {
-                    let issued = server.issueTemporaryCredentials(lifetime: .seconds(1))
+                    let issued = server.issueTemporaryCredentials(lifetime: .seconds(4))
                     return OSSStsCredentialProvider(
                         accessKeyId: issued.accessKeyId, accessKeySecret: issued.accessKeySecret,
                         securityToken: issued.securityToken)
                 }()
             var configuration = client.configuration
             configuration.retry.maxRetryCount = 0
-            await server.addFault(Self.slowParts[1])
+            await server.addFault(LocalOSSFaultRule(operation: .getObject, action: .delay(milliseconds: 1200)))
             let destination = scratch.file("copy.bin")
             let download = OSSResumableDownloadRequest(
                 bucketName: "bkt", objectKey: "dl.bin", downloadToFileURL: destination, partSize: tmPartSize,

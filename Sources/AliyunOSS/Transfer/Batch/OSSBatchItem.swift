@@ -140,15 +140,13 @@ public struct OSSBatchFailure: Error, Sendable, Hashable, Codable, CustomStringC
 }
 
 extension OSSBatchFailure {
-    /// Whether this failure ends the whole batch at once, whatever its ``OSSBatchFailurePolicy``: the server
-    /// refused the bucket or the credentials (`NoSuchBucket`, `AccessDenied`, `InvalidAccessKeyId`,
-    /// `SignatureDoesNotMatch`), which every other file would meet too. The batch stops as
+    /// Whether this failure ends the whole batch at once, whatever its ``OSSBatchFailurePolicy``: one that every
+    /// other file would meet too, as ``OSSErrorDisposition/affectsEveryRequest(_:)`` decides (the server refused the
+    /// bucket or the credentials: `NoSuchBucket`, `AccessDenied`, `InvalidAccessKeyId`, `SignatureDoesNotMatch`, an
+    /// expired token; signing failed; the volume is full). The batch stops as
     /// ``OSSBatchFailurePolicy/stopOnFirstFailure`` stops it: its journal is kept, so resuming it once the cause
     /// is fixed goes on.
-    public var endsBatch: Bool {
-        guard let code = serverErrorCode else { return false }
-        return ["NoSuchBucket", "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch"].contains(code)
-    }
+    public var endsBatch: Bool { OSSErrorDisposition.affectsEveryRequest(self) }
 
     /// What to do about a failure that ends a batch (``endsBatch``) on `bucket`.
     public func remedy(bucket: String) -> String {
