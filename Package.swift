@@ -45,8 +45,6 @@ let package = Package(
         .library(name: "OSSLocalServer", targets: ["OSSLocalServer"]),
         .library(name: "OSSSigning", targets: ["OSSSigning"]),
         .library(name: "OSSCRC64", targets: ["OSSCRC64"]),
-        .library(name: "OSSXML", targets: ["OSSXML"]),
-        .library(name: "OSSResumable", targets: ["OSSResumable"]),
         .executable(name: "oss-local-server", targets: ["oss-local-server"]),
         .executable(name: "oss", targets: ["oss"]),
     ],
@@ -129,79 +127,6 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // Samples: small programs to copy into an app (`swift run put-object`, ...).
-        .executableTarget(
-            name: "put-object",
-            dependencies: [
-                "AliyunOSS", "OSSLocalServer",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "NIOCore", package: "swift-nio"),
-            ],
-            path: "Samples/PutObject",
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "get-object",
-            dependencies: [
-                "AliyunOSS", "OSSLocalServer",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "NIOCore", package: "swift-nio"),
-            ],
-            path: "Samples/GetObject",
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "presign",
-            dependencies: [
-                "AliyunOSS", "OSSLocalServer",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "NIOCore", package: "swift-nio"),
-            ],
-            path: "Samples/Presign",
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "multipart-upload",
-            dependencies: [
-                "AliyunOSS", "OSSLocalServer",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "NIOCore", package: "swift-nio"),
-            ],
-            path: "Samples/MultipartUpload",
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "resumable-download",
-            dependencies: [
-                "AliyunOSS", "OSSLocalServer",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Samples/ResumableDownload",
-            exclude: ["benchmark.sh"],
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "resumable-upload",
-            dependencies: ["AliyunOSS", "OSSLocalServer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            path: "Samples/ResumableUpload",
-            exclude: ["benchmark.sh"],
-            swiftSettings: swiftSettings
-        ),
-
-        .executableTarget(
-            name: "sync-directory",
-            dependencies: ["AliyunOSS", "OSSLocalServer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            path: "Samples/SyncDirectory",
-            swiftSettings: swiftSettings
-        ),
-
-        .executableTarget(
-            name: "refreshing-credentials",
-            dependencies: ["AliyunOSS", "OSSLocalServer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            path: "Samples/RefreshingCredentials",
-            swiftSettings: swiftSettings
-        ),
-
         // The `oss` command-line tool.
         .executableTarget(
             name: "oss",
@@ -217,18 +142,6 @@ let package = Package(
             name: "oss-microbench",
             dependencies: ["OSSSigning", "OSSCRC64", "OSSXML", .product(name: "Crypto", package: "swift-crypto")],
             path: "Benchmarks/oss-microbench",
-            swiftSettings: swiftSettings
-        ),
-
-        // The request-heavy benchmark: metrics and tracing off, installed, bootstrapped (scripts/bench-requests.sh).
-        .executableTarget(
-            name: "oss-request-bench",
-            dependencies: [
-                "AliyunOSS", "AliyunOSSObservability",
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ],
-            path: "Benchmarks/oss-request-bench",
             swiftSettings: swiftSettings
         ),
 

@@ -37,7 +37,12 @@ export BENCH_RESULTS="$LOG/results.txt"
 echo "== 0. build (release, $SCRATCH) =="
 for product in oss-microbench oss-local-server resumable-upload resumable-download oss; do
     echo "building $product..."
-    swift build -c release --scratch-path "$SCRATCH" --product "$product" > "$LOG/build-$product.log" 2>&1 \
+    # The samples are a package of their own (Samples/Package.swift).
+    case "$product" in
+    resumable-*) where=(--package-path Samples --scratch-path "$SCRATCH/samples") ;;
+    *) where=(--scratch-path "$SCRATCH") ;;
+    esac
+    swift build -c release "${where[@]}" --product "$product" > "$LOG/build-$product.log" 2>&1 \
         || { cat "$LOG/build-$product.log" >&2; exit 1; }
 done
 BIN="$SCRATCH/release"

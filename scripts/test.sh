@@ -6,14 +6,17 @@
 #      (scripts/test-crc-arm64.sh; CRC_ARM64_SKIP=1 skips it locally);
 #   3. the Apple gate (scripts/apple-gate.sh): no API newer than the minimum platforms outside an availability check,
 #      and the SDK built with exactly the dependency graph an Apple platform gets (swift-crypto and swift-log only);
-#   4. runs every Swift test (Swift Testing) with `swift test`: first all but the official Python clients' judges,
+#   4. builds the samples' package (Samples/Package.swift) and checks the public API against api/
+#      (scripts/check-api.sh);
+#   5. runs every Swift test (Swift Testing) with `swift test`: first all but the official Python clients' judges,
 #      then the judges on their own (the official clients give up on a reply after a fixed 20 s, and a 2-core
-#      machine running four hundred tests at once can take that long to schedule the in-process server);
-#   5. on Linux, where the default transport is AsyncHTTPClient, runs the transport-facing suites again through the
+#      machine running four hundred tests at once can take that long to schedule the in-process server), and the
+#      samples' tests (the Hummingbird backend with in-memory metrics and tracing);
+#   6. on Linux, where the default transport is AsyncHTTPClient, runs the transport-facing suites again through the
 #      URLSession transport (OSS_TRANSPORT=urlsession): one conformance suite, two transports;
-#   6. on Linux, oss2 2.19.1's own test modules against the local server (scripts/oss2-suite.sh: at least 131 of 135
+#   7. on Linux, oss2 2.19.1's own test modules against the local server (scripts/oss2-suite.sh: at least 131 of 135
 #      pass; the four that cannot here are listed with their reason; OSS2_SUITE_SKIP=1 skips it).
-#   7. ends with a summary naming every step and every test that failed (a failed CI run shows only the tail), and
+#   8. ends with a summary naming every step and every test that failed (a failed CI run shows only the tail), and
 #      fails when the build printed a warning from this package's Sources/ (a consumer build of the SDK prints none).
 # Extra arguments are passed to `swift test` (e.g. --filter OSSSigningTests), and then only that one run happens.
 set -euo pipefail
@@ -53,6 +56,11 @@ step() {
 step crc-kernels ./scripts/test-crc-arm64.sh
 step apple-gate ./scripts/apple-gate.sh
 step build swift build --build-tests
+# The samples' own package (Samples/Package.swift): the SDK tests launch some of its executables (kill tests), and
+# its Hummingbird backend has tests of its own (below).
+step samples-build swift build --package-path Samples --build-tests
+# The public API against api/ (a change there must be committed with the change that makes it).
+step public-api ./scripts/check-api.sh
 # Warnings from this package's own sources (a consumer of the SDK would see them too). Only files compiled in this
 # run are reported, so CI's fresh clone checks every file.
 warnings=$(grep -E "^$PWD/Sources/[^:]+:[0-9]+:[0-9]+: warning:|warning: '[^']*aliyun-oss-swift[^']*':" \
@@ -62,6 +70,7 @@ if [ -n "$warnings" ]; then
     failed_steps+=("warnings: the build printed $(echo "$warnings" | wc -l) warning(s) from Sources/")
 fi
 step tests swift test --skip-build --skip PythonJudgeTests
+step samples-tests swift test --package-path Samples --skip-build
 # The official Python clients judge the local server on their own.
 step python-judges swift test --skip-build --filter PythonJudgeTests
 # The transport-facing suites again, through the URLSession transport.
@@ -74,7 +83,7 @@ fi
 
 echo
 echo "scripts/test.sh: summary"
-for name in tests python-judges urlsession; do
+for name in tests samples-tests python-judges urlsession; do
     [ -f "$logs/$name.log" ] || continue
     grep -E "Test run with [0-9]+ tests?" "$logs/$name.log" | sed "s/^/  $name: /" || true
     # Each failed test once (Swift Testing prints "Test "name" failed after ..."), and a crash of the test process.

@@ -82,7 +82,8 @@ struct MultipartUpload: AsyncParsableCommand {
                         bucketName: bucket, objectKey: key, uploadId: upload.uploadId, parts: parts))
                 print("completed \(key): ETag \(done.eTag ?? "-"), CRC-64 \(done.crc64.map(String.init) ?? "-")")
             } catch {
-                try? await client.abortMultipartUpload(
+                // Abort so the parts stop costing storage; the first error is the one to report.
+                _ = try? await client.abortMultipartUpload(
                     OSSAbortMultipartUploadRequest(bucketName: bucket, objectKey: key, uploadId: upload.uploadId))
                 throw error
             }

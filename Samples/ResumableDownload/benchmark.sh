@@ -42,9 +42,9 @@ cleanup() {
 trap cleanup EXIT
 
 echo "building resumable-download and oss-local-server (release)..." >&2
-swift build -c release --scratch-path "$SCRATCH" --product resumable-download > "$WORK/build.log" 2>&1 || { cat "$WORK/build.log" >&2; exit 1; }
+swift build -c release --package-path Samples --scratch-path "$SCRATCH/samples" --product resumable-download > "$WORK/build.log" 2>&1 || { cat "$WORK/build.log" >&2; exit 1; }
 swift build -c release --scratch-path "$SCRATCH" --product oss-local-server > "$WORK/build.log" 2>&1 || { cat "$WORK/build.log" >&2; exit 1; }
-SDK_BIN="$SCRATCH/release/resumable-download"
+SDK_BIN="$SCRATCH/samples/release/resumable-download"
 SERVER_BIN="$SCRATCH/release/oss-local-server"
 
 if ! .venv/bin/python -c "import oss2" >/dev/null 2>&1; then

@@ -1,6 +1,6 @@
 /// The pure decision of a background download: whether a range's completion is usable.
-public enum OSSBackgroundDownloadReconciler {
-    public enum Verdict: Sendable, Hashable {
+package enum OSSBackgroundDownloadReconciler {
+    package enum Verdict: Sendable, Hashable {
         /// The range holds the pinned object's bytes: place it.
         case accept
         /// The object was replaced (412 to `If-Match`, or another ETag): the download cannot continue.
@@ -11,7 +11,7 @@ public enum OSSBackgroundDownloadReconciler {
 
     /// A range is accepted with 206 (or 200 when it is the whole object), the record's ETag, and exactly the
     /// range's length on disk.
-    public static func verdict(
+    package static func verdict(
         status: Int?, etag: String?, receivedLength: Int64?, part: OSSBackgroundDownloadRecord.Part,
         record: OSSBackgroundDownloadRecord
     ) -> Verdict {

@@ -4,14 +4,14 @@
 /// `queued` that the system neither holds nor reported never got there (the record was written, then the process
 /// died before the submission): it becomes `waiting`. Waiting parts are submitted, in order, while fewer than
 /// `maximumQueued` are in flight.
-public enum OSSBackgroundPartScheduler {
-    public struct Schedule: Sendable, Hashable {
-        public var partsToSubmit: [Int]
-        public var partsInFlight: [Int]
+package enum OSSBackgroundPartScheduler {
+    package struct Schedule: Sendable, Hashable {
+        package var partsToSubmit: [Int]
+        package var partsInFlight: [Int]
     }
 
     /// Updates `states` (indexed like `numbers`) and returns what to submit and what is in flight.
-    public static func schedule(
+    package static func schedule(
         states: inout [OSSBackgroundPartState], numbers: [Int], reported: Set<Int>, pendingDescriptions: Set<String>,
         maximumQueued: Int
     ) -> Schedule {

@@ -1,5 +1,5 @@
 /// Where one part of a background upload stands, as its record says.
-public enum OSSBackgroundPartState: Sendable, Hashable, Codable {
+package enum OSSBackgroundPartState: Sendable, Hashable, Codable {
     /// Not handed to the system yet (no temporary copy needed yet).
     case waiting
     /// Handed to the system as a task with this description; its outcome is not known yet.
@@ -8,7 +8,7 @@ public enum OSSBackgroundPartState: Sendable, Hashable, Codable {
     case done(etag: String, crc64: UInt64)
 
     /// Whether the part is confirmed.
-    public var isDone: Bool {
+    package var isDone: Bool {
         if case .done = self { return true }
         return false
     }

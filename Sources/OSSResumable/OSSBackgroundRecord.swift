@@ -1,7 +1,7 @@
 import OSSCRC64
 
 /// What the background records share: a transfer id and parts.
-public protocol OSSBackgroundRecord: OSSTransferRecord {
+package protocol OSSBackgroundRecord: OSSTransferRecord {
     var transferId: String { get }
     var version: Int { get }
     var partSize: Int64 { get }
@@ -32,21 +32,21 @@ extension OSSBackgroundRecord {
     }
 
     /// Bytes of the confirmed parts: where progress starts after a relaunch.
-    public var completedBytes: Int64 { parts.reduce(0) { $0 + ($1.state.isDone ? $1.length : 0) } }
+    package var completedBytes: Int64 { parts.reduce(0) { $0 + ($1.state.isDone ? $1.length : 0) } }
 
     /// How many parts the system may hold now: none while the transfer is paused.
-    public var queueLimit: Int { pausedAt == nil ? maximumQueuedParts : 0 }
+    package var queueLimit: Int { pausedAt == nil ? maximumQueuedParts : 0 }
 
     /// Whether every part is confirmed.
-    public var allPartsDone: Bool { parts.allSatisfy(\.state.isDone) }
+    package var allPartsDone: Bool { parts.allSatisfy(\.state.isDone) }
 
     /// The description of part `number`'s task.
-    public func taskDescription(part number: Int) -> String {
+    package func taskDescription(part number: Int) -> String {
         OSSBackgroundTaskDescription(transferId: transferId, partNumber: number).description
     }
 
     /// The CRC-64 of all parts combined, from their recorded CRCs; `nil` unless every part is done.
-    public var combinedCRC64: UInt64? {
+    package var combinedCRC64: UInt64? {
         var pieces: [(crc: UInt64, length: UInt64)] = []
         for part in parts {
             guard case .done(_, let crc) = part.state else { return nil }

@@ -2,19 +2,19 @@
 ///
 /// The system keeps it with the task across process lifetimes (URLSession's `taskDescription`), so a completion
 /// delivered to a relaunched process maps back to its transfer's record and part.
-public struct OSSBackgroundTaskDescription: Sendable, Hashable, CustomStringConvertible {
+package struct OSSBackgroundTaskDescription: Sendable, Hashable, CustomStringConvertible {
     /// The transfer: the name of its background record.
-    public let transferId: String
+    package let transferId: String
     /// The 1-based part number.
-    public let partNumber: Int
+    package let partNumber: Int
 
-    public init(transferId: String, partNumber: Int) {
+    package init(transferId: String, partNumber: Int) {
         self.transferId = transferId
         self.partNumber = partNumber
     }
 
     /// Parses `"<transfer id>/<part number>"`; `nil` for anything else (a task this SDK did not create).
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         guard let slash = text.lastIndex(of: "/") else { return nil }
         let id = String(text[..<slash])
         guard !id.isEmpty, let number = Int(text[text.index(after: slash)...]), number >= 1, number <= 10_000 else {
@@ -23,5 +23,5 @@ public struct OSSBackgroundTaskDescription: Sendable, Hashable, CustomStringConv
         self.init(transferId: id, partNumber: number)
     }
 
-    public var description: String { "\(transferId)/\(partNumber)" }
+    package var description: String { "\(transferId)/\(partNumber)" }
 }

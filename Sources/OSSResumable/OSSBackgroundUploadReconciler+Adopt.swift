@@ -2,7 +2,7 @@ extension OSSBackgroundUploadReconciler {
     /// The server as the final authority for parts whose outcome never arrived: each part in `candidates` that
     /// ListParts shows with the part's length and the CRC-64 recorded for its copy (and an ETag) is done, and is
     /// not sent again. Returns the record and the parts adopted.
-    public static func adopt(
+    package static func adopt(
         _ record: OSSBackgroundUploadRecord, listed: [OSSUploadStateMachine.ServerPart], candidates: Set<Int>
     ) -> (record: OSSBackgroundUploadRecord, adopted: [Int]) {
         var record = record

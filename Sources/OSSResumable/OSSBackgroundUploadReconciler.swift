@@ -7,9 +7,9 @@
 /// record says is queued but which the system neither holds nor reported (the record was written, then the
 /// process died before the submission) is sent again too. A completion for a part already confirmed (a stale
 /// duplicate) changes nothing.
-public enum OSSBackgroundUploadReconciler {
+package enum OSSBackgroundUploadReconciler {
     /// What happened to one completion.
-    public enum Outcome: Sendable, Hashable {
+    package enum Outcome: Sendable, Hashable {
         /// The part is confirmed now.
         case verified(part: Int)
         /// The server answered 200 but its CRC-64 differs from the copy's: the part is sent again.
@@ -23,7 +23,7 @@ public enum OSSBackgroundUploadReconciler {
         case superseded(part: Int)
 
         /// The part the completion was for.
-        public var part: Int {
+        package var part: Int {
             switch self {
             case .verified(let part), .crcMismatch(let part, _, _), .failed(let part, _), .duplicate(let part),
                 .superseded(let part):
@@ -33,22 +33,22 @@ public enum OSSBackgroundUploadReconciler {
     }
 
     /// The result of one reconciliation.
-    public struct Decision: Sendable, Hashable {
+    package struct Decision: Sendable, Hashable {
         /// The record with the confirmed parts marked done (save it before anything else).
-        public var record: OSSBackgroundUploadRecord
+        package var record: OSSBackgroundUploadRecord
         /// One entry per completion that named this transfer, in the order given.
-        public var outcomes: [Outcome]
+        package var outcomes: [Outcome]
         /// Parts to hand to the system now, in order (at most `maximumQueued` in flight in total).
-        public var partsToSubmit: [Int]
+        package var partsToSubmit: [Int]
         /// Parts still in the system's hands.
-        public var partsInFlight: [Int]
+        package var partsInFlight: [Int]
         /// Every part is confirmed: CompleteMultipartUpload may run.
-        public var readyToComplete: Bool { record.allPartsDone }
+        package var readyToComplete: Bool { record.allPartsDone }
     }
 
     /// Reconciles `record` with `completions` (those of other transfers are ignored) and the descriptions of
     /// the tasks the system still holds. At most `maximumQueued` parts are left in flight.
-    public static func reconcile(
+    package static func reconcile(
         _ record: OSSBackgroundUploadRecord,
         completions: [OSSBackgroundPartCompletion],
         pendingDescriptions: Set<String>,

@@ -4,31 +4,31 @@
 /// Written atomically and durably through ``OSSRecordStore`` after every change, before the system is told
 /// anything (a part is recorded `queued` before its task is submitted), so a process killed at any point leaves
 /// a record the next process can reconcile. It never holds credentials, signatures or presigned URLs.
-public struct OSSBackgroundUploadRecord: Sendable, Hashable, Codable {
-    public typealias Part = OSSBackgroundPart
+package struct OSSBackgroundUploadRecord: Sendable, Hashable, Codable {
+    package typealias Part = OSSBackgroundPart
 
-    public static let currentVersion = 1
+    package static let currentVersion = 1
 
-    public var version: Int
-    public var kind: OSSRecordKind
+    package var version: Int
+    package var kind: OSSRecordKind
     /// The record's name and the prefix of its tasks' descriptions.
-    public var transferId: String
-    public var bucket: String
-    public var key: String
+    package var transferId: String
+    package var bucket: String
+    package var key: String
     /// The local file: absolute in memory; stored relative to the base directory when the store has one and
     /// the file lies inside it (``OSSBaseDirectory``). Records written with absolute paths load as they are.
-    public var filePath: String
-    public var fileSize: Int64
-    public var partSize: Int64
-    public var uploadId: String
+    package var filePath: String
+    package var fileSize: Int64
+    package var partSize: Int64
+    package var uploadId: String
     /// The most part tasks in the system's hands at once.
-    public var maximumQueuedParts: Int
-    public var parts: [Part]
+    package var maximumQueuedParts: Int
+    package var parts: [Part]
     /// When the app paused the transfer (seconds since 1970); `nil` while it runs. A paused transfer gets no new
     /// tasks: its parts' outcomes are still recorded, and resuming submits what is missing.
-    public var pausedAt: Int64?
+    package var pausedAt: Int64?
 
-    public init(
+    package init(
         transferId: String, bucket: String, key: String, filePath: String, plan: OSSPartPlan, uploadId: String,
         maximumQueuedParts: Int = 16
     ) {
@@ -47,9 +47,9 @@ public struct OSSBackgroundUploadRecord: Sendable, Hashable, Codable {
 }
 
 extension OSSBackgroundUploadRecord: OSSBackgroundRecord {
-    public static var recordKind: OSSRecordKind { .backgroundUpload }
+    package static var recordKind: OSSRecordKind { .backgroundUpload }
 
-    public func validate() throws(OSSResumableError) {
+    package func validate() throws(OSSResumableError) {
         try validateCommon(currentVersion: Self.currentVersion, total: fileSize, emptyPartAllowed: true)
         guard !uploadId.isEmpty, !parts.isEmpty else { throw .recordCorrupt("no upload id or no parts") }
         for part in parts {
@@ -59,13 +59,13 @@ extension OSSBackgroundUploadRecord: OSSBackgroundRecord {
 
     /// The file's path relative to `base` when it lies inside it (the part copies live in the record directory,
     /// which the app names again at each launch).
-    public func relativized(to base: OSSBaseDirectory) -> OSSBackgroundUploadRecord {
+    package func relativized(to base: OSSBaseDirectory) -> OSSBackgroundUploadRecord {
         var record = self
         record.filePath = base.portable(filePath)
         return record
     }
 
-    public func resolved(against base: OSSBaseDirectory?) throws(OSSResumableError) -> OSSBackgroundUploadRecord {
+    package func resolved(against base: OSSBaseDirectory?) throws(OSSResumableError) -> OSSBackgroundUploadRecord {
         var record = self
         record.filePath = try OSSBaseDirectory.resolve(filePath, against: base)
         return record

@@ -21,14 +21,14 @@ public struct OSSBaseDirectory: Sendable, Hashable, CustomStringConvertible {
     public var description: String { path }
 
     /// Whether a stored path is relative to a base directory (does not start with `/`).
-    public static func isRelative(_ storedPath: String) -> Bool {
+    package static func isRelative(_ storedPath: String) -> Bool {
         !storedPath.hasPrefix("/")
     }
 
     /// `absolutePath` relative to this directory (no leading `/`), or `nil` when it does not lie strictly
     /// inside it. Symbolic links are resolved on both sides first (a destination that does not exist yet is
     /// compared through its parent directory).
-    public func relativePath(of absolutePath: String) -> String? {
+    package func relativePath(of absolutePath: String) -> String? {
         let candidates = [
             OSSRecordStore.absolutePath(absolutePath),
             OSSRecordStore.absolutePath(OSSDurableFile.parentDirectory(of: absolutePath)) + "/"
@@ -43,14 +43,14 @@ public struct OSSBaseDirectory: Sendable, Hashable, CustomStringConvertible {
 
     /// The form of `path` to store: relative to this directory when it lies inside it, unchanged otherwise (an
     /// already relative path included).
-    public func portable(_ path: String) -> String {
+    package func portable(_ path: String) -> String {
         guard !Self.isRelative(path) else { return path }
         return relativePath(of: path) ?? path
     }
 
     /// The absolute path of a stored path: a relative one is taken from this directory, an absolute one is
     /// returned unchanged.
-    public func resolve(_ storedPath: String) -> String {
+    package func resolve(_ storedPath: String) -> String {
         guard Self.isRelative(storedPath) else { return storedPath }
         return path == "/" ? "/" + storedPath : path + "/" + storedPath
     }
@@ -58,7 +58,7 @@ public struct OSSBaseDirectory: Sendable, Hashable, CustomStringConvertible {
     /// The absolute path of a stored path with an optional base directory.
     ///
     /// - Throws: `recordNeedsBaseDirectory` for a relative path without a base directory.
-    public static func resolve(_ storedPath: String, against base: OSSBaseDirectory?) throws(OSSResumableError) -> String {
+    package static func resolve(_ storedPath: String, against base: OSSBaseDirectory?) throws(OSSResumableError) -> String {
         guard isRelative(storedPath) else { return storedPath }
         guard let base else { throw .recordNeedsBaseDirectory(path: storedPath) }
         return base.resolve(storedPath)

@@ -1,12 +1,12 @@
 /// A contiguous span of bytes: `start` and `length` (not an inclusive end), never negative.
-public struct OSSByteRange: Sendable, Hashable, Codable, CustomStringConvertible {
+package struct OSSByteRange: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The offset of the first byte.
-    public let start: Int64
+    package let start: Int64
     /// The number of bytes; `0` is an empty range.
-    public let length: Int64
+    package let length: Int64
 
     /// A range, or `invalidArgument` if `start` or `length` is negative or `start + length` overflows.
-    public init(start: Int64, length: Int64) throws(OSSResumableError) {
+    package init(start: Int64, length: Int64) throws(OSSResumableError) {
         guard start >= 0, length >= 0 else {
             throw .invalidArgument("byte range start \(start) and length \(length) must not be negative")
         }
@@ -18,7 +18,7 @@ public struct OSSByteRange: Sendable, Hashable, Codable, CustomStringConvertible
     }
 
     /// The whole of something `size` bytes long (negative sizes are treated as 0).
-    public static func whole(size: Int64) -> OSSByteRange {
+    package static func whole(size: Int64) -> OSSByteRange {
         OSSByteRange(unchecked: 0, max(0, size))
     }
 
@@ -28,20 +28,20 @@ public struct OSSByteRange: Sendable, Hashable, Codable, CustomStringConvertible
     }
 
     /// One past the last byte.
-    public var end: Int64 { start + length }
+    package var end: Int64 { start + length }
 
     /// Whether the range holds no bytes.
-    public var isEmpty: Bool { length == 0 }
+    package var isEmpty: Bool { length == 0 }
 
     /// The `Range` header form, `bytes=first-last` (inclusive). `nil` for an empty range, which has no HTTP form.
-    public var httpRangeHeader: String? {
+    package var httpRangeHeader: String? {
         isEmpty ? nil : "bytes=\(start)-\(end - 1)"
     }
 
     /// Resolves a requested object range against the object's size, with OSS's `x-oss-range-behavior: standard`
     /// rules: `first` must be inside the object (`first < size`), and `last` (inclusive, `nil` = to the end) is
     /// truncated to the last byte. A request for `first == 0` on an empty object gives an empty range.
-    public static func resolve(first: Int64, last: Int64?, objectSize: Int64) throws(OSSResumableError) -> OSSByteRange {
+    package static func resolve(first: Int64, last: Int64?, objectSize: Int64) throws(OSSResumableError) -> OSSByteRange {
         guard objectSize >= 0 else { throw .invalidArgument("object size \(objectSize) is negative") }
         guard first >= 0 else { throw .invalidArgument("range start \(first) is negative") }
         if let last, last < first {
@@ -55,5 +55,5 @@ public struct OSSByteRange: Sendable, Hashable, Codable, CustomStringConvertible
         return OSSByteRange(unchecked: first, lastByte - first + 1)
     }
 
-    public var description: String { "[\(start), \(end))" }
+    package var description: String { "[\(start), \(end))" }
 }

@@ -13,9 +13,9 @@
 ///
 /// Two values that encode the same fields with the same values give the same bytes, whatever order the fields
 /// were encoded in.
-public enum OSSCanonicalEncoder {
+package enum OSSCanonicalEncoder {
     /// The canonical bytes of `value`.
-    public static func encode<Value: Encodable>(_ value: Value) throws -> [UInt8] {
+    package static func encode<Value: Encodable>(_ value: Value) throws -> [UInt8] {
         let root = CanonicalNode()
         try value.encode(to: CanonicalEncoder(node: root, codingPath: []))
         var out: [UInt8] = []
@@ -24,7 +24,7 @@ public enum OSSCanonicalEncoder {
     }
 
     /// The lower-case hex SHA-256 of the canonical bytes of `value`.
-    public static func sha256Hex<Value: Encodable>(_ value: Value) throws -> String {
+    package static func sha256Hex<Value: Encodable>(_ value: Value) throws -> String {
         OSSRecordCodec.sha256Hex(try encode(value))
     }
 }

@@ -6,13 +6,13 @@
 /// The prefix and suffix are always kept whole, so whatever recognises derived files by them (sweepers, listing
 /// filters, a test's `hasSuffix`) still does; and the result depends on the arguments only, so a later run that
 /// derives the name again finds the same file.
-public enum OSSDerivedFileName {
+package enum OSSDerivedFileName {
     /// NAME_MAX on Linux and macOS, in bytes of UTF-8.
-    public static let maximumNameBytes = 255
+    package static let maximumNameBytes = 255
 
     /// `original` with its last path component `<name>` replaced by `<prefix><name><suffix>`, `<name>` shortened
     /// as needed (the prefix and suffix are short: they must leave room for at least a character of the name).
-    public static func path(_ original: String, prefix: String = "", suffix: String) -> String {
+    package static func path(_ original: String, prefix: String = "", suffix: String) -> String {
         let slash = original.utf8.lastIndex(of: UInt8(ascii: "/"))
         let nameStart = slash.map { original.utf8.index(after: $0) } ?? original.startIndex
         let name = fitted(original[nameStart...], room: maximumNameBytes - prefix.utf8.count - suffix.utf8.count)

@@ -17,18 +17,18 @@ import OSSCRC64
 /// Entry layout (little-endian): magic `OSJ1`, the identity of the download (``identity(etag:rangeStart:)``),
 /// a sequence number, the part number, the object offset where the fetch started, the bytes written from there,
 /// their CRC-64, and the CRC-64 of everything before it.
-public enum OSSDownloadJournal {
+package enum OSSDownloadJournal {
     /// One claim: the `bytes` bytes of part `number` from `offset` in the object (where a fetch of the part
     /// started) are in the temporary file and have CRC-64 `crc64`.
-    public struct Entry: Sendable, Hashable {
-        public let identity: UInt64
-        public let sequence: UInt64
-        public let number: Int
-        public let offset: Int64
-        public let bytes: Int64
-        public let crc64: UInt64
+    package struct Entry: Sendable, Hashable {
+        package let identity: UInt64
+        package let sequence: UInt64
+        package let number: Int
+        package let offset: Int64
+        package let bytes: Int64
+        package let crc64: UInt64
 
-        public init(identity: UInt64, sequence: UInt64, number: Int, offset: Int64, bytes: Int64, crc64: UInt64) {
+        package init(identity: UInt64, sequence: UInt64, number: Int, offset: Int64, bytes: Int64, crc64: UInt64) {
             self.identity = identity
             self.sequence = sequence
             self.number = number
@@ -39,22 +39,22 @@ public enum OSSDownloadJournal {
     }
 
     /// The size of one entry in the file.
-    public static let entryLength = 60
+    package static let entryLength = 60
     /// How many entries the ring holds before it wraps (60 KiB): at 128 KiB a checkpoint, 128 MiB of progress, far
     /// more than a record save ever trails.
-    public static let capacity = 1024
+    package static let capacity = 1024
 
     private static let magic: [UInt8] = Array("OSJ1".utf8)
 
     /// What ties entries to one download: the object version and where the range starts (the journal sits beside
     /// the record, whose name holds the requested range). Entries of another identity (a replaced object) are never
     /// adopted.
-    public static func identity(etag: String, rangeStart: Int64) -> UInt64 {
+    package static func identity(etag: String, rangeStart: Int64) -> UInt64 {
         CRC64.checksum(Array("\(etag.utf8.count):\(etag)\n\(rangeStart)\n".utf8))
     }
 
     /// The entry's bytes, ``entryLength`` of them.
-    public static func encode(_ entry: Entry) -> [UInt8] {
+    package static func encode(_ entry: Entry) -> [UInt8] {
         var bytes = magic
         bytes.reserveCapacity(entryLength)
         append(entry.identity, to: &bytes)
@@ -69,7 +69,7 @@ public enum OSSDownloadJournal {
 
     /// The entry in `bytes` (exactly ``entryLength`` of them), or `nil` when they are not a whole, intact entry
     /// (never written, torn, altered).
-    public static func decode(_ bytes: ArraySlice<UInt8>) -> Entry? {
+    package static func decode(_ bytes: ArraySlice<UInt8>) -> Entry? {
         guard bytes.count == entryLength, bytes.prefix(4).elementsEqual(magic) else { return nil }
         let fields = (0..<7).map { index in word(bytes, at: bytes.startIndex + 4 + index * 8) }
         guard CRC64.checksum(bytes.prefix(entryLength - 8)) == fields[6] else { return nil }
@@ -83,14 +83,14 @@ public enum OSSDownloadJournal {
     }
 
     /// The intact entries of a journal file's contents, in file order.
-    public static func entries(in contents: [UInt8]) -> [Entry] {
+    package static func entries(in contents: [UInt8]) -> [Entry] {
         stride(from: 0, to: contents.count - entryLength + 1, by: entryLength).compactMap { start in
             decode(contents[start..<(start + entryLength)])
         }
     }
 
     /// Where entry number `sequence` goes in the ring.
-    public static func fileOffset(ofSequence sequence: UInt64) -> Int64 {
+    package static func fileOffset(ofSequence sequence: UInt64) -> Int64 {
         Int64(sequence % UInt64(capacity)) * Int64(entryLength)
     }
 
@@ -105,18 +105,18 @@ public enum OSSDownloadJournal {
 
 extension OSSDownloadRecord {
     /// The journal's identity of this download (``OSSDownloadJournal/identity(etag:rangeStart:)``).
-    public var journalIdentity: UInt64 { OSSDownloadJournal.identity(etag: object.etag, rangeStart: range.start) }
+    package var journalIdentity: UInt64 { OSSDownloadJournal.identity(etag: object.etag, rangeStart: range.start) }
 
     /// A run of bytes in the temporary file that a journal entry vouches for (`crc64` is theirs, as fetched), or
     /// a prefix of a part that a resume adopts (`crc64` read back from the file).
-    public struct JournalSpan: Sendable, Hashable {
-        public let number: Int
+    package struct JournalSpan: Sendable, Hashable {
+        package let number: Int
         /// Where the bytes start in the temporary file.
-        public let fileOffset: Int64
-        public let bytes: Int64
-        public let crc64: UInt64
+        package let fileOffset: Int64
+        package let bytes: Int64
+        package let crc64: UInt64
 
-        public init(number: Int, fileOffset: Int64, bytes: Int64, crc64: UInt64) {
+        package init(number: Int, fileOffset: Int64, bytes: Int64, crc64: UInt64) {
             self.number = number
             self.fileOffset = fileOffset
             self.bytes = bytes
@@ -124,11 +124,11 @@ extension OSSDownloadRecord {
         }
 
         /// One past the last byte, in the temporary file.
-        public var end: Int64 { fileOffset + bytes }
+        package var end: Int64 { fileOffset + bytes }
     }
 
     /// The most spans of one part a resume checks (each check reads the span's bytes).
-    public static let journalSpansPerPart = 8
+    package static let journalSpansPerPart = 8
 
     /// The journal's spans worth checking: entries of this download (same identity) inside a part of the record's
     /// plan that is not complete, reaching past what the record claims of it; for each start, the longest; at most
@@ -136,7 +136,7 @@ extension OSSDownloadRecord {
     ///
     /// An entry covers the bytes one fetch of a part wrote from where it started (the part's start, or the first
     /// byte a resume had to fetch), so spans of successive runs chain: see ``journalReach(_:)``.
-    public func journalSpans(_ entries: [OSSDownloadJournal.Entry]) -> [JournalSpan] {
+    package func journalSpans(_ entries: [OSSDownloadJournal.Entry]) -> [JournalSpan] {
         let identity = journalIdentity
         let done = Set(parts.map(\.number))
         let recorded = claims
@@ -159,7 +159,7 @@ extension OSSDownloadRecord {
     /// How far each part's written prefix reaches with `verified` spans (their bytes checked against the temporary
     /// file): from the record's own claim, a span that starts at or before the prefix's end and ends after it
     /// extends it, again and again. Only the parts it extends, with their new prefix length.
-    public func journalReach(_ verified: [JournalSpan]) -> [Int: Int64] {
+    package func journalReach(_ verified: [JournalSpan]) -> [Int: Int64] {
         let recorded = claims
         var reach: [Int: Int64] = [:]
         for (number, spans) in Dictionary(grouping: verified, by: \.number) {
@@ -179,13 +179,13 @@ extension OSSDownloadRecord {
     }
 
     /// Where part `number` of the record's plan starts in the temporary file, if the plan has it.
-    public func journalFileOffset(ofPart number: Int) -> Int64? {
+    package func journalFileOffset(ofPart number: Int) -> Int64? {
         plannedPart(number).map { $0.offset - range.start }
     }
 
     /// The record with adopted prefixes taken in (`bytes` from the part's start, `crc64` theirs): a prefix of a
     /// whole part completes it, a shorter one becomes (or replaces) the part's written prefix.
-    public func adopting(_ prefixes: [JournalSpan]) -> OSSDownloadRecord {
+    package func adopting(_ prefixes: [JournalSpan]) -> OSSDownloadRecord {
         var record = self
         for prefix in prefixes {
             guard let part = plannedPart(prefix.number), prefix.bytes > 0, prefix.bytes <= part.length,

@@ -4,16 +4,16 @@
 /// temporary file the bytes go to, the parts already written there with their CRC-64, and for parts that were in
 /// flight the prefix already written with its CRC-64 (``PartialPart``), so that a resume fetches only what is
 /// missing. No credentials.
-public struct OSSDownloadRecord: Sendable, Hashable, Codable {
+package struct OSSDownloadRecord: Sendable, Hashable, Codable {
     /// A part fully written to the temporary file.
-    public struct CompletedPart: Sendable, Hashable, Codable {
-        public let number: Int
+    package struct CompletedPart: Sendable, Hashable, Codable {
+        package let number: Int
         /// Offset in the object.
-        public let offset: Int64
-        public let length: Int64
-        public let crc64: UInt64
+        package let offset: Int64
+        package let length: Int64
+        package let crc64: UInt64
 
-        public init(number: Int, offset: Int64, length: Int64, crc64: UInt64) {
+        package init(number: Int, offset: Int64, length: Int64, crc64: UInt64) {
             self.number = number
             self.offset = offset
             self.length = length
@@ -24,15 +24,15 @@ public struct OSSDownloadRecord: Sendable, Hashable, Codable {
     /// The first bytes of a part that was in flight: `bytes` bytes from the part's start are in the temporary file,
     /// and `crc64` is their CRC-64, so the part's CRC still combines when a resume fetches the rest. Bytes not yet
     /// synced when the record was saved are listed in ``OSSDownloadRecord/unsynced``.
-    public struct PartialPart: Sendable, Hashable, Codable {
-        public let number: Int
+    package struct PartialPart: Sendable, Hashable, Codable {
+        package let number: Int
         /// Offset of the part's first byte in the object.
-        public let offset: Int64
+        package let offset: Int64
         /// How many bytes from `offset` on are written; more than 0 and fewer than the part's length.
-        public let bytes: Int64
-        public let crc64: UInt64
+        package let bytes: Int64
+        package let crc64: UInt64
 
-        public init(number: Int, offset: Int64, bytes: Int64, crc64: UInt64) {
+        package init(number: Int, offset: Int64, bytes: Int64, crc64: UInt64) {
             self.number = number
             self.offset = offset
             self.bytes = bytes
@@ -41,26 +41,26 @@ public struct OSSDownloadRecord: Sendable, Hashable, Codable {
     }
 
     /// The payload format this code writes.
-    public static let currentVersion = 1
+    package static let currentVersion = 1
 
-    public var version: Int
-    public var kind: OSSRecordKind
-    public var bucket: String
-    public var key: String
-    public var object: OSSObjectIdentity
+    package var version: Int
+    package var kind: OSSRecordKind
+    package var bucket: String
+    package var key: String
+    package var object: OSSObjectIdentity
     /// The resolved byte range of the object being downloaded.
-    public var range: OSSByteRange
+    package var range: OSSByteRange
     /// The range as the caller asked for it (`nil` = whole object); part of the record's name.
-    public var requestedRange: OSSRequestedRange?
-    public var partSize: Int64
-    public var crcMode: OSSCRCMode
+    package var requestedRange: OSSRequestedRange?
+    package var partSize: Int64
+    package var crcMode: OSSCRCMode
     /// The final destination: an absolute path, or a path relative to the transfer's base directory (see
     /// ``OSSBaseDirectory``) as stored by a transfer that has one.
-    public var destinationPath: String
+    package var destinationPath: String
     /// The temporary file the parts are written to (absolute, or relative like ``destinationPath``).
-    public var tempFilePath: String
+    package var tempFilePath: String
     /// Completed parts, sorted by number.
-    public var parts: [CompletedPart]
+    package var parts: [CompletedPart]
     /// Stored only when there are some (records written before partial parts existed have none).
     private var partialParts: [PartialPart]?
     /// Stored only when there are some (records written before unsynced claims existed have none: all synced).
@@ -70,18 +70,18 @@ public struct OSSDownloadRecord: Sendable, Hashable, Codable {
     /// record was saved. They survive the process being killed (the kernel has them) but maybe not a power cut, so a
     /// resume checks their CRC-64 against the file before trusting them (``verifyingUnsynced(_:)``); a record never
     /// waits for the disk to catch up with the network.
-    public var unsynced: [Int] {
+    package var unsynced: [Int] {
         get { unsyncedParts ?? [] }
         set { unsyncedParts = newValue.isEmpty ? nil : Array(Set(newValue)).sorted() }
     }
 
     /// Parts that were in flight, with the prefix already written, sorted by number.
-    public var partials: [PartialPart] {
+    package var partials: [PartialPart] {
         get { partialParts ?? [] }
         set { partialParts = newValue.isEmpty ? nil : newValue.sorted { $0.number < $1.number } }
     }
 
-    public init(
+    package init(
         bucket: String,
         key: String,
         object: OSSObjectIdentity,
@@ -111,24 +111,24 @@ public struct OSSDownloadRecord: Sendable, Hashable, Codable {
 }
 
 /// A byte range as the caller asked for it: first byte and optional last byte (inclusive), like an HTTP `Range`.
-public struct OSSRequestedRange: Sendable, Hashable, Codable, CustomStringConvertible {
-    public let first: Int64
+package struct OSSRequestedRange: Sendable, Hashable, Codable, CustomStringConvertible {
+    package let first: Int64
     /// Inclusive; `nil` = to the end of the object.
-    public let last: Int64?
+    package let last: Int64?
 
-    public init(first: Int64, last: Int64?) {
+    package init(first: Int64, last: Int64?) {
         self.first = first
         self.last = last
     }
 
-    public var description: String { "\(first)-\(last.map(String.init) ?? "")" }
+    package var description: String { "\(first)-\(last.map(String.init) ?? "")" }
 }
 
 extension OSSDownloadRecord: OSSTransferRecord {
-    public static var recordKind: OSSRecordKind { .download }
+    package static var recordKind: OSSRecordKind { .download }
 
     /// Checks that the values make sense (the checksum only proves they were not altered).
-    public func validate() throws(OSSResumableError) {
+    package func validate() throws(OSSResumableError) {
         guard kind == .download else {
             throw .recordForeign("a \(kind.rawValue) record where a download record was expected")
         }
@@ -166,7 +166,7 @@ extension OSSDownloadRecord: OSSTransferRecord {
 
 extension OSSDownloadRecord {
     /// The bytes in the temporary file that a resume keeps: the completed parts and the partial parts' prefixes.
-    public var bytesDone: Int64 {
+    package var bytesDone: Int64 {
         parts.reduce(0) { $0 + $1.length } + partials.reduce(0) { $0 + $1.bytes }
     }
 
@@ -175,7 +175,7 @@ extension OSSDownloadRecord {
     /// (a resume fetches that part again, or the part's whole prefix); the result lists no unsynced parts.
     ///
     /// - Returns: the verified record and the numbers of the parts dropped.
-    public func verifyingUnsynced(_ crc64: (_ offset: Int64, _ length: Int64) -> UInt64?) -> (
+    package func verifyingUnsynced(_ crc64: (_ offset: Int64, _ length: Int64) -> UInt64?) -> (
         record: OSSDownloadRecord, dropped: [Int]
     ) {
         var record = self
@@ -199,7 +199,7 @@ extension OSSDownloadRecord {
 
     /// Where the unsynced claims lie in the temporary file: offset and length of each (what
     /// ``verifyingUnsynced(_:)`` asks the CRC-64 of).
-    public var unsyncedRanges: [(offset: Int64, length: Int64)] {
+    package var unsyncedRanges: [(offset: Int64, length: Int64)] {
         unsynced.compactMap { number in
             if let part = parts.first(where: { $0.number == number }) { return (part.offset - range.start, part.length) }
             if let partial = partials.first(where: { $0.number == number }) {
@@ -210,7 +210,7 @@ extension OSSDownloadRecord {
     }
 
     /// What the record claims: each completed part's length and each partial part's prefix, by part number.
-    public var claims: [Int: Int64] {
+    package var claims: [Int: Int64] {
         var claims: [Int: Int64] = [:]
         for part in parts { claims[part.number] = part.length }
         for partial in partials { claims[partial.number] = partial.bytes }

@@ -1,6 +1,6 @@
 extension OSSDownloadStateMachine {
     /// What to do when the object changes between or during parts.
-    public enum ObjectChangedPolicy: String, Sendable, Hashable, Codable {
+    package enum ObjectChangedPolicy: String, Sendable, Hashable, Codable {
         /// Throw `objectChanged` (the partial download is discarded).
         case fail
         /// Discard the partial download and start over against the new object, once.
@@ -8,22 +8,22 @@ extension OSSDownloadStateMachine {
     }
 
     /// What the download is about, and the policy knobs.
-    public struct Configuration: Sendable, Hashable {
-        public var bucket: String
-        public var key: String
+    package struct Configuration: Sendable, Hashable {
+        package var bucket: String
+        package var key: String
         /// Absolute path of the destination file.
-        public var destinationPath: String
+        package var destinationPath: String
         /// Absolute path of the temporary file for a fresh download (a resumed one uses the recorded path).
-        public var tempFilePath: String
+        package var tempFilePath: String
         /// The range the caller asked for; `nil` = the whole object.
-        public var requestedRange: OSSRequestedRange?
-        public var requestedPartSize: Int64
-        public var crcMode: OSSCRCMode
-        public var onObjectChanged: ObjectChangedPolicy
+        package var requestedRange: OSSRequestedRange?
+        package var requestedPartSize: Int64
+        package var crcMode: OSSCRCMode
+        package var onObjectChanged: ObjectChangedPolicy
         /// Whether a record is kept (a record directory was given).
-        public var persistsRecord: Bool
+        package var persistsRecord: Bool
 
-        public init(
+        package init(
             bucket: String,
             key: String,
             destinationPath: String,
@@ -47,7 +47,7 @@ extension OSSDownloadStateMachine {
     }
 
     /// Something that happened, fed to ``OSSDownloadStateMachine/handle(_:)``.
-    public enum Event: Sendable, Hashable {
+    package enum Event: Sendable, Hashable {
         /// Begin: the record as loaded (or not), the object as HEAD sees it now, and the size of the recorded
         /// temporary file (`nil` when there is no record or the file is missing).
         case start(record: OSSRecordLoadResult<OSSDownloadRecord>, object: OSSObjectIdentity, recordedTempFileSize: Int64?)
@@ -71,10 +71,10 @@ extension OSSDownloadStateMachine {
     }
 
     /// Why the download stopped without a file.
-    public typealias Failure = OSSTransferFailure
+    package typealias Failure = OSSTransferFailure
 
     /// An effect the engine must perform, in order.
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         /// Create (or truncate) the temporary file and size it to `length`.
         case prepareTempFile(path: String, length: Int64)
         /// Remove a temporary file (missing is fine).

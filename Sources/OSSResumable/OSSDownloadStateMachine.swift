@@ -13,14 +13,14 @@ import OSSCRC64
 /// Byte-granular resume: a part in flight reports checkpoints (``Event/partProgressed(number:bytes:crc64:)``), each
 /// recorded as the part's written prefix with its CRC-64 (``OSSDownloadRecord/PartialPart``). A resume fetches
 /// such a part from its first missing byte and combines the prefix's CRC with the rest's.
-public struct OSSDownloadStateMachine: Sendable {
+package struct OSSDownloadStateMachine: Sendable {
     enum Phase: Sendable, Hashable { case idle, downloading, heading, done }
 
-    public let configuration: Configuration
+    package let configuration: Configuration
     var phase: Phase = .idle
-    public private(set) var object: OSSObjectIdentity?
-    public private(set) var plan: OSSPartPlan?
-    public private(set) var tempFilePath: String
+    package private(set) var object: OSSObjectIdentity?
+    package private(set) var plan: OSSPartPlan?
+    package private(set) var tempFilePath: String
     var completed: [Int: OSSDownloadRecord.CompletedPart] = [:]
     /// The written prefix of parts in flight, as far as checkpoints (or the loaded record) say.
     var partial: [Int: OSSDownloadRecord.PartialPart] = [:]
@@ -29,23 +29,23 @@ public struct OSSDownloadStateMachine: Sendable {
     var bases: [Int: OSSDownloadRecord.PartialPart] = [:]
     var outstanding: Set<Int> = []
     var restarts = 0
-    public private(set) var reportedBytes: Int64 = 0
-    public private(set) var resumedBytes: Int64 = 0
+    package private(set) var reportedBytes: Int64 = 0
+    package private(set) var resumedBytes: Int64 = 0
 
-    public init(configuration: Configuration) {
+    package init(configuration: Configuration) {
         self.configuration = configuration
         self.tempFilePath = configuration.tempFilePath
     }
 
-    public var isFinished: Bool { phase == .done }
+    package var isFinished: Bool { phase == .done }
 
     /// The bytes of the completed parts plus the prefixes the parts being fetched started from.
-    public var receivedBytes: Int64 {
+    package var receivedBytes: Int64 {
         completed.values.reduce(0) { $0 + $1.length } + bases.values.reduce(0) { $0 + $1.bytes }
     }
 
     /// The record for the current state, once planned.
-    public var record: OSSDownloadRecord? {
+    package var record: OSSDownloadRecord? {
         guard let object, let plan else { return nil }
         return OSSDownloadRecord(
             bucket: configuration.bucket,
@@ -63,7 +63,7 @@ public struct OSSDownloadStateMachine: Sendable {
     }
 
     /// Feeds one event and returns the actions to perform, in order.
-    public mutating func handle(_ event: Event) -> [Action] {
+    package mutating func handle(_ event: Event) -> [Action] {
         if phase == .done { return [] }
         switch event {
         case .start(let record, let object, let tempSize):
@@ -238,7 +238,7 @@ public struct OSSDownloadStateMachine: Sendable {
     }
 
     /// The combined CRC-64 of the completed parts in order.
-    public var combinedCRC64: UInt64 {
+    package var combinedCRC64: UInt64 {
         CRC64.combine(parts: completed.values.sorted { $0.number < $1.number }.map { ($0.crc64, UInt64($0.length)) })
     }
 

@@ -20,9 +20,9 @@ import Darwin
 ///
 /// These calls block: callers in async code run them off Swift's cooperative pool (see the SDK's
 /// `OSSBlockingIO`, or NIO's `withUnsafeDescriptor`, which runs on NIO's thread pool).
-public enum OSSDurableFile {
+package enum OSSDurableFile {
     /// Flushes the data and metadata of the open file `fd` to stable storage. Returns `errno` on failure.
-    public static func sync(fd: Int32) -> Int32? {
+    package static func sync(fd: Int32) -> Int32? {
         #if canImport(Darwin)
         while true {
             if fcntl(fd, F_FULLFSYNC) != -1 { return nil }
@@ -45,7 +45,7 @@ public enum OSSDurableFile {
     /// pages and lets the cache drop them once written; a no-op elsewhere). A later ``sync(fd:)`` then finds little
     /// left to write: a download that syncs its temporary file before every record keeps each sync short instead of
     /// flushing everything since the last one. Advisory: failures are ignored.
-    public static func startWriteback(fd: Int32, offset: Int64, length: Int64) {
+    package static func startWriteback(fd: Int32, offset: Int64, length: Int64) {
         #if os(Linux)
         guard length > 0 else { return }
         _ = posix_fadvise(fd, off_t(offset), off_t(length), POSIX_FADV_DONTNEED)
@@ -54,7 +54,7 @@ public enum OSSDurableFile {
 
     /// Syncs the regular file at `path` (opened read-only: a sync applies to the file, whichever descriptor
     /// wrote it). Returns `errno` on failure.
-    public static func sync(path: String) -> Int32? {
+    package static func sync(path: String) -> Int32? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return errno }
         defer { POSIXFile.close(fd) }
@@ -63,7 +63,7 @@ public enum OSSDurableFile {
 
     /// Syncs the directory at `path`, so that a rename, creation or removal inside it is durable. Some file
     /// systems refuse to sync directories (`EINVAL`): the change is then as durable as that file system makes it.
-    public static func syncDirectory(_ path: String) -> Int32? {
+    package static func syncDirectory(_ path: String) -> Int32? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return errno }
         defer { POSIXFile.close(fd) }
@@ -74,7 +74,7 @@ public enum OSSDurableFile {
     /// Renames `from` over `to` atomically, then syncs the directory of `to`.
     ///
     /// - Throws: `fileCantWrite` naming the path that failed (`to` for the rename, its directory for the sync).
-    public static func rename(_ from: String, to: String) throws(OSSResumableError) {
+    package static func rename(_ from: String, to: String) throws(OSSResumableError) {
         if let code = POSIXFile.rename(from, to) { throw .fileCantWrite(path: to, errno: code) }
         let directory = parentDirectory(of: to)
         if let code = syncDirectory(directory) { throw .fileCantWrite(path: directory, errno: code) }
@@ -86,7 +86,7 @@ public enum OSSDurableFile {
     /// the final directory sync failed).
     ///
     /// - Throws: `fileCantWrite` naming the path that failed.
-    public static func write(_ bytes: [UInt8], to path: String, temporaryPath: String) throws(OSSResumableError) {
+    package static func write(_ bytes: [UInt8], to path: String, temporaryPath: String) throws(OSSResumableError) {
         let fd: Int32
         switch POSIXFile.createExclusive(temporaryPath) {
         case .success(let opened): fd = opened
@@ -105,7 +105,7 @@ public enum OSSDurableFile {
     }
 
     /// The directory part of `path` (`/` for a file at the root, `.` for a bare name).
-    public static func parentDirectory(of path: String) -> String {
+    package static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         let parent = String(path[..<slash])
         return parent.isEmpty ? "/" : parent

@@ -5,14 +5,14 @@ import OSSCRC64
 /// It catches the common in-place edits that keep size and modification time (a `touch -d` afterwards, a
 /// restored backup, a copy over the original) without reading the whole file. Blocks never overlap and never
 /// exceed the file; a file no larger than the sampled total is fingerprinted whole.
-public struct OSSFileFingerprint: Sendable, Hashable, Codable {
+package struct OSSFileFingerprint: Sendable, Hashable, Codable {
     /// One sampled block.
-    public struct Sample: Sendable, Hashable, Codable {
-        public let offset: Int64
-        public let length: Int64
-        public let crc64: UInt64
+    package struct Sample: Sendable, Hashable, Codable {
+        package let offset: Int64
+        package let length: Int64
+        package let crc64: UInt64
 
-        public init(offset: Int64, length: Int64, crc64: UInt64) {
+        package init(offset: Int64, length: Int64, crc64: UInt64) {
             self.offset = offset
             self.length = length
             self.crc64 = crc64
@@ -20,18 +20,18 @@ public struct OSSFileFingerprint: Sendable, Hashable, Codable {
     }
 
     /// The default block size: 64 KiB.
-    public static let defaultBlockSize: Int64 = 64 * 1024
+    package static let defaultBlockSize: Int64 = 64 * 1024
 
     /// The samples, in offset order.
-    public let samples: [Sample]
+    package let samples: [Sample]
 
-    public init(samples: [Sample]) {
+    package init(samples: [Sample]) {
         self.samples = samples
     }
 
     /// The blocks sampled from a file of `size` bytes: start, middle and end, `blockSize` each, merged when they
     /// would overlap.
-    public static func sampleRanges(fileSize size: Int64, blockSize: Int64 = defaultBlockSize) -> [OSSByteRange] {
+    package static func sampleRanges(fileSize size: Int64, blockSize: Int64 = defaultBlockSize) -> [OSSByteRange] {
         guard size > 0, blockSize > 0 else { return [] }
         if size <= 3 * blockSize { return [OSSByteRange(unchecked: 0, size)] }
         let middle = size / 2 - blockSize / 2

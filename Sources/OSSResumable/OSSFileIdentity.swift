@@ -2,16 +2,16 @@
 /// inode and device (where the platform has them) and a sampled content fingerprint.
 ///
 /// ``changes(from:)`` lists every difference, so the error for a changed file can say exactly what changed.
-public struct OSSFileIdentity: Sendable, Hashable, Codable {
+package struct OSSFileIdentity: Sendable, Hashable, Codable {
     /// One way in which a file differs from its recorded identity.
-    public enum Change: Sendable, Hashable, Codable, CustomStringConvertible {
+    package enum Change: Sendable, Hashable, Codable, CustomStringConvertible {
         case size(recorded: Int64, current: Int64)
         case modificationTime(recordedNanoseconds: Int64, currentNanoseconds: Int64)
         case inode(recorded: UInt64, current: UInt64)
         case device(recorded: UInt64, current: UInt64)
         case content
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .size(let recorded, let current): "size \(recorded) → \(current)"
             case .modificationTime(let recorded, let current): "modification time \(recorded) ns → \(current) ns"
@@ -23,17 +23,17 @@ public struct OSSFileIdentity: Sendable, Hashable, Codable {
     }
 
     /// File size in bytes.
-    public let size: Int64
+    package let size: Int64
     /// Modification time as nanoseconds since 1970-01-01T00:00:00Z.
-    public let modificationTimeNanoseconds: Int64
+    package let modificationTimeNanoseconds: Int64
     /// The inode number, when the platform reports one.
-    public let inode: UInt64?
+    package let inode: UInt64?
     /// The device number, when the platform reports one.
-    public let device: UInt64?
+    package let device: UInt64?
     /// CRCs of sampled blocks.
-    public let fingerprint: OSSFileFingerprint
+    package let fingerprint: OSSFileFingerprint
 
-    public init(
+    package init(
         size: Int64,
         modificationTimeNanoseconds: Int64,
         inode: UInt64?,
@@ -50,7 +50,7 @@ public struct OSSFileIdentity: Sendable, Hashable, Codable {
     /// Inspects the regular file at `path` and reads its sampled blocks.
     ///
     /// Throws `fileCantRead` if the file is missing, unreadable or not a regular file.
-    public static func capture(path: String, blockSize: Int64 = OSSFileFingerprint.defaultBlockSize) throws(OSSResumableError)
+    package static func capture(path: String, blockSize: Int64 = OSSFileFingerprint.defaultBlockSize) throws(OSSResumableError)
         -> OSSFileIdentity
     {
         let fd: Int32
@@ -79,7 +79,7 @@ public struct OSSFileIdentity: Sendable, Hashable, Codable {
 
     /// This identity without inode and device numbers, which change when a file is restored or copied to a
     /// new container although its bytes, size and modification time did not.
-    public var withoutFileSystemIdentity: OSSFileIdentity {
+    package var withoutFileSystemIdentity: OSSFileIdentity {
         OSSFileIdentity(
             size: size, modificationTimeNanoseconds: modificationTimeNanoseconds, inode: nil, device: nil,
             fingerprint: fingerprint)
@@ -87,7 +87,7 @@ public struct OSSFileIdentity: Sendable, Hashable, Codable {
 
     /// Every difference between `recorded` (the identity stored in a record) and `self` (the file now).
     /// Inode and device are compared only when both sides know them. An empty result means "unchanged".
-    public func changes(from recorded: OSSFileIdentity) -> [Change] {
+    package func changes(from recorded: OSSFileIdentity) -> [Change] {
         var changes: [Change] = []
         if recorded.size != size { changes.append(.size(recorded: recorded.size, current: size)) }
         if recorded.modificationTimeNanoseconds != modificationTimeNanoseconds {

@@ -1,14 +1,14 @@
 /// What a remote object looked like (from HEAD): the fields that change when the object is replaced.
-public struct OSSObjectIdentity: Sendable, Hashable, Codable {
+package struct OSSObjectIdentity: Sendable, Hashable, Codable {
     /// The ETag as the server sent it (quotes kept).
-    public let etag: String
-    public let size: Int64
+    package let etag: String
+    package let size: Int64
     /// The `Last-Modified` header text, compared verbatim.
-    public let lastModified: String?
+    package let lastModified: String?
     /// The whole object's CRC-64 (`x-oss-hash-crc64ecma`), when the server sent one.
-    public let crc64: UInt64?
+    package let crc64: UInt64?
 
-    public init(etag: String, size: Int64, lastModified: String?, crc64: UInt64?) {
+    package init(etag: String, size: Int64, lastModified: String?, crc64: UInt64?) {
         self.etag = etag
         self.size = size
         self.lastModified = lastModified
@@ -16,10 +16,10 @@ public struct OSSObjectIdentity: Sendable, Hashable, Codable {
     }
 
     /// The ETag without surrounding quotes, upper-cased: the form to compare and to send in `If-Match`.
-    public var normalizedETag: String { OSSObjectIdentity.normalize(etag: etag) }
+    package var normalizedETag: String { OSSObjectIdentity.normalize(etag: etag) }
 
     /// Strips surrounding quotes (and a `W/` prefix) and upper-cases an ETag.
-    public static func normalize(etag: String) -> String {
+    package static func normalize(etag: String) -> String {
         var text = Substring(etag)
         if text.hasPrefix("W/") { text = text.dropFirst(2) }
         if text.count >= 2, text.first == "\"", text.last == "\"" { text = text.dropFirst().dropLast() }
@@ -27,7 +27,7 @@ public struct OSSObjectIdentity: Sendable, Hashable, Codable {
     }
 
     /// Human-readable differences between `recorded` and `self`; empty when the object is the same.
-    public func differences(from recorded: OSSObjectIdentity) -> [String] {
+    package func differences(from recorded: OSSObjectIdentity) -> [String] {
         var result: [String] = []
         if recorded.normalizedETag != normalizedETag { result.append("ETag \(recorded.etag) → \(etag)") }
         if recorded.size != size { result.append("size \(recorded.size) → \(size)") }

@@ -4,19 +4,19 @@
 /// would need more than the maximum number of parts (as oss2's `determine_part_size` does), so the same inputs
 /// always give the same plan. An empty span is planned as **one empty part** for uploads (OSS completes a
 /// multipart upload of one empty part into an empty object) and as **no parts** for downloads (nothing to fetch).
-public struct OSSPartPlan: Sendable, Hashable {
+package struct OSSPartPlan: Sendable, Hashable {
     /// The bounds a plan must respect.
-    public struct Limits: Sendable, Hashable {
+    package struct Limits: Sendable, Hashable {
         /// The smallest part size (except for the last part).
-        public var minimumPartSize: Int64
+        package var minimumPartSize: Int64
         /// The largest part size.
-        public var maximumPartSize: Int64
+        package var maximumPartSize: Int64
         /// The most parts a plan may have.
-        public var maximumPartCount: Int64
+        package var maximumPartCount: Int64
         /// Whether an empty span becomes one empty part (uploads) or no parts (downloads).
-        public var emptySpanHasOnePart: Bool
+        package var emptySpanHasOnePart: Bool
 
-        public init(minimumPartSize: Int64, maximumPartSize: Int64, maximumPartCount: Int64, emptySpanHasOnePart: Bool) {
+        package init(minimumPartSize: Int64, maximumPartSize: Int64, maximumPartCount: Int64, emptySpanHasOnePart: Bool) {
             self.minimumPartSize = minimumPartSize
             self.maximumPartSize = maximumPartSize
             self.maximumPartCount = maximumPartCount
@@ -24,7 +24,7 @@ public struct OSSPartPlan: Sendable, Hashable {
         }
 
         /// OSS multipart upload: parts of 100 KB (102,400 bytes) to 5 GiB, at most 10,000 of them.
-        public static let upload = Limits(
+        package static let upload = Limits(
             minimumPartSize: 102_400,
             maximumPartSize: 5 * 1024 * 1024 * 1024,
             maximumPartCount: 10_000,
@@ -32,7 +32,7 @@ public struct OSSPartPlan: Sendable, Hashable {
         )
 
         /// Parallel ranged download: parts of 64 KiB to 5 GiB, at most 100,000 of them (oss2's download limit).
-        public static let download = Limits(
+        package static let download = Limits(
             minimumPartSize: 64 * 1024,
             maximumPartSize: 5 * 1024 * 1024 * 1024,
             maximumPartCount: 100_000,
@@ -41,24 +41,24 @@ public struct OSSPartPlan: Sendable, Hashable {
     }
 
     /// The span being cut: `[0, fileSize)` for uploads, the object range for downloads.
-    public let span: OSSByteRange
+    package let span: OSSByteRange
     /// The size of every part but the last.
-    public let partSize: Int64
+    package let partSize: Int64
     /// The number of parts.
-    public let partCount: Int
+    package let partCount: Int
 
     /// Plans an upload of a file of `fileSize` bytes with the caller's preferred part size.
-    public static func upload(fileSize: Int64, preferredPartSize: Int64) throws(OSSResumableError) -> OSSPartPlan {
+    package static func upload(fileSize: Int64, preferredPartSize: Int64) throws(OSSResumableError) -> OSSPartPlan {
         try OSSPartPlan(span: OSSByteRange(start: 0, length: fileSize), preferredPartSize: preferredPartSize, limits: .upload)
     }
 
     /// Plans a download of `range` (of the object) with the caller's preferred part size.
-    public static func download(range: OSSByteRange, preferredPartSize: Int64) throws(OSSResumableError) -> OSSPartPlan {
+    package static func download(range: OSSByteRange, preferredPartSize: Int64) throws(OSSResumableError) -> OSSPartPlan {
         try OSSPartPlan(span: range, preferredPartSize: preferredPartSize, limits: .download)
     }
 
     /// Plans `span` with `preferredPartSize`, growing the part size as needed to fit `limits`.
-    public init(span: OSSByteRange, preferredPartSize: Int64, limits: Limits) throws(OSSResumableError) {
+    package init(span: OSSByteRange, preferredPartSize: Int64, limits: Limits) throws(OSSResumableError) {
         guard preferredPartSize > 0 else {
             throw .invalidArgument("part size \(preferredPartSize) must be positive")
         }
@@ -88,7 +88,7 @@ public struct OSSPartPlan: Sendable, Hashable {
     }
 
     /// Rebuilds a plan recorded earlier with a known (already grown) part size, checking it against `limits`.
-    public init(span: OSSByteRange, recordedPartSize: Int64, limits: Limits) throws(OSSResumableError) {
+    package init(span: OSSByteRange, recordedPartSize: Int64, limits: Limits) throws(OSSResumableError) {
         guard recordedPartSize >= limits.minimumPartSize, recordedPartSize <= limits.maximumPartSize else {
             throw .invalidArgument("recorded part size \(recordedPartSize) is outside the allowed bounds")
         }
@@ -106,10 +106,10 @@ public struct OSSPartPlan: Sendable, Hashable {
     }
 
     /// The total number of bytes in all parts.
-    public var totalLength: Int64 { span.length }
+    package var totalLength: Int64 { span.length }
 
     /// The part with 1-based `number`, or `nil` if the plan has no such part.
-    public func part(number: Int) -> OSSPart? {
+    package func part(number: Int) -> OSSPart? {
         guard number >= 1, number <= partCount else { return nil }
         let index = Int64(number - 1)
         let offset = span.start + index * partSize
@@ -118,7 +118,7 @@ public struct OSSPartPlan: Sendable, Hashable {
     }
 
     /// All parts, in order.
-    public var parts: [OSSPart] {
+    package var parts: [OSSPart] {
         (0..<partCount).compactMap { part(number: $0 + 1) }
     }
 }

@@ -16,20 +16,20 @@ import Darwin
 /// The copy is written to `destination + ".tmp"` (its name shortened to fit NAME_MAX when `destination`'s is long:
 /// ``OSSDerivedFileName``), synced and renamed into place, so `destination` is either absent or complete.
 /// Blocking: run it off Swift's cooperative pool.
-public enum OSSPartSliceCopy {
-    public struct Digest: Sendable, Hashable {
-        public var crc64: UInt64
+package enum OSSPartSliceCopy {
+    package struct Digest: Sendable, Hashable {
+        package var crc64: UInt64
         /// Base64 MD5, as `Content-MD5` wants it.
-        public var contentMD5: String
+        package var contentMD5: String
     }
 
     /// The chunk read and written at a time.
-    public static let chunkSize = 1 << 20
+    package static let chunkSize = 1 << 20
 
     /// Copies `length` bytes at `offset` of `source` to `destination`.
     ///
     /// - Throws: `fileCantRead` when the source is shorter or unreadable, `fileCantWrite` when the copy fails.
-    public static func copy(source: String, offset: Int64, length: Int64, to destination: String) throws(OSSResumableError)
+    package static func copy(source: String, offset: Int64, length: Int64, to destination: String) throws(OSSResumableError)
         -> Digest
     {
         let input: Int32

@@ -10,9 +10,9 @@ import Darwin
 
 /// Writes a downloaded range (a file of its own) into the transfer's temporary file at its offset, returning the
 /// CRC-64 of the bytes written, then syncs the temporary file. Memory stays at one chunk. Blocking.
-public enum OSSRangePlacement {
+package enum OSSRangePlacement {
     /// Creates (or keeps) the temporary file at `path` with `size` bytes (sparse).
-    public static func prepare(path: String, size: Int64) throws(OSSResumableError) {
+    package static func prepare(path: String, size: Int64) throws(OSSResumableError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .fileCantWrite(path: path, errno: errno) }
         defer { POSIXFile.close(fd) }
@@ -21,7 +21,7 @@ public enum OSSRangePlacement {
     }
 
     /// Copies all of `source` (which must hold `length` bytes) into `destination` at `offset`, synced.
-    public static func place(source: String, length: Int64, into destination: String, at offset: Int64) throws(OSSResumableError)
+    package static func place(source: String, length: Int64, into destination: String, at offset: Int64) throws(OSSResumableError)
         -> UInt64
     {
         let input: Int32

@@ -18,15 +18,15 @@ import Foundation
 /// Decoding never traps, whatever the bytes: everything that is not a valid record of the expected kind becomes
 /// one of `recordCorrupt`, `recordWrongMagic`, `recordUnsupportedVersion`, `recordChecksumMismatch` or
 /// `recordForeign`.
-public enum OSSRecordCodec {
+package enum OSSRecordCodec {
     /// The magic value of the envelope.
-    public static let magic = "aliyun-oss-swift/resumable-record"
+    package static let magic = "aliyun-oss-swift/resumable-record"
     /// The envelope format this code writes.
-    public static let envelopeVersion = 2
+    package static let envelopeVersion = 2
     /// The envelope formats this code reads.
-    public static let readableEnvelopeVersions = 1...2
+    package static let readableEnvelopeVersions = 1...2
     /// Records larger than this are refused unread (a 100,000-part download record is about 10 MiB).
-    public static let maximumRecordSize = 64 * 1024 * 1024
+    package static let maximumRecordSize = 64 * 1024 * 1024
 
     private struct Header: Decodable {
         var magic: String?
@@ -42,7 +42,7 @@ public enum OSSRecordCodec {
     }
 
     /// The envelope bytes for `record`.
-    public static func encode<Record: OSSTransferRecord>(_ record: Record) throws(OSSResumableError) -> [UInt8] {
+    package static func encode<Record: OSSTransferRecord>(_ record: Record) throws(OSSResumableError) -> [UInt8] {
         let canonical: [UInt8]
         do {
             canonical = try OSSCanonicalEncoder.encode(record)
@@ -60,7 +60,7 @@ public enum OSSRecordCodec {
     }
 
     /// Decodes and checks a record of type `Record` from `bytes`.
-    public static func decode<Record: OSSTransferRecord>(_ type: Record.Type, from bytes: [UInt8]) throws(OSSResumableError)
+    package static func decode<Record: OSSTransferRecord>(_ type: Record.Type, from bytes: [UInt8]) throws(OSSResumableError)
         -> Record
     {
         guard !bytes.isEmpty else { throw .recordCorrupt("empty record") }

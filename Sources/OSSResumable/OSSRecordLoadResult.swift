@@ -1,5 +1,5 @@
 /// The outcome of loading a record for resuming.
-public enum OSSRecordLoadResult<Record: OSSTransferRecord>: Sendable, Hashable {
+package enum OSSRecordLoadResult<Record: OSSTransferRecord>: Sendable, Hashable {
     /// No record: start fresh.
     case none
     /// A well-formed record (it may still belong to another transfer or describe a changed file).

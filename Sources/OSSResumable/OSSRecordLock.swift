@@ -16,9 +16,9 @@
 /// unlink by X's holder (A, who has not released it) — so while A holds X, `path` names X, and any other acquirer
 /// either fails on X's lock or locks a file that `path` does not name, which rule 2 refuses. Nothing else in the
 /// SDK removes lock files (the record directory and the sweeper leave them to this type).
-public final class OSSRecordLock: Sendable {
+package final class OSSRecordLock: Sendable {
     /// The lock file.
-    public let path: String
+    package let path: String
     private let fd: Int32
     private let identity: FileID
 
@@ -37,7 +37,7 @@ public final class OSSRecordLock: Sendable {
     ///
     /// - Throws: `recordLocked` when it is held elsewhere (in this process or another); `fileCantWrite` when the
     ///   lock file cannot be created or locked.
-    public static func acquire(path: String) throws(OSSResumableError) -> OSSRecordLock {
+    package static func acquire(path: String) throws(OSSResumableError) -> OSSRecordLock {
         // Each retry means the holder released and removed the file between our open and our flock: a live
         // competitor, never a loop without progress.
         for _ in 0..<64 {

@@ -18,15 +18,15 @@ import Foundation
 /// directory is written and synced (`F_FULLFSYNC` on Darwin), renamed over the record, and the directory is
 /// synced. A reader therefore sees the old record or the new one, never a mix; the envelope checksum catches
 /// anything else (a torn write on a file system without these guarantees, an edit).
-public struct OSSRecordStore: Sendable {
+package struct OSSRecordStore: Sendable {
     /// The directory holding the records (absolute, standardised).
-    public let directoryPath: String
+    package let directoryPath: String
     /// The directory the records' local paths are stored relative to, if any.
-    public let baseDirectory: OSSBaseDirectory?
+    package let baseDirectory: OSSBaseDirectory?
 
     /// A store over `directoryPath` (created on first write). With `baseDirectory`, a relative `directoryPath`
     /// is taken from it, and records store their local paths relative to it.
-    public init(directoryPath: String, baseDirectory: OSSBaseDirectory? = nil) {
+    package init(directoryPath: String, baseDirectory: OSSBaseDirectory? = nil) {
         if let baseDirectory, OSSBaseDirectory.isRelative(directoryPath) {
             self.directoryPath = OSSRecordStore.absolutePath(baseDirectory.resolve(directoryPath))
         } else {
@@ -37,7 +37,7 @@ public struct OSSRecordStore: Sendable {
 
     /// The file name of the record of an upload. `filePath` is the stored form: relative to the transfer's base
     /// directory, or absolute (then standardised with symbolic links resolved).
-    public static func uploadRecordName(
+    package static func uploadRecordName(
         filePath: String,
         bucket: String,
         key: String,
@@ -53,7 +53,7 @@ public struct OSSRecordStore: Sendable {
     }
 
     /// The file name of the record of a download. `destinationPath` is the stored form, as for uploads.
-    public static func downloadRecordName(
+    package static func downloadRecordName(
         bucket: String,
         key: String,
         requestedRange: OSSRequestedRange?,
@@ -64,7 +64,7 @@ public struct OSSRecordStore: Sendable {
     }
 
     /// An absolute, standardised path with symbolic links resolved where they exist.
-    public static func absolutePath(_ path: String) -> String {
+    package static func absolutePath(_ path: String) -> String {
         URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
     }
 
@@ -85,25 +85,25 @@ public struct OSSRecordStore: Sendable {
     }
 
     /// The full path of the record called `name`.
-    public func recordPath(name: String) -> String { directoryPath + "/" + name }
+    package func recordPath(name: String) -> String { directoryPath + "/" + name }
 
     /// The full path of the lock file of the record called `name`.
-    public func lockPath(name: String) -> String { recordPath(name: name) + ".lock" }
+    package func lockPath(name: String) -> String { recordPath(name: name) + ".lock" }
 
     /// The full path of the checkpoint journal of the record called `name` (``OSSDownloadJournal``), removed with it.
-    public func journalPath(name: String) -> String { recordPath(name: name) + ".journal" }
+    package func journalPath(name: String) -> String { recordPath(name: name) + ".journal" }
 
     /// Loads the record called `name`, its paths resolved against the base directory: `nil` if there is none;
     /// a record error (`recordCorrupt`, `recordChecksumMismatch`...) if it is unusable;
     /// `recordNeedsBaseDirectory` if it holds relative paths and this store has no base directory; `fileCantRead`
     /// if it cannot be read.
-    public func load<Record: OSSTransferRecord>(_ type: Record.Type, name: String) throws(OSSResumableError) -> Record? {
+    package func load<Record: OSSTransferRecord>(_ type: Record.Type, name: String) throws(OSSResumableError) -> Record? {
         try loadStored(type, name: name)?.resolved(against: baseDirectory)
     }
 
     /// Loads the record called `name` as it is stored: its local paths relative to its base directory when it
     /// was written with one. For what does not need the paths (the upload ids a directory knows of).
-    public func loadStored<Record: OSSTransferRecord>(_ type: Record.Type, name: String) throws(OSSResumableError) -> Record? {
+    package func loadStored<Record: OSSTransferRecord>(_ type: Record.Type, name: String) throws(OSSResumableError) -> Record? {
         let path = recordPath(name: name)
         let fd: Int32
         switch POSIXFile.openForReading(path) {
@@ -128,7 +128,7 @@ public struct OSSRecordStore: Sendable {
     }
 
     /// Like ``load(_:name:)`` but folds record problems into the result, which is what a resuming engine wants.
-    public func loadResult<Record: OSSTransferRecord>(_ type: Record.Type, name: String) -> OSSRecordLoadResult<Record> {
+    package func loadResult<Record: OSSTransferRecord>(_ type: Record.Type, name: String) -> OSSRecordLoadResult<Record> {
         do {
             guard let record = try load(type, name: name) else { return .none }
             return .loaded(record)
@@ -139,7 +139,7 @@ public struct OSSRecordStore: Sendable {
 
     /// Writes `record` as `name` atomically and durably (temporary file, sync, rename, directory sync), its local
     /// paths inside the base directory made relative.
-    public func save<Record: OSSTransferRecord>(_ record: Record, name: String) throws(OSSResumableError) {
+    package func save<Record: OSSTransferRecord>(_ record: Record, name: String) throws(OSSResumableError) {
         let bytes = try OSSRecordCodec.encode(baseDirectory.map(record.relativized(to:)) ?? record)
         if let code = POSIXFile.makeDirectories(directoryPath) {
             throw .fileCantWrite(path: directoryPath, errno: code)
@@ -150,7 +150,7 @@ public struct OSSRecordStore: Sendable {
 
     /// Removes the record called `name` (a missing record is fine), and any temporary file a save of it left
     /// behind, and makes the removal durable.
-    public func delete(name: String) throws(OSSResumableError) {
+    package func delete(name: String) throws(OSSResumableError) {
         let path = recordPath(name: name)
         if let code = POSIXFile.remove(path) { throw .fileCantWrite(path: path, errno: code) }
         _ = POSIXFile.remove(journalPath(name: name))
@@ -162,7 +162,7 @@ public struct OSSRecordStore: Sendable {
 
     /// Takes the exclusive lock of the record called `name` (creating the directory if needed), or throws
     /// `recordLocked` when another process holds it. Keep the returned object alive while working on the record.
-    public func lock(name: String) throws(OSSResumableError) -> OSSRecordLock {
+    package func lock(name: String) throws(OSSResumableError) -> OSSRecordLock {
         if let code = POSIXFile.makeDirectories(directoryPath) {
             throw .fileCantWrite(path: directoryPath, errno: code)
         }

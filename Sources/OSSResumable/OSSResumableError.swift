@@ -7,7 +7,7 @@ import Foundation
 /// Record decoding failures (``recordCorrupt(_:)``, ``recordWrongMagic``, ``recordUnsupportedVersion(_:)``,
 /// ``recordChecksumMismatch``, ``recordForeign(_:)``) never reach the user of a resumable upload: the engines
 /// log them and start fresh.
-public enum OSSResumableError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum OSSResumableError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A caller-supplied value is out of range (part size, range, part count...).
     case invalidArgument(String)
     /// The record bytes are not a record at all: not JSON, truncated, missing or ill-typed fields, or values that
@@ -45,7 +45,7 @@ public enum OSSResumableError: Error, Sendable, Hashable, CustomStringConvertibl
     /// An event arrived that the state machine cannot accept in its current state (a bug in the caller).
     case invalidState(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidArgument(let message): "invalid argument: \(message)"
         case .recordCorrupt(let message): "record corrupt: \(message)"
@@ -74,7 +74,7 @@ public enum OSSResumableError: Error, Sendable, Hashable, CustomStringConvertibl
 
     /// Whether this is a problem with a stored record (as opposed to the transfer itself). Engines treat such
     /// records as absent, log a warning and start fresh.
-    public var isRecordProblem: Bool {
+    package var isRecordProblem: Bool {
         switch self {
         case .recordCorrupt, .recordWrongMagic, .recordUnsupportedVersion, .recordChecksumMismatch, .recordForeign:
             true
@@ -86,5 +86,5 @@ public enum OSSResumableError: Error, Sendable, Hashable, CustomStringConvertibl
 
 extension OSSResumableError: LocalizedError {
     /// The ``description``, so that `localizedDescription` says what happened.
-    public var errorDescription: String? { description }
+    package var errorDescription: String? { description }
 }

@@ -1,6 +1,6 @@
 /// Why a resumable transfer stopped without its result (``OSSUploadStateMachine/Failure``,
 /// ``OSSDownloadStateMachine/Failure``).
-public enum OSSTransferFailure: Sendable, Hashable {
+package enum OSSTransferFailure: Sendable, Hashable {
     /// Cancelled by the user: throw `taskCancelled`.
     case cancelled
     /// Paused by the user: everything needed to resume was kept (the upload id, the temporary file, the

@@ -3,17 +3,17 @@
 /// It says which upload (`uploadId`) belongs to which local file, bucket, key, part size and CRC mode, what the
 /// file looked like when the upload began, and which parts the server has confirmed. It never holds credentials,
 /// signatures or tokens.
-public struct OSSUploadRecord: Sendable, Hashable, Codable {
+package struct OSSUploadRecord: Sendable, Hashable, Codable {
     /// A part the server confirmed with a 200 to UploadPart (or listed with the expected size).
-    public struct ConfirmedPart: Sendable, Hashable, Codable {
-        public let number: Int
-        public let size: Int64
+    package struct ConfirmedPart: Sendable, Hashable, Codable {
+        package let number: Int
+        package let size: Int64
         /// The part's CRC-64, when known.
-        public let crc64: UInt64?
+        package let crc64: UInt64?
         /// The ETag as the server sent it (quotes kept).
-        public let etag: String
+        package let etag: String
 
-        public init(number: Int, size: Int64, crc64: UInt64?, etag: String) {
+        package init(number: Int, size: Int64, crc64: UInt64?, etag: String) {
             self.number = number
             self.size = size
             self.crc64 = crc64
@@ -22,34 +22,34 @@ public struct OSSUploadRecord: Sendable, Hashable, Codable {
     }
 
     /// The payload format this code writes.
-    public static let currentVersion = 1
+    package static let currentVersion = 1
 
-    public var version: Int
-    public var kind: OSSRecordKind
-    public var bucket: String
-    public var key: String
+    package var version: Int
+    package var kind: OSSRecordKind
+    package var bucket: String
+    package var key: String
     /// The local file: an absolute path, or a path relative to the transfer's base directory (see
     /// ``OSSBaseDirectory``) as stored by a transfer that has one.
-    public var filePath: String
-    public var fileIdentity: OSSFileIdentity
+    package var filePath: String
+    package var fileIdentity: OSSFileIdentity
     /// The part size the caller asked for (part of the record's name).
-    public var requestedPartSize: Int64
+    package var requestedPartSize: Int64
     /// The effective part size (grown to fit 10,000 parts).
-    public var partSize: Int64
-    public var crcMode: OSSCRCMode
-    public var uploadId: String
+    package var partSize: Int64
+    package var crcMode: OSSCRCMode
+    package var uploadId: String
     /// Confirmed parts, sorted by number.
-    public var parts: [ConfirmedPart]
+    package var parts: [ConfirmedPart]
     /// The upload callback headers (`x-oss-callback`, `x-oss-callback-var`: Base64 JSON) to send with Complete,
     /// so a resumed or transfer-manager upload still sends the callback. Optional and absent from records without
     /// a callback, so older records and their checksums are unchanged. Never credentials.
-    public var callbackHeaders: [String: String]?
+    package var callbackHeaders: [String: String]?
     /// `true` for a sequential upload (initiated with `?sequential`): its parts must go one at a time, in order, so
     /// a resume (by a request that does not say it, e.g. the transfer manager's) keeps doing that. Absent for a
     /// parallel upload, so older records and their checksums are unchanged.
-    public var sequential: Bool?
+    package var sequential: Bool?
 
-    public init(
+    package init(
         bucket: String,
         key: String,
         filePath: String,
@@ -75,10 +75,10 @@ public struct OSSUploadRecord: Sendable, Hashable, Codable {
 }
 
 extension OSSUploadRecord: OSSTransferRecord {
-    public static var recordKind: OSSRecordKind { .upload }
+    package static var recordKind: OSSRecordKind { .upload }
 
     /// Checks that the values make sense (the checksum only proves they were not altered).
-    public func validate() throws(OSSResumableError) {
+    package func validate() throws(OSSResumableError) {
         guard kind == .upload else { throw .recordForeign("a \(kind.rawValue) record where an upload record was expected") }
         guard version == OSSUploadRecord.currentVersion else { throw .recordUnsupportedVersion(version) }
         guard !uploadId.isEmpty else { throw .recordCorrupt("empty upload id") }
@@ -96,7 +96,7 @@ extension OSSUploadRecord: OSSTransferRecord {
 }
 
 extension OSSUploadRecord {
-    public func relativized(to base: OSSBaseDirectory) -> OSSUploadRecord {
+    package func relativized(to base: OSSBaseDirectory) -> OSSUploadRecord {
         var record = self
         record.filePath = base.portable(filePath)
         if OSSBaseDirectory.isRelative(record.filePath) {
@@ -106,21 +106,21 @@ extension OSSUploadRecord {
         return record
     }
 
-    public func resolved(against base: OSSBaseDirectory?) throws(OSSResumableError) -> OSSUploadRecord {
+    package func resolved(against base: OSSBaseDirectory?) throws(OSSResumableError) -> OSSUploadRecord {
         var record = self
         record.filePath = try OSSBaseDirectory.resolve(filePath, against: base)
         return record
     }
 
     /// This record marked sequential, or not (the mark is then absent).
-    public func withSequential(_ sequential: Bool) -> OSSUploadRecord {
+    package func withSequential(_ sequential: Bool) -> OSSUploadRecord {
         var copy = self
         copy.sequential = sequential ? true : nil
         return copy
     }
 
     /// This record with `callbackHeaders` set (nil or empty removes them).
-    public func withCallbackHeaders(_ headers: [String: String]?) -> OSSUploadRecord {
+    package func withCallbackHeaders(_ headers: [String: String]?) -> OSSUploadRecord {
         var copy = self
         copy.callbackHeaders = (headers?.isEmpty ?? true) ? nil : headers
         return copy

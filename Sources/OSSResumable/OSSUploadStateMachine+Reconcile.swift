@@ -1,10 +1,10 @@
 extension OSSUploadStateMachine {
     /// The outcome of reconciling a record with ListParts.
-    public struct Reconciliation: Sendable, Hashable {
+    package struct Reconciliation: Sendable, Hashable {
         /// Parts the server has exactly as planned: not sent again.
-        public var reused: [OSSUploadRecord.ConfirmedPart]
+        package var reused: [OSSUploadRecord.ConfirmedPart]
         /// Parts to send (again).
-        public var resend: [OSSPart]
+        package var resend: [OSSPart]
     }
 
     /// Decides which planned parts can be reused. The server is the truth; a part is reused only when:
@@ -12,7 +12,7 @@ extension OSSUploadStateMachine {
     /// - if the record knows it too, with the recorded ETag, and with the recorded CRC-64 when both sides know one;
     /// - in CRC mode, a CRC-64 is known for it (from the record or the listing), so the final check covers it.
     /// Every other planned part is sent again. Listed parts outside the plan are ignored (Complete names its parts).
-    public static func reconcile(
+    package static func reconcile(
         plan: OSSPartPlan,
         recorded: [OSSUploadRecord.ConfirmedPart],
         server: [ServerPart],

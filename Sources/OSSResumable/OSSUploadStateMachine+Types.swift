@@ -1,24 +1,24 @@
 extension OSSUploadStateMachine {
     /// What the upload is about, and the policy knobs.
-    public struct Configuration: Sendable, Hashable {
-        public var bucket: String
-        public var key: String
+    package struct Configuration: Sendable, Hashable {
+        package var bucket: String
+        package var key: String
         /// Absolute path of the local file.
-        public var filePath: String
+        package var filePath: String
         /// The part size the caller asked for (grown automatically when the file needs more than 10,000 parts).
-        public var requestedPartSize: Int64
-        public var crcMode: OSSCRCMode
+        package var requestedPartSize: Int64
+        package var crcMode: OSSCRCMode
         /// On cancel: abort the multipart upload and delete the record (`true`), or keep both for a resume.
         /// Without a record, it also decides whether a failed upload is aborted.
-        public var deleteUploadIdOnCancelling: Bool
+        package var deleteUploadIdOnCancelling: Bool
         /// Whether a record is kept (a record directory was given).
-        public var persistsRecord: Bool
+        package var persistsRecord: Bool
         /// How often one part is sent when its CRC keeps disagreeing with the server's before giving up.
-        public var maximumPartAttempts: Int
+        package var maximumPartAttempts: Int
         /// How often the engine starts a new upload when the server says the current one is gone.
-        public var maximumUploadRestarts: Int
+        package var maximumUploadRestarts: Int
 
-        public init(
+        package init(
             bucket: String,
             key: String,
             filePath: String,
@@ -42,14 +42,14 @@ extension OSSUploadStateMachine {
     }
 
     /// A part as ListParts reports it.
-    public struct ServerPart: Sendable, Hashable {
-        public let number: Int
-        public let size: Int64
-        public let etag: String
+    package struct ServerPart: Sendable, Hashable {
+        package let number: Int
+        package let size: Int64
+        package let etag: String
         /// `<HashCrc64ecma>`, when the server lists it.
-        public let crc64: UInt64?
+        package let crc64: UInt64?
 
-        public init(number: Int, size: Int64, etag: String, crc64: UInt64?) {
+        package init(number: Int, size: Int64, etag: String, crc64: UInt64?) {
             self.number = number
             self.size = size
             self.etag = etag
@@ -58,18 +58,18 @@ extension OSSUploadStateMachine {
     }
 
     /// A part for the CompleteMultipartUpload body.
-    public struct CompletePart: Sendable, Hashable {
-        public let number: Int
-        public let etag: String
+    package struct CompletePart: Sendable, Hashable {
+        package let number: Int
+        package let etag: String
 
-        public init(number: Int, etag: String) {
+        package init(number: Int, etag: String) {
             self.number = number
             self.etag = etag
         }
     }
 
     /// Something that happened, fed to ``OSSUploadStateMachine/handle(_:)``.
-    public enum Event: Sendable, Hashable {
+    package enum Event: Sendable, Hashable {
         /// Begin: the record as loaded (or not) and the file as it is now.
         case start(record: OSSRecordLoadResult<OSSUploadRecord>, file: OSSFileIdentity)
         /// InitiateMultipartUpload answered.
@@ -98,10 +98,10 @@ extension OSSUploadStateMachine {
     }
 
     /// Why the upload stopped without an object.
-    public typealias Failure = OSSTransferFailure
+    package typealias Failure = OSSTransferFailure
 
     /// An effect the engine must perform, in order.
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         /// InitiateMultipartUpload; answer with ``Event/initiated(uploadId:)``.
         case initiateUpload
         /// ListParts (all pages); answer with ``Event/listedParts(_:)`` or ``Event/uploadNotFound``.

@@ -16,43 +16,43 @@ import OSSCRC64
 /// record (so the next call resumes), or, without a record, aborts when `deleteUploadIdOnCancelling` is set. `NoSuchUpload` starts a new upload (at most
 /// ``Configuration/maximumUploadRestarts`` times). Once the machine has emitted `fail` or `finish`, it ignores
 /// every further event.
-public struct OSSUploadStateMachine: Sendable {
+package struct OSSUploadStateMachine: Sendable {
     enum Phase: Sendable, Hashable {
         case idle, initiating, listing, uploading, recheckingFile, completing, checkingCompletedObject, done
     }
 
-    public let configuration: Configuration
+    package let configuration: Configuration
     var phase: Phase = .idle
     /// The identity of the file the upload belongs to.
-    public private(set) var fileIdentity: OSSFileIdentity?
-    public private(set) var plan: OSSPartPlan?
-    public private(set) var uploadId: String?
+    package private(set) var fileIdentity: OSSFileIdentity?
+    package private(set) var plan: OSSPartPlan?
+    package private(set) var uploadId: String?
     var confirmed: [Int: OSSUploadRecord.ConfirmedPart] = [:]
-    public private(set) var recordedParts: [OSSUploadRecord.ConfirmedPart] = []
+    package private(set) var recordedParts: [OSSUploadRecord.ConfirmedPart] = []
     var outstanding: Set<Int> = []
     var attempts: [Int: Int] = [:]
     var restarts = 0
     /// The highest total reported so far: progress never goes backwards, even after a restart.
-    public private(set) var reportedBytes: Int64 = 0
+    package private(set) var reportedBytes: Int64 = 0
     /// The bytes already on the server when the upload resumed (reused parts).
-    public internal(set) var resumedBytes: Int64 = 0
+    package internal(set) var resumedBytes: Int64 = 0
 
-    public init(configuration: Configuration) {
+    package init(configuration: Configuration) {
         self.configuration = configuration
     }
 
     /// Whether the machine has emitted `fail` or `finish`.
-    public var isFinished: Bool { phase == .done }
+    package var isFinished: Bool { phase == .done }
 
     /// The bytes confirmed by the server so far (reused parts included).
-    public var confirmedBytes: Int64 { confirmed.values.reduce(0) { $0 + $1.size } }
+    package var confirmedBytes: Int64 { confirmed.values.reduce(0) { $0 + $1.size } }
 
     /// The total bytes to upload, once planned.
-    public var totalBytes: Int64 { plan?.totalLength ?? 0 }
+    package var totalBytes: Int64 { plan?.totalLength ?? 0 }
 
     /// The record describing the current state, once an upload id exists. While a loaded record is being
     /// reconciled with ListParts, its parts are still the ones it recorded.
-    public var record: OSSUploadRecord? {
+    package var record: OSSUploadRecord? {
         guard let uploadId, let plan, let fileIdentity else { return nil }
         let parts = phase == .listing ? recordedParts : confirmed.values.sorted { $0.number < $1.number }
         return OSSUploadRecord(
@@ -69,7 +69,7 @@ public struct OSSUploadStateMachine: Sendable {
     }
 
     /// Feeds one event and returns the actions to perform, in order.
-    public mutating func handle(_ event: Event) -> [Action] {
+    package mutating func handle(_ event: Event) -> [Action] {
         if phase == .done { return [] }
         switch event {
         case .cancelled:
@@ -281,7 +281,7 @@ public struct OSSUploadStateMachine: Sendable {
     }
 
     /// The CRC-64 of the whole object combined from the parts, when every part's CRC is known.
-    public var expectedCRC64: UInt64? {
+    package var expectedCRC64: UInt64? {
         var pieces: [(crc: UInt64, length: UInt64)] = []
         for part in confirmed.values.sorted(by: { $0.number < $1.number }) {
             guard let crc = part.crc64 else { return nil }

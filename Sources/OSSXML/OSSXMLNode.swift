@@ -4,14 +4,14 @@ import Foundation
 ///
 /// Text is kept exactly as received (every chunk concatenated, nothing trimmed), so keys with leading or
 /// trailing spaces and entities survive. Documents are small (OSS responses), so a tree is fine.
-public struct OSSXMLNode: Sendable, Hashable {
-    public var name: String
-    public var attributes: [String: String]
-    public var children: [OSSXMLNode]
+package struct OSSXMLNode: Sendable, Hashable {
+    package var name: String
+    package var attributes: [String: String]
+    package var children: [OSSXMLNode]
     /// The character data directly inside this element (not its descendants'), concatenated.
-    public var text: String
+    package var text: String
 
-    public init(name: String, attributes: [String: String] = [:], children: [OSSXMLNode] = [], text: String = "") {
+    package init(name: String, attributes: [String: String] = [:], children: [OSSXMLNode] = [], text: String = "") {
         self.name = name
         self.attributes = attributes
         self.children = children
@@ -19,22 +19,22 @@ public struct OSSXMLNode: Sendable, Hashable {
     }
 
     /// The first child element called `name`.
-    public func child(_ name: String) -> OSSXMLNode? {
+    package func child(_ name: String) -> OSSXMLNode? {
         children.first { $0.name == name }
     }
 
     /// Every child element called `name`, in document order. A single element is a list of one.
-    public func children(_ name: String) -> [OSSXMLNode] {
+    package func children(_ name: String) -> [OSSXMLNode] {
         children.filter { $0.name == name }
     }
 
     /// The text of the first child called `name`, or `nil` when there is none.
-    public func string(_ name: String) -> String? {
+    package func string(_ name: String) -> String? {
         child(name)?.text
     }
 
     /// The text of the required child `name`.
-    public func requiredString(_ name: String) throws(OSSXMLError) -> String {
+    package func requiredString(_ name: String) throws(OSSXMLError) -> String {
         guard let value = child(name)?.text else {
             throw OSSXMLError(.missingElement, "<\(self.name)> has no <\(name)>")
         }
@@ -42,7 +42,7 @@ public struct OSSXMLNode: Sendable, Hashable {
     }
 
     /// The child `name` as an integer; `nil` when absent, an error when present but not a number.
-    public func int(_ name: String) throws(OSSXMLError) -> Int? {
+    package func int(_ name: String) throws(OSSXMLError) -> Int? {
         guard let text = child(name)?.text else { return nil }
         guard let value = Int(text) else {
             throw OSSXMLError(.invalidValue, "<\(name)> is not an integer: \(text.prefix(64))")
@@ -51,7 +51,7 @@ public struct OSSXMLNode: Sendable, Hashable {
     }
 
     /// The child `name` as an unsigned 64-bit integer (sizes, CRC64).
-    public func uint64(_ name: String) throws(OSSXMLError) -> UInt64? {
+    package func uint64(_ name: String) throws(OSSXMLError) -> UInt64? {
         guard let text = child(name)?.text else { return nil }
         guard let value = UInt64(text) else {
             throw OSSXMLError(.invalidValue, "<\(name)> is not an unsigned integer: \(text.prefix(64))")
@@ -60,7 +60,7 @@ public struct OSSXMLNode: Sendable, Hashable {
     }
 
     /// The child `name` as `true`/`false` (OSS writes lower case; any case is accepted).
-    public func bool(_ name: String) throws(OSSXMLError) -> Bool? {
+    package func bool(_ name: String) throws(OSSXMLError) -> Bool? {
         guard let text = child(name)?.text else { return nil }
         switch text.lowercased() {
         case "true": return true
@@ -71,8 +71,8 @@ public struct OSSXMLNode: Sendable, Hashable {
 }
 
 /// A malformed or unexpected XML document.
-public struct OSSXMLError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Code: String, Sendable, Hashable {
+package struct OSSXMLError: Error, Sendable, Hashable, CustomStringConvertible {
+    package enum Code: String, Sendable, Hashable {
         /// Not well-formed XML (or a DTD/entity declaration, which is refused).
         case malformed
         /// The root element is not the one expected.
@@ -85,18 +85,18 @@ public struct OSSXMLError: Error, Sendable, Hashable, CustomStringConvertible {
         case tooLarge
     }
 
-    public var code: Code
-    public var message: String
+    package var code: Code
+    package var message: String
 
-    public init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
-    public var description: String { "XML \(code.rawValue): \(message)" }
+    package var description: String { "XML \(code.rawValue): \(message)" }
 }
 
 extension OSSXMLError: LocalizedError {
     /// The ``description``, so that `localizedDescription` says what happened.
-    public var errorDescription: String? { description }
+    package var errorDescription: String? { description }
 }

@@ -9,13 +9,13 @@ import Foundation
 ///
 /// Safe on hostile input: no external entities are resolved, a document type declaration or entity
 /// declaration is refused outright, and size and depth are bounded.
-public enum OSSXMLParser {
+package enum OSSXMLParser {
     /// The largest document accepted (a 1000-part ListParts page is about 250 KB).
-    public static let maximumDocumentSize = 16 << 20
+    package static let maximumDocumentSize = 16 << 20
     /// The deepest nesting accepted.
-    public static let maximumDepth = 64
+    package static let maximumDepth = 64
 
-    public static func parse(_ data: some Collection<UInt8>) throws(OSSXMLError) -> OSSXMLNode {
+    package static func parse(_ data: some Collection<UInt8>) throws(OSSXMLError) -> OSSXMLNode {
         guard data.count <= maximumDocumentSize else {
             throw OSSXMLError(.tooLarge, "document of \(data.count) bytes")
         }
@@ -41,7 +41,7 @@ public enum OSSXMLParser {
     }
 
     /// Parses and checks that the root element is `rootName`.
-    public static func parse(_ data: some Collection<UInt8>, root rootName: String) throws(OSSXMLError) -> OSSXMLNode {
+    package static func parse(_ data: some Collection<UInt8>, root rootName: String) throws(OSSXMLError) -> OSSXMLNode {
         let root = try parse(data)
         guard root.name == rootName else {
             throw OSSXMLError(.unexpectedRoot, "expected <\(rootName)>, found <\(root.name)>")

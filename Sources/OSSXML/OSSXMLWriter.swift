@@ -1,41 +1,41 @@
 /// Builds an XML document as a string, escaping text. Elements are written in the order they are added.
-public struct OSSXMLWriter: Sendable {
-    public private(set) var output: String
+package struct OSSXMLWriter: Sendable {
+    package private(set) var output: String
 
     /// Starts a document, with the `<?xml ...?>` declaration unless `declaration` is false.
-    public init(declaration: Bool = true) {
+    package init(declaration: Bool = true) {
         output = declaration ? "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" : ""
     }
 
-    public mutating func open(_ name: String) {
+    package mutating func open(_ name: String) {
         output += "<\(name)>"
     }
 
-    public mutating func close(_ name: String) {
+    package mutating func close(_ name: String) {
         output += "</\(name)>"
     }
 
     /// `<name>escaped text</name>`.
-    public mutating func element(_ name: String, _ text: String) {
+    package mutating func element(_ name: String, _ text: String) {
         output += "<\(name)>"
         output += Self.escape(text)
         output += "</\(name)>"
     }
 
     /// `<name>text</name>` when `text` is not nil.
-    public mutating func element(_ name: String, ifPresent text: String?) {
+    package mutating func element(_ name: String, ifPresent text: String?) {
         if let text { element(name, text) }
     }
 
     /// `<name>…</name>` with the content written by `body`.
-    public mutating func element(_ name: String, _ body: (inout OSSXMLWriter) -> Void) {
+    package mutating func element(_ name: String, _ body: (inout OSSXMLWriter) -> Void) {
         open(name)
         body(&self)
         close(name)
     }
 
     /// Escapes `& < > " '` and drops characters XML 1.0 cannot carry.
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var needs = false
         for u in text.unicodeScalars {
             switch u {

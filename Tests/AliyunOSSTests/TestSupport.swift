@@ -134,24 +134,20 @@ func thrownClientError(_ body: () async throws -> Void) async -> OSSClientError?
     }
 }
 
-/// The sample executable `name` (`resumable-upload`, `sync-directory`...), built beside this test binary (`swift
-/// build` builds it); `nil` when it is not there.
+/// The sample executable `name` (`resumable-upload`, `sync-directory`...) from the samples' own package
+/// (`swift build --package-path Samples`, which scripts/test.sh runs first); `nil` when it is not built.
 func sampleBinary(_ name: String) -> URL? {
-    var directories: [URL] = []
-    if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
-    directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent())
-    directories.append(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent())
-    for directory in directories {
-        // The test binary may sit inside an .xctest bundle (macOS): look up to three levels up.
-        var current = directory
-        for _ in 0..<4 {
-            let candidate = current.appendingPathComponent(name)
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            current = current.deletingLastPathComponent()
-        }
-    }
-    return nil
+    let candidate = samplesBinDirectory.appendingPathComponent(name)
+    return FileManager.default.isExecutableFile(atPath: candidate.path) ? candidate : nil
 }
+
+/// Where the samples' package puts its debug executables (`$OSS_SAMPLES_BIN` overrides).
+let samplesBinDirectory: URL = {
+    if let path = ProcessInfo.processInfo.environment["OSS_SAMPLES_BIN"] { return URL(fileURLWithPath: path) }
+    let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    return repository.appendingPathComponent("Samples/.build/debug")
+}()
 
 /// Starts a sample binary against `server` (its endpoint and bucket `bkt` first, then `arguments`), with the
 /// server's credentials in the environment and its output discarded; the caller waits for it or kills it.

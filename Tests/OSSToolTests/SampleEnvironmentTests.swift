@@ -6,7 +6,14 @@ import Testing
 /// The samples read `OSS_ENDPOINT` and `OSS_REGION` like the `oss` CLI: the `put-object` sample (V4 signing)
 /// uploads to the server named by `OSS_ENDPOINT`, and succeeds only with the region the server expects.
 @Suite struct SampleEnvironmentTests {
-    static var putObjectSample: URL { ToolRunner.binary.deletingLastPathComponent().appendingPathComponent("put-object") }
+    /// Built by the samples' own package (`swift build --package-path Samples`; `$OSS_SAMPLES_BIN` overrides).
+    static var putObjectSample: URL {
+        if let path = ProcessInfo.processInfo.environment["OSS_SAMPLES_BIN"] {
+            return URL(fileURLWithPath: path).appendingPathComponent("put-object")
+        }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Samples/.build/debug/put-object")
+    }
 
     func runSample(environment: [String: String]) async throws -> Int32 {
         let process = Process()

@@ -13,7 +13,7 @@ import Darwin
 struct BatchKillTests {
     @Test("SIGKILL mid-batch: the batch is listed as interrupted; resuming sends only what was not finished")
     func killAndResume() async throws {
-        let binary = try #require(sampleBinary("sync-directory"), "build the sample first: swift build --product sync-directory")
+        let binary = try #require(sampleBinary("sync-directory"), "build the samples first: swift build --package-path Samples")
         let scratch = try BatchScratch()
         defer { scratch.cleanup() }
         let files = try BatchResumeTests.makeTree(scratch)

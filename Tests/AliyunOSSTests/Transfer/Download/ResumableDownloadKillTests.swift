@@ -16,7 +16,7 @@ struct ResumableDownloadKillTests {
         arguments: [3, 12, 30])
     func killAndResume(afterParts: Int64) async throws {
         let binary = try #require(
-            sampleBinary("resumable-download"), "build the sample first: swift build --product resumable-download")
+            sampleBinary("resumable-download"), "build the samples first: swift build --package-path Samples")
         let scratch = try RDScratch()
         defer { scratch.cleanup() }
         let bytes = patternBytes(4_096_000, seed: 51)  // 40 parts of 100 KB
@@ -84,7 +84,7 @@ struct ResumableDownloadKillTests {
     @Test("an unpaced download killed half way keeps what it wrote: at most threads × 128 KiB + 1.5 MiB of it is fetched again")
     func unpacedKillKeepsWhatWasWritten() async throws {
         let binary = try #require(
-            sampleBinary("resumable-download"), "build the sample first: swift build --product resumable-download")
+            sampleBinary("resumable-download"), "build the samples first: swift build --package-path Samples")
         let scratch = try RDScratch()
         defer { scratch.cleanup() }
         let partSize: Int64 = 3 << 20  // the half-way point falls inside parts in flight
@@ -166,7 +166,7 @@ struct ResumableDownloadKillTests {
     @Test("the sample prints progress and the CRC-64, and exits non-zero with the error code on failure")
     func sampleOutputAndExitCode() async throws {
         let binary = try #require(
-            sampleBinary("resumable-download"), "build the sample first: swift build --product resumable-download")
+            sampleBinary("resumable-download"), "build the samples first: swift build --package-path Samples")
         let scratch = try RDScratch()
         defer { scratch.cleanup() }
         let bytes = patternBytes(250_000, seed: 52)
@@ -197,7 +197,7 @@ struct ResumableDownloadKillTests {
     @Test("Ctrl-C (SIGINT) in the sample cancels through cancel(): exit 1 with TaskCancelled, resumable afterwards")
     func interruptSample() async throws {
         let binary = try #require(
-            sampleBinary("resumable-download"), "build the sample first: swift build --product resumable-download")
+            sampleBinary("resumable-download"), "build the samples first: swift build --package-path Samples")
         let scratch = try RDScratch()
         defer { scratch.cleanup() }
         let bytes = patternBytes(2_048_000, seed: 53)  // 20 parts

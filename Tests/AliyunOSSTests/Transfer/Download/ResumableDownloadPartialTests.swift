@@ -64,7 +64,7 @@ struct ResumableDownloadPartialTests {
     @Test("kill -9 while two big parts are midway: the resume fetches again only what was not yet recorded")
     func killMidParts() async throws {
         let binary = try #require(
-            sampleBinary("resumable-download"), "build the sample first: swift build --product resumable-download")
+            sampleBinary("resumable-download"), "build the samples first: swift build --package-path Samples")
         let scratch = try RDScratch()
         defer { scratch.cleanup() }
         let partSize: Int64 = 4 * 1_048_576

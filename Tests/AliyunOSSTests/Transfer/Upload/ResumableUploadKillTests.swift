@@ -16,7 +16,7 @@ struct ResumableUploadKillTests {
         "kill -9 mid-upload at several points, resume here: identical object, at most threads × partSize re-sent",
         arguments: [4, 15, 30])
     func killAndResume(killAfterParts: Int) async throws {
-        let binary = try #require(sampleBinary("resumable-upload"), "build the sample first: swift build --product resumable-upload")
+        let binary = try #require(sampleBinary("resumable-upload"), "build the samples first: swift build --package-path Samples")
         let scratch = try RUScratch()
         defer { scratch.cleanup() }
         let bytes = patternBytes(4_096_000, seed: UInt64(60 + killAfterParts))  // 40 parts of 100 KB
