@@ -131,9 +131,11 @@ let package = Package(
         .executableTarget(
             name: "oss",
             dependencies: [
-                "AliyunOSS", "OSSLocalServer", "LocalServerCommand",
+                "AliyunOSS", "AliyunOSSObservability", "OSSLocalServer", "LocalServerCommand",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -24,6 +24,9 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "Seconds without a byte moving after which a data request is abandoned and retried (default 5; 0 turns stall detection off).")
     var stallTimeout: Double?
 
+    @Flag(help: "Print a timeline of the requests on standard error as they end: each operation, its attempts and each resumable transfer, with status, retries and duration.")
+    var trace = false
+
     func makeClient(configure: (inout OSSClientConfiguration) -> Void = { _ in }) throws -> OSSClient {
         let environment = ProcessInfo.processInfo.environment
         guard let endpoint = endpoint ?? environment["OSS_ENDPOINT"], !endpoint.isEmpty else {
@@ -51,6 +54,7 @@ struct ConnectionOptions: ParsableArguments {
             }
             configuration.timeouts.stall = stallTimeout == 0 ? nil : .milliseconds(Int64(stallTimeout * 1000))
         }
+        if trace { configuration.printTimeline() }
         configure(&configuration)
         do {
             return try OSSClient(

@@ -189,16 +189,14 @@ struct ReadmeSnippetsTests {
     }
 
     /// The executable targets built from `Samples/`, by name, from the package manifest.
+    /// The executables of the samples' own package (Samples/Package.swift): its `sample("name", ...)` targets and its
+    /// `.executableTarget(name: ...)` ones.
     static func sampleTargets() throws -> Set<String> {
-        let manifest = try String(contentsOf: DocSnippetsTests.root.appendingPathComponent("Package.swift"), encoding: .utf8)
-        var names: Set<String> = []
+        let manifest = try String(
+            contentsOf: DocSnippetsTests.root.appendingPathComponent("Samples/Package.swift"), encoding: .utf8)
+        var names = Set(manifest.matches(of: /\n\s+sample\("([a-z-]+)"/).map { String($0.output.1) })
         for target in manifest.components(separatedBy: ".executableTarget(").dropFirst() {
-            // Up to the next target of any kind (each starts on a line of its own).
-            let declaration = target.components(separatedBy: "\n        .")[0]
-            guard declaration.contains("path: \"Samples/"),
-                let name = declaration.firstMatch(of: /name: "([^"]+)"/)?.output.1
-            else { continue }
-            names.insert(String(name))
+            if let name = target.firstMatch(of: /name: "([^"]+)"/)?.output.1 { names.insert(String(name)) }
         }
         return names
     }
@@ -206,7 +204,7 @@ struct ReadmeSnippetsTests {
     @Test("the README lists every sample the package builds, and no other")
     func sampleListIsComplete() throws {
         let readme = try String(contentsOf: Self.readme, encoding: .utf8)
-        let paragraph = try #require(readme.components(separatedBy: "\n\n").first { $0.hasPrefix("Samples (`Samples/`):") })
+        let paragraph = try #require(readme.components(separatedBy: "\n\n").first { $0.hasPrefix("Samples are a package of their own") })
         let listed = paragraph.components(separatedBy: "(`swift run")[0].matches(of: /`([a-z-]+)`/).map { String($0.output.1) }
         let built = try Self.sampleTargets()
         #expect(!built.isEmpty)

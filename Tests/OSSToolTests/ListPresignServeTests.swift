@@ -157,4 +157,41 @@ struct ListPresignServeTests {
                 + "OSS_ACCESS_KEY_SECRET=\(configuration.accessKeySecret) OSS_REGION=cn-hangzhou"),
             "\(text)")
     }
+
+    @Test("--trace prints each operation and attempt on stderr as it ends, with status and retries; stdout is unchanged")
+    func traceTimeline() async throws {
+        let work = try makeWorkDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let refused = LocalOSSFaultRule(operation: .listObjectsV2, trigger: .nth(1), action: .status(503, code: nil))
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["trc"], faults: [refused])) { server in
+            let tool = ToolRunner(server: server, home: work)
+            let file = work.appendingPathComponent("a.txt")
+            try Data("hello".utf8).write(to: file)
+            let put = try await tool.run(["cp", file.path, "oss://trc/a.txt", "--trace"])
+            #expect(put.status == 0, "\(put.stderr)")
+            let putLines = put.stderr.split(separator: "\n").filter { $0.hasPrefix("trace ") }
+            #expect(putLines.contains { $0.contains(" PutObject  ") && $0.contains("oss.key=a.txt") && $0.contains("http.response.status_code=200") }, "\(put.stderr)")
+            #expect(putLines.contains { $0.contains("  PutObject attempt  ") && $0.contains("oss.attempt=1") }, "\(put.stderr)")
+            #expect(!put.stderr.contains("Signature") && !put.stderr.contains(server.credentials.accessKeySecret), "no secrets in a trace")
+
+            let traced = try await tool.run(["ls", "oss://trc", "--trace"])
+            let plain = try await tool.run(["ls", "oss://trc"])
+            #expect(traced.status == 0 && traced.stdout == plain.stdout, "a trace goes to stderr only")
+            #expect(!plain.stderr.contains("trace "))
+            let lines = traced.stderr.split(separator: "\n").filter { $0.hasPrefix("trace ") }.map(String.init)
+            // The first ListObjectsV2 attempt got the injected 503, the second its 200; the operation line says one retry.
+            let attempts = lines.filter { $0.contains("ListObjectsV2 attempt") }
+            #expect(attempts.count == 2, "\(traced.stderr)")
+            #expect(attempts.contains { $0.contains("oss.attempt=1") && $0.contains("http.response.status_code=503") }, "\(lines)")
+            #expect(attempts.contains { $0.contains("oss.attempt=2") && $0.contains("http.response.status_code=200") }, "\(lines)")
+            let operation = try #require(lines.first { $0.contains(" ListObjectsV2  ") }, "\(lines)")
+            #expect(operation.contains("oss.retry_count=1") && operation.contains("http.response.status_code=200"), "\(operation)")
+            // Attempts are indented under their operation.
+            let indent = { (line: String) -> Int in
+                guard let duration = line.range(of: " ms") else { return -1 }
+                return line[duration.upperBound...].prefix { $0 == " " }.count
+            }
+            #expect(indent(attempts[0]) == indent(operation) + 2, "\(lines)")
+        }
+    }
 }

@@ -133,3 +133,53 @@ public struct OSSClientConfiguration: Sendable {
         set { retry.maxRetryCount = max(0, newValue) }
     }
 }
+
+/// An HTTP proxy every request goes through: the iOS SDK's `proxyHost` / `proxyPort`. URLSession on Apple
+/// platforms takes it as its `connectionProxyDictionary`, AsyncHTTPClient (the Linux default) as its proxy, which
+/// tunnels every request with `CONNECT`. On Linux, FoundationNetworking's URLSession ignores it (only libcurl's
+/// `http_proxy` / `https_proxy` environment applies there).
+public struct OSSProxy: Sendable, Hashable {
+    public var host: String
+    public var port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    /// The `connectionProxyDictionary` of a `URLSessionConfiguration` (the CFNetwork keys, spelled out because
+    /// the HTTPS ones are not exported on every platform).
+    var connectionProxyDictionary: [AnyHashable: Any] {
+        ["HTTPEnable": 1, "HTTPProxy": host, "HTTPPort": port, "HTTPSEnable": 1, "HTTPSProxy": host, "HTTPSPort": port]
+    }
+}
+
+/// How the bucket is placed in request URLs.
+public struct OSSAddressingStyle: Hashable, Sendable, CustomStringConvertible {
+    enum Kind: Hashable, Sendable {
+        case automatic, virtualHosted, pathStyle, cname
+    }
+
+    let kind: Kind
+
+    /// Virtual-hosted (`https://bucket.endpoint/key`) for OSS endpoints (the OSS domains and
+    /// ``OSSClientConfiguration/cnameExcludeList``), path-style for IP literals and `localhost`, and CNAME
+    /// (`https://host/key`) for any other host, which is taken as a custom domain bound to the bucket (as the iOS
+    /// SDK does). The default.
+    public static let automatic = Self(kind: .automatic)
+    /// Always `https://bucket.endpoint/key`.
+    public static let virtualHosted = Self(kind: .virtualHosted)
+    /// Always `https://endpoint/bucket/key`.
+    public static let pathStyle = Self(kind: .pathStyle)
+    /// The endpoint is a custom domain bound to one bucket: `https://cname/key`.
+    public static let cname = Self(kind: .cname)
+
+    public var description: String {
+        switch kind {
+        case .automatic: "automatic"
+        case .virtualHosted: "virtualHosted"
+        case .pathStyle: "pathStyle"
+        case .cname: "cname"
+        }
+    }
+}

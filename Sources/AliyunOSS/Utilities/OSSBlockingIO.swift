@@ -1,4 +1,5 @@
 import Dispatch
+import OSSResumable
 
 /// Runs blocking file work (syncs, renames of records and temporary files) on a Dispatch thread, never on Swift's
 /// cooperative pool: a sync that a busy disk stretches to seconds would otherwise hold one of its few threads
@@ -14,5 +15,14 @@ enum OSSBlockingIO {
             }
         }
         return try result.get()
+    }
+}
+
+extension OSSRecordStore {
+    /// ``OSSRecordStore/save(_:name:)`` off the cooperative pool (``OSSBlockingIO``): a save syncs the record and
+    /// its directory. The save always runs to its end, also when the calling task is cancelled: a confirmed part
+    /// is worth recording.
+    func saveOffCooperativePool<Record: OSSTransferRecord>(_ record: Record, name: String) async throws(OSSResumableError) {
+        try await OSSBlockingIO.run { () throws(OSSResumableError) in try save(record, name: name) }
     }
 }
