@@ -252,7 +252,8 @@ public enum OSSBatchUploadSource: Sendable {
 
 /// Gives the bytes of a `Data` or stream item back to a batch resumed in another process than the one that
 /// started it (``OSSTransferManager/resumeBatch(_:sources:)``): called with the item's journaled description
-/// once for each such item not yet sent; `nil` leaves the item failed with
+/// once for each such item not yet sent. Return `.data` or `.stream` (a `.file` fails the item with
+/// `invalidArgument`: the list said it was in memory); `nil` leaves the item failed with
 /// ``OSSClientErrorCode/batchSourceNeeded``.
 public typealias OSSBatchSourceProvider = @Sendable (OSSListTransferRequest.Upload) async throws -> OSSBatchUploadSource?
 
