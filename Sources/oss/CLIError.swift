@@ -37,6 +37,7 @@ enum ExitStatus: Int32 {
         .cannotResumeDownload: .cannotResume,
         .objectChanged: .cannotResume,
         .fileChanged: .cannotResume,
+        .batchSourceNeeded: .cannotResume,
         .transferInUse: .transferInUse,
         .taskCancelled: .interrupted,
         .taskPaused: .interrupted,

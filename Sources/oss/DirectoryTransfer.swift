@@ -170,7 +170,7 @@ struct DirectoryTransferCommand {
         guard !request.options.dryRun else { return try await manager.startBatch(request) }
         var wanted = request
         if wanted.options.crcFlag == nil { wanted.options.crcFlag = client.configuration.crcCheckEnabled }
-        for info in try await manager.batches() where info.state.isResumable && info.request == wanted {
+        for info in try await manager.batches() where info.state.isResumable && info.request == .directory(wanted) {
             printError("oss: resuming batch \(info.id) (\(info.counts.total) of its files ended in earlier runs)")
             return try await manager.resumeBatch(info.id)
         }

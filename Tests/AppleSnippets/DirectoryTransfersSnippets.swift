@@ -46,6 +46,52 @@ func syncBackup(manager: OSSTransferManager, folder: URL) async throws {
     print(report.counts.uploaded, "sent,", report.counts.unchanged, "unchanged,", report.counts.deleted, "deleted")
 }
 
+// MARK: Batches from a list
+
+func uploadPhotos(manager: OSSTransferManager, photos: [(url: URL, name: String)]) async throws {
+    let items = photos.map { photo in
+        OSSBatchUploadItem(file: photo.url, key: "albums/trip/" + photo.name, contentType: "image/heic")
+    }
+    let batch = try await manager.uploadBatch(items, toBucket: "my-bucket")
+    let report = try await batch.result()
+    print(report.counts.uploaded, "of", items.count, "uploaded")
+}
+
+/// A stand-in for an app's encoder of a recording.
+func makeRecordingStream() -> AsyncThrowingStream<Data, any Error> {
+    AsyncThrowingStream { $0.finish() }
+}
+
+/// A stand-in for what an app keeps of the data it uploads.
+func savedDraft(forKey key: String) -> Data? { nil }
+
+func uploadCoverAndVoice(manager: OSSTransferManager, jpegData: Data) async throws {
+    let cover = OSSBatchUploadItem(data: jpegData, key: "albums/trip/cover.jpg", contentType: "image/jpeg")
+    let voice = OSSBatchUploadItem(
+        key: "albums/trip/voice.m4a", source: .stream(expectedSize: nil, make: { makeRecordingStream() }))
+    let batch = try await manager.uploadBatch([cover, voice], toBucket: "my-bucket")
+    _ = try await batch.result()
+}
+
+func downloadChosen(manager: OSSTransferManager, into folder: URL) async throws -> OSSBatchReport {
+    let items = [
+        OSSBatchDownloadItem(key: "albums/trip/1.heic", path: "1.heic"),
+        OSSBatchDownloadItem(key: "albums/trip/2.heic", path: "2.heic"),
+    ]
+    let batch = try await manager.downloadBatch(items, fromBucket: "my-bucket", to: folder)
+    return try await batch.result()
+}
+
+func resumeListsAfterLaunch(manager: OSSTransferManager) async throws {
+    for info in try await manager.batches() where info.state.isResumable {
+        let batch = try await manager.resumeBatch(info.id) { item in
+            guard let data = savedDraft(forKey: item.key) else { return nil }  // batchSourceNeeded
+            return .data(data)
+        }
+        _ = try await batch.result()
+    }
+}
+
 // MARK: Progress
 
 func watch(_ batch: OSSBatch) async {

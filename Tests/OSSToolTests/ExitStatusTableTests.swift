@@ -10,7 +10,7 @@ struct ExitStatusTableTests {
     static let expected: [OSSClientErrorCode: Int32] = [
         .networkError: 3, .networkingFailWithResponseCode0: 3,
         .invalidCRC: 4,
-        .cannotResumeUpload: 5, .cannotResumeDownload: 5, .objectChanged: 5, .fileChanged: 5,
+        .cannotResumeUpload: 5, .cannotResumeDownload: 5, .objectChanged: 5, .fileChanged: 5, .batchSourceNeeded: 5,
         .transferInUse: 6,
         .taskCancelled: 130, .taskPaused: 130,
         .signFailed: 2, .fileCantWrite: 2, .fileCantRead: 2, .invalidArgument: 2, .nilUploadid: 2,

@@ -77,12 +77,16 @@ public struct OSSClientErrorCode: Hashable, Sendable, CustomStringConvertible {
     public static let noSpaceLeft = Self(rawValue: "NoSpaceLeft")
     /// A batch with ``OSSBatchFailurePolicy/stopOnFirstFailure`` stopped because a file failed: the message names
     /// it and ``OSSClientError/underlying`` is its ``OSSBatchFailure``. Resumable transfers in flight were paused
-    /// and the journal kept: ``OSSTransferManager/resumeBatch(_:)`` retries the file and goes on.
+    /// and the journal kept: ``OSSTransferManager/resumeBatch(_:sources:)`` retries the file and goes on.
     public static let batchStopped = Self(rawValue: "BatchStopped")
     /// A local file changed while it was read for an upload (its size or modification time, or for a multipart
     /// upload its identity, differs afterwards), again after one retry. Nothing torn was stored: the snapshot was
     /// checked before it was sent, and a multipart upload is never completed over a changed file.
     public static let fileChanged = Self(rawValue: "FileChanged")
+    /// An item of a list batch whose bytes lived in memory (`Data` or a stream, ``OSSBatchUploadSource``) was not
+    /// given back when the batch resumed in another process: the item is that failure in the report, the others
+    /// went on. Resume the batch again with ``OSSTransferManager/resumeBatch(_:sources:)``'s `sources` giving it.
+    public static let batchSourceNeeded = Self(rawValue: "BatchSourceNeeded")
 
     /// Every code this SDK throws, for tables that must cover them all (for example an exit-status map). A test
     /// checks that every code declared above is listed here and has a disposition.
@@ -90,6 +94,6 @@ public struct OSSClientErrorCode: Hashable, Sendable, CustomStringConvertible {
         .networkingFailWithResponseCode0, .signFailed, .fileCantWrite, .invalidArgument, .nilUploadid, .taskCancelled,
         .networkError, .invalidCRC, .cannotResumeUpload, .exceptionCaught, .notKnown, .fileCantRead, .taskPaused,
         .objectChanged, .cannotResumeDownload, .transferInUse, .connectionNotTrusted, .noSpaceLeft, .batchStopped,
-        .fileChanged,
+        .fileChanged, .batchSourceNeeded,
     ]
 }

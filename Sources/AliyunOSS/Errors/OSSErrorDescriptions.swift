@@ -102,6 +102,7 @@ enum OSSErrorText {
         .noSpaceLeft: "The device is out of space.",
         .batchStopped: "The batch stopped at a file that failed.",
         .fileChanged: "The file changed while it was uploaded.",
+        .batchSourceNeeded: "The batch needs the data or stream of an item again.",
     ]
 
     static let clientSuggestions: [OSSClientErrorCode: String] = [
@@ -126,6 +127,7 @@ enum OSSErrorText {
         .noSpaceLeft: "Free some space, then run the same call again: the transfer resumes where it stopped.",
         .batchStopped: "Fix the file the message names, then resume the batch: it retries that file and goes on.",
         .fileChanged: "Upload the file again once nothing is writing to it.",
+        .batchSourceNeeded: "Resume the batch with a sources closure that gives back the item's data or stream.",
     ]
 
     static let serverSuggestions: [String: String] = [

@@ -133,6 +133,8 @@ public enum OSSErrorDisposition: String, Sendable, Hashable, CaseIterable, Custo
         .invalidCRC: .final,
         .fileCantRead: .final,
         .cannotResumeUpload: .final,
+        // Only the app can give the bytes back (resumeBatch's sources); trying again without them cannot help.
+        .batchSourceNeeded: .final,
         .cannotResumeDownload: .final,
         .objectChanged: .final,
         .connectionNotTrusted: .final,

@@ -1,6 +1,7 @@
 import Foundation
 
-/// A running batch: a directory upload, download or sync started or resumed by an ``OSSTransferManager``.
+/// A running batch: a directory upload, download or sync, or a list of items, started or resumed by an
+/// ``OSSTransferManager``.
 ///
 /// ```swift
 /// let batch = try await manager.startBatch(request)
@@ -17,9 +18,9 @@ import Foundation
 /// batch, as ``pause()`` does.
 public final class OSSBatch: Sendable {
     /// The batch's id: the name of its directory under `<record directory>/batches/`, given to
-    /// ``OSSTransferManager/resumeBatch(_:)``. A dry run has an id but keeps nothing.
+    /// ``OSSTransferManager/resumeBatch(_:sources:)``. A dry run has an id but keeps nothing.
     public let id: String
-    public let request: OSSDirectoryTransferRequest
+    public let request: OSSBatchRequest
     /// Items as they end, progress at most about four times a second, and the end. One consumer; the newest
     /// 4096 events are kept while nobody reads, so memory stays bounded whatever the number of files.
     public let events: AsyncStream<OSSBatchEvent>
@@ -34,7 +35,7 @@ public final class OSSBatch: Sendable {
     private let ended = OSSLockedValue<OSSBatchRunOutcome?>(nil)
 
     init(
-        id: String, request: OSSDirectoryTransferRequest, events: AsyncStream<OSSBatchEvent>,
+        id: String, request: OSSBatchRequest, events: AsyncStream<OSSBatchEvent>,
         tracker: OSSBatchProgressTracker, control: OSSBatchControl
     ) {
         self.id = id
@@ -72,7 +73,7 @@ public final class OSSBatch: Sendable {
 
     /// Pauses the batch: no new file starts, the resumable transfers in flight are paused (their upload ids,
     /// temporary files and records kept) and the single requests in flight are cancelled. The journal is kept:
-    /// ``OSSTransferManager/resumeBatch(_:)`` continues where it stopped. ``result()`` throws `taskPaused`.
+    /// ``OSSTransferManager/resumeBatch(_:sources:)`` continues where it stopped. ``result()`` throws `taskPaused`.
     public func pause() {
         control.request(.pause)
     }
@@ -101,22 +102,5 @@ public final class OSSBatch: Sendable {
         }
         if let error = outcome.error { throw error }
         return outcome.report
-    }
-}
-
-/// The batches an ``OSSTransferManager`` runs now, by id.
-final class OSSBatchRegistry: Sendable {
-    private let running = OSSLockedValue<[String: OSSBatch]>([:])
-
-    subscript(id: String) -> OSSBatch? {
-        running.withLockedValue { $0[id] }
-    }
-
-    func add(_ batch: OSSBatch) {
-        running.withLockedValue { $0[batch.id] = batch }
-    }
-
-    func remove(_ id: String) {
-        running.withLockedValue { $0[id] = nil }
     }
 }

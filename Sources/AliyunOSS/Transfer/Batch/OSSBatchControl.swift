@@ -114,46 +114,64 @@ struct OSSBatchWindow {
 
 /// One file's bytes as its transfer reports them: credited to the batch's progress once each, never past the
 /// file's size, and taken back if the file fails. The first report of a transfer an earlier run left in flight
-/// is the bytes already there (a resumable transfer's opening report), counted as resumed, not moved.
+/// is the bytes already there (a resumable transfer's opening report), counted as resumed, not moved. An item whose
+/// size is known only once it starts (a list's download, after its HEAD) is given it with ``expect(_:firstReportIsResumed:)``;
+/// a stream of unknown length (``growsWithReports``) adds what it moves to the totals as it goes.
 final class OSSBatchFileMeter: Sendable {
     private struct State {
+        var size: Int64
+        var firstReportIsResumed: Bool
         var credited: Int64 = 0
         var reports = 0
     }
 
-    let size: Int64
-    private let firstReportIsResumed: Bool
+    /// Whether the size is not known: every byte reported grows the totals too, with no cap.
+    let growsWithReports: Bool
     private let tracker: OSSBatchProgressTracker
     private let onProgress: @Sendable () -> Void
-    private let state = OSSLockedValue(State())
+    private let state: OSSLockedValue<State>
 
     init(
-        size: Int64, firstReportIsResumed: Bool, tracker: OSSBatchProgressTracker,
+        size: Int64, firstReportIsResumed: Bool, growsWithReports: Bool = false, tracker: OSSBatchProgressTracker,
         onProgress: @escaping @Sendable () -> Void
     ) {
-        self.size = size
-        self.firstReportIsResumed = firstReportIsResumed
+        self.growsWithReports = growsWithReports
         self.tracker = tracker
         self.onProgress = onProgress
+        state = OSSLockedValue(State(size: size, firstReportIsResumed: firstReportIsResumed))
     }
+
+    var size: Int64 { state.withLockedValue { $0.size } }
 
     /// A progress handler for a transfer of this file: `(step, total so far, expected)`.
     var handler: OSSProgressHandler {
         { [self] _, total, _ in report(total) }
     }
 
+    /// The item turned out to have `size` bytes more to move than it was found with (0): they join the totals.
+    func expect(_ size: Int64, firstReportIsResumed: Bool) {
+        state.withLockedValue { state in
+            state.size += size
+            state.firstReportIsResumed = firstReportIsResumed
+        }
+        tracker.willTransfer(size)
+    }
+
     /// The transfer reports `total` bytes so far (it may restart lower after a retry: nothing more is credited
     /// until it passes what was).
     func report(_ total: Int64) {
+        let grows = growsWithReports
         let (delta, resumed) = state.withLockedValue { state -> (Int64, Bool) in
             state.reports += 1
-            let capped = min(max(0, total), size)
+            if grows, total > state.size { state.size = total }
+            let capped = min(max(0, total), state.size)
             let delta = capped - state.credited
             guard delta > 0 else { return (0, false) }
             state.credited = capped
-            return (delta, state.reports == 1 && firstReportIsResumed)
+            return (delta, state.reports == 1 && state.firstReportIsResumed)
         }
         guard delta > 0 else { return }
+        if grows { tracker.willTransfer(delta) }
         if resumed { tracker.resumed(delta) } else { tracker.moved(delta) }
         onProgress()
     }
@@ -167,8 +185,8 @@ final class OSSBatchFileMeter: Sendable {
     /// count as resumed, not moved.
     func foundDone() {
         let delta = state.withLockedValue { state -> Int64 in
-            defer { state.credited = size }
-            return size - state.credited
+            defer { state.credited = state.size }
+            return state.size - state.credited
         }
         guard delta > 0 else { return }
         tracker.resumed(delta)
@@ -177,9 +195,11 @@ final class OSSBatchFileMeter: Sendable {
 
     /// The file did not get done: its bytes leave the totals.
     func withdraw() {
-        let credited = state.withLockedValue { state -> Int64 in
-            defer { state.credited = size }  // nothing more counts
-            return state.credited
+        let grows = growsWithReports
+        let (size, credited) = state.withLockedValue { state -> (Int64, Int64) in
+            defer { state.credited = state.size }  // nothing more counts
+            // A growing meter put only what it credited into the totals.
+            return (grows ? state.credited : state.size, state.credited)
         }
         tracker.withdraw(total: size, credited: credited)
     }

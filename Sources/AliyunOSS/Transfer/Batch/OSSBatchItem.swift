@@ -4,7 +4,7 @@ public struct OSSBatchItem: Sendable, Hashable, Codable {
     /// valid UTF-8, the prefix + the name with its invalid bytes replaced (such a name has no key).
     public var key: String
     /// The path relative to the local directory, `/`-separated (for a refused key: the key minus the prefix, as
-    /// the server sent it).
+    /// the server sent it). In a list upload: the file's absolute path, `""` for `Data` or a stream.
     public var relativePath: String
     public var outcome: OSSBatchItemOutcome
     /// The item's size in bytes (of the file or object; 0 for deletions and directories).

@@ -9,7 +9,8 @@ import OSSCRC64
 ///
 /// The journal (`<record directory>/batches/<id>/journal`) is append-only JSON Lines, each line
 /// `<CRC-64 of the JSON, 16 hex digits> <JSON>`:
-/// - `header` (first line): format version, the ``OSSDirectoryTransferRequest`` (no credentials are in it), date;
+/// - `header` (first line): format version, the ``OSSDirectoryTransferRequest`` or the ``OSSListTransferRequest``
+///   (the list's keys, files and metadata, never the bytes of its `Data` or streams; no credentials are in it), date;
 /// - `run`: a run started;
 /// - `item`: an item started (`running`, for a resumable transfer, whose own checkpoint record then lives in the
 ///   batch's `records` directory), was paused with it (`paused`), or ended (`ended`, with its outcome and bytes);
@@ -34,6 +35,7 @@ struct OSSBatchJournalEntry: Codable, Sendable {
     var kind: Kind
     var version: Int?
     var request: OSSDirectoryTransferRequest?
+    var list: OSSListTransferRequest?
     var date: Date?
     var key: String?
     var path: String?
@@ -44,12 +46,18 @@ struct OSSBatchJournalEntry: Codable, Sendable {
     var end: OSSBatchState?
 
     private enum CodingKeys: String, CodingKey {
-        case kind = "t", version = "v", request, date, key = "k", path = "p", state = "s", outcome = "o", bytes = "b"
+        case kind = "t", version = "v", request, list, date, key = "k", path = "p", state = "s", outcome = "o", bytes = "b"
         case through, end
     }
 
-    static func header(_ request: OSSDirectoryTransferRequest) -> Self {
-        Self(kind: .header, version: version, request: request, date: Date())
+    static func header(_ request: OSSBatchRequest) -> Self {
+        Self(kind: .header, version: version, request: request.directory, list: request.list, date: Date())
+    }
+
+    /// The request of a header.
+    var batchRequest: OSSBatchRequest? {
+        if let request { return .directory(request) }
+        return list.map(OSSBatchRequest.list)
     }
 
     static func run() -> Self { Self(kind: .run, date: Date()) }

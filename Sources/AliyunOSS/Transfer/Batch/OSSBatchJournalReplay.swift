@@ -17,7 +17,7 @@ enum OSSKeyOrder {
 /// Memory: the keys ended past the last mark (bounded by the run's window), the failed keys and the keys in
 /// flight; never one entry per file.
 struct OSSBatchJournalReplay: Sendable {
-    var request: OSSDirectoryTransferRequest
+    var request: OSSBatchRequest
     var created: Date
     /// Every item at or before this key ended (`nil`: none known).
     var mark: String?
@@ -47,7 +47,7 @@ struct OSSBatchJournalReplay: Sendable {
         var replay: OSSBatchJournalReplay?
         try await forEachEntry(path: path) { entry in
             guard var current = replay else {
-                guard entry.kind == .header, let request = entry.request, (entry.version ?? 0) <= OSSBatchJournalEntry.version else {
+                guard entry.kind == .header, let request = entry.batchRequest, (entry.version ?? 0) <= OSSBatchJournalEntry.version else {
                     throw OSSClientError.invalidArgument("the batch journal \(path) has no usable header")
                 }
                 replay = OSSBatchJournalReplay(request: request, created: entry.date ?? Date(timeIntervalSince1970: 0))

@@ -24,6 +24,10 @@ struct OSSBatchWork: Sendable {
         case deleteFile(OSSLocalEntry)
         /// Create the directory of a directory marker.
         case makeDirectory
+        /// Send a list item's `Data` or stream.
+        case uploadSource(OSSListTransferRequest.Upload)
+        /// Fetch a list item's object into the file at the item's relative path (its size comes with a HEAD).
+        case downloadKey
     }
 
     let key: String
@@ -31,11 +35,16 @@ struct OSSBatchWork: Sendable {
     /// The bytes a transfer would move (0 for deletions and directories).
     let bytes: Int64
     let action: Action
+    /// A list item's own file (absolute); `nil`: the relative path under the batch's directory.
+    var localFile: String?
+    /// A list item's own metadata, over the options' ``OSSDirectoryTransferOptions/objectMetadata``.
+    var metadata: [String: String]?
 
     /// Whether it moves bytes (and so counts in the byte totals).
     var transfers: Bool {
         switch action {
-        case .upload, .uploadUnlessEqual, .uploadUnlessStamped, .download, .downloadUnlessEqual: true
+        case .upload, .uploadUnlessEqual, .uploadUnlessStamped, .download, .downloadUnlessEqual, .uploadSource, .downloadKey:
+            true
         case .deleteObject, .deleteFile, .makeDirectory: false
         }
     }
@@ -43,8 +52,8 @@ struct OSSBatchWork: Sendable {
     /// What a dry run reports for it without running it; `nil` when deciding needs I/O (a checksum).
     var plannedOutcome: OSSBatchItemOutcome? {
         switch action {
-        case .upload: .wouldUpload
-        case .download: .wouldDownload
+        case .upload, .uploadSource: .wouldUpload
+        case .download, .downloadKey: .wouldDownload
         case .deleteObject, .deleteFile: .wouldDelete
         case .makeDirectory: .wouldCreateDirectory
         case .uploadUnlessEqual, .uploadUnlessStamped, .downloadUnlessEqual: nil
@@ -56,6 +65,12 @@ struct OSSBatchWork: Sendable {
 enum OSSBatchStep: Sendable {
     case report(OSSBatchItem)
     case work(OSSBatchWork)
+}
+
+/// What a run takes its steps from, in key order: a directory's planner or a list's.
+protocol OSSBatchSteps {
+    /// The next step, `nil` at the end.
+    mutating func next() async throws -> OSSBatchStep?
 }
 
 /// The objects under a prefix, one at a time, fetched a page (at most 1,000 keys) at a time: never the whole
@@ -97,7 +112,7 @@ struct OSSListingCursor {
 /// Deleting extras never touches an excluded path, the key of anything the walk found but did not send (a
 /// skipped link, a loop, a special file, an unreadable file) or anything under a local directory that could not
 /// be read or was not walked (a loop).
-struct OSSBatchPlanner {
+struct OSSBatchPlanner: OSSBatchSteps {
     let request: OSSDirectoryTransferRequest
     let filter: OSSPathFilter
     private var walker: OSSDirectoryWalker?

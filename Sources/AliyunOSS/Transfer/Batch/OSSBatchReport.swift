@@ -24,7 +24,7 @@ public enum OSSBatchState: String, Sendable, Hashable, Codable {
     /// Cancelled (``OSSBatch/cancel()``): stopped and removed, nothing to resume.
     case cancelled
 
-    /// Whether ``OSSTransferManager/resumeBatch(_:)`` has something to do.
+    /// Whether ``OSSTransferManager/resumeBatch(_:sources:)`` has something to do.
     public var isResumable: Bool {
         self != .completed && self != .running && self != .cancelled
     }
@@ -114,7 +114,7 @@ public enum OSSBatchEvent: Sendable, Hashable {
 /// A batch found in the manager's record directory (``OSSTransferManager/batches()``).
 public struct OSSBatchInfo: Sendable, Hashable, Identifiable {
     public var id: String
-    public var request: OSSDirectoryTransferRequest
+    public var request: OSSBatchRequest
     public var state: OSSBatchState
     /// When the batch was started first.
     public var created: Date

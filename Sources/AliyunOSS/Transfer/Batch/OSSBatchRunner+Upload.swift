@@ -32,7 +32,7 @@ extension OSSBatchRunner {
             }
         }
         throw OSSBatchItemProblem.failed(
-            OSSBatchFailure(.fileChanged, "\(localPath(work.relativePath)) kept changing while it was read for the upload"))
+            OSSBatchFailure(.fileChanged, "\(localPath(of: work)) kept changing while it was read for the upload"))
     }
 
     /// Whether a small file an earlier run had in flight when it stopped is stored already: its process may have
@@ -56,9 +56,17 @@ extension OSSBatchRunner {
     /// The metadata an upload of a file last modified at `modificationNanoseconds` creates its object with: the
     /// options' ``OSSDirectoryTransferOptions/objectMetadata`` and the batch's ``modificationTimeMetadata``, which
     /// wins over an entry of the same header.
-    func objectMetadata(modificationNanoseconds: Int64) -> [String: String] {
+    func objectMetadata(modificationNanoseconds: Int64?, item: [String: String]? = nil) -> [String: String] {
         let own = OSSObjectMetadata.headerName(for: Self.modificationTimeMetadata)
-        var metadata = (options.objectMetadata ?? [:]).filter { OSSObjectMetadata.headerName(for: $0.key) != own }
+        var metadata = options.objectMetadata ?? [:]
+        if let item {
+            // The item's entries win over the options' of the same header, however spelled.
+            let overridden = Set(item.keys.map(OSSObjectMetadata.headerName(for:)))
+            metadata = metadata.filter { !overridden.contains(OSSObjectMetadata.headerName(for: $0.key)) }
+            metadata.merge(item) { _, new in new }
+        }
+        guard let modificationNanoseconds else { return metadata }
+        metadata = metadata.filter { OSSObjectMetadata.headerName(for: $0.key) != own }
         metadata[Self.modificationTimeMetadata] = Self.stamp(modificationNanoseconds)
         return metadata
     }
@@ -80,7 +88,7 @@ extension OSSBatchRunner {
     /// PutObject of the file's bytes read into memory under a transfer slot and a part slot charged with them;
     /// the file's size and modification time are checked after the read (`fileChanged` when they moved).
     private func uploadSnapshot(_ work: OSSBatchWork, meter: OSSBatchFileMeter) async throws {
-        let path = localPath(work.relativePath)
+        let path = localPath(of: work)
         let scheduler = client.scheduler
         let priority = options.priority
         let size = try await OSSFile.withFile(path, .read) { try $0.size() }
@@ -89,7 +97,7 @@ extension OSSBatchRunner {
                 let (data, stamp) = try await Self.snapshot(path)
                 var put = OSSPutObjectRequest(
                     bucketName: request.bucketName, objectKey: work.key, source: .data(data),
-                    metadata: objectMetadata(modificationNanoseconds: stamp.modificationNanoseconds))
+                    metadata: objectMetadata(modificationNanoseconds: stamp.modificationNanoseconds, item: work.metadata))
                 put.crcFlag = crcEnabled
                 put.uploadProgress = meter.handler
                 _ = try await client.putObject(put)
@@ -141,7 +149,7 @@ extension OSSBatchRunner {
     /// A multipart upload never completes over a file that changed since it started (the upload's own check), so
     /// the modification time taken here is the one of the bytes sent.
     private func uploadResumably(_ work: OSSBatchWork, meter: OSSBatchFileMeter) async throws {
-        let path = localPath(work.relativePath)
+        let path = localPath(of: work)
         var stamp = try await OSSFile.withFile(path, .read) { try $0.stamp() }
         // A file modified within the settle time may have a write under way whose bytes the parts would read torn
         // while its time stays put: start once it has settled, so that any later write moves the time the upload
@@ -155,7 +163,7 @@ extension OSSBatchRunner {
             bucketName: request.bucketName, objectKey: work.key, uploadingFileURL: URL(fileURLWithPath: path),
             partSize: options.partSize, threadNum: options.partsPerFile, recordDirectoryPath: directory?.recordsPath,
             deleteUploadIdOnCancelling: false, crcFlag: crcEnabled,
-            completeMetaHeader: objectMetadata(modificationNanoseconds: stamp.modificationNanoseconds),
+            completeMetaHeader: objectMetadata(modificationNanoseconds: stamp.modificationNanoseconds, item: work.metadata),
             uploadProgress: meter.handler)
         upload.priority = options.priority
         upload.baseDirectoryURL = baseDirectoryURL
@@ -164,6 +172,50 @@ extension OSSBatchRunner {
         try await control.withPauseHook({ request.pause() }) {
             _ = try await client.resumableUpload(request)
         }
+    }
+}
+
+extension OSSBatchRunner {
+    /// Sends a list item's `Data` (one PutObject under a transfer slot and a part slot charged with it) or stream
+    /// (``OSSClient/uploadStream(_:bucket:key:options:)``, which takes its own slots and aborts its multipart upload
+    /// when stopped: a stream is sent again from its start, never resumed from a part).
+    func upload(_ work: OSSBatchWork, _ item: OSSListTransferRequest.Upload, meter: OSSBatchFileMeter) async throws
+        -> OSSBatchItemOutcome
+    {
+        let source = try await sources.source(of: item)
+        let metadata = objectMetadata(modificationNanoseconds: nil, item: item.objectMetadata)
+        let priority = options.priority
+        switch source {
+        case .data(let data):
+            let scheduler = client.scheduler
+            try await scheduler.withTransferSlot(priority: priority) {
+                try await scheduler.withPartSlot(priority: priority, bytes: Int64(data.count)) {
+                    var put = OSSPutObjectRequest(
+                        bucketName: request.bucketName, objectKey: work.key, source: .data(data), metadata: metadata)
+                    put.crcFlag = crcEnabled
+                    put.uploadProgress = meter.handler
+                    _ = try await client.putObject(put)
+                }
+            }
+        case .stream(_, let make):
+            var streamOptions = OSSStreamUploadOptions(
+                partSize: Int(clamping: max(options.partSize, Int64(OSSStreamUploadOptions.minimumPartSize))),
+                concurrency: options.partsPerFile, metadata: metadata, uploadProgress: meter.handler, crcFlag: crcEnabled)
+            streamOptions.priority = priority
+            let stream: AsyncThrowingStream<Data, any Error>
+            do {
+                stream = try await make()
+            } catch {
+                if error.isTransferCancellation || Task.isCancelled { throw error }
+                throw OSSBatchItemProblem.failed(
+                    OSSBatchFailure(OSSClientError(.fileCantRead, "the stream of \(work.key) could not be made: \(error)", underlying: error)))
+            }
+            _ = try await client.uploadStream(stream, bucket: request.bucketName, key: work.key, options: streamOptions)
+        case .file:
+            throw OSSBatchItemProblem.failed(
+                OSSBatchFailure(.invalidArgument, "\(work.key) was listed as \(item.kind.rawValue), and given back as a file"))
+        }
+        return .uploaded
     }
 }
 

@@ -70,9 +70,11 @@ final class OSSBatchRunner: Sendable {
     let id: String
     let client: OSSClient
     /// The request, its CRC choice fixed (``OSSDirectoryTransferOptions/crcFlag`` set), its paths absolute.
-    let request: OSSDirectoryTransferRequest
-    /// The request as the journal's header keeps it (the local directory relative to the base directory).
-    let journalRequest: OSSDirectoryTransferRequest
+    let request: OSSBatchRequest
+    /// The request as the journal's header keeps it (local paths relative to the base directory).
+    let journalRequest: OSSBatchRequest
+    /// The `Data` and streams of a list upload.
+    let sources: OSSBatchSources
     /// The base directory the resumable transfers record their paths relative to, when the local directory lies
     /// inside the manager's.
     let baseDirectoryURL: URL?
@@ -85,14 +87,15 @@ final class OSSBatchRunner: Sendable {
     let events: AsyncStream<OSSBatchEvent>.Continuation
 
     init(
-        id: String, client: OSSClient, request: OSSDirectoryTransferRequest, journalRequest: OSSDirectoryTransferRequest,
-        baseDirectoryURL: URL?, directory: OSSBatchDirectory?, replay: OSSBatchJournalReplay?,
+        id: String, client: OSSClient, request: OSSBatchRequest, journalRequest: OSSBatchRequest,
+        sources: OSSBatchSources, baseDirectoryURL: URL?, directory: OSSBatchDirectory?, replay: OSSBatchJournalReplay?,
         tracker: OSSBatchProgressTracker, control: OSSBatchControl, events: AsyncStream<OSSBatchEvent>.Continuation
     ) {
         self.id = id
         self.client = client
         self.request = request
         self.journalRequest = journalRequest
+        self.sources = sources
         self.baseDirectoryURL = baseDirectoryURL
         self.directory = directory
         self.replay = replay
@@ -104,10 +107,13 @@ final class OSSBatchRunner: Sendable {
     var options: OSSDirectoryTransferOptions { request.options }
     var isDryRun: Bool { options.dryRun }
     var crcEnabled: Bool { options.crcFlag ?? client.configuration.crcCheckEnabled }
-    var root: String { request.localDirectoryPath }
+    var root: String { request.localRoot }
 
     /// The local file of `relativePath`.
     func localPath(_ relativePath: String) -> String { root + "/" + relativePath }
+
+    /// The local file of `work`: a list item's own, else its relative path's.
+    func localPath(of work: OSSBatchWork) -> String { work.localFile ?? localPath(work.relativePath) }
 
     /// The bytes `work` counts in the byte totals: those it may move (none in a dry run); `nil` for none.
     func transferBytes(_ work: OSSBatchWork) -> Int64? {
@@ -119,7 +125,8 @@ final class OSSBatchRunner: Sendable {
 
     /// Whether `work` runs as a resumable transfer (large enough, not empty, and not a dry run).
     func isResumable(_ work: OSSBatchWork) -> Bool {
-        !isDryRun && work.transfers && work.bytes > 0 && work.bytes >= options.singleRequestThreshold
+        if case .uploadSource = work.action { return false }
+        return !isDryRun && work.transfers && work.bytes > 0 && work.bytes >= options.singleRequestThreshold
     }
 
     /// Sends a progress event when one is due (`force`: now).
@@ -140,16 +147,22 @@ final class OSSBatchRunner: Sendable {
                     path: directory.journalPath, header: .header(journalRequest))
                 try await ledger.journal?.append(.run())
             }
-            if request.direction == .download, !isDryRun {
+            if request.direction == .download, !isDryRun, !root.isEmpty {
                 do {
                     try await OSSBatchPaths.makeDirectories(root: root, relativeDirectory: "", followsLinks: true)
                 } catch {
                     throw OSSClientError(.fileCantWrite, "cannot create the directory \(root)", underlying: error)
                 }
             }
-            let localExists = FileManager.default.fileExists(atPath: root)
-            var planner = try OSSBatchPlanner(request: request, client: client, localExists: localExists)
-            exhausted = try await dispatch(&planner, ledger)
+            var steps: any OSSBatchSteps
+            switch request {
+            case .directory(let directory):
+                let localExists = FileManager.default.fileExists(atPath: root)
+                steps = try OSSBatchPlanner(request: directory, client: client, localExists: localExists)
+            case .list(let list):
+                steps = OSSBatchListPlanner(request: list)
+            }
+            exhausted = try await dispatch(&steps, ledger)
         } catch {
             failure = error
         }
@@ -168,7 +181,7 @@ final class OSSBatchRunner: Sendable {
     }
 
     /// Runs the planner's steps to the end (returns `true`) or until the batch stops (`false`).
-    private func dispatch(_ planner: inout OSSBatchPlanner, _ ledger: OSSBatchLedger) async throws -> Bool {
+    private func dispatch(_ planner: inout some OSSBatchSteps, _ ledger: OSSBatchLedger) async throws -> Bool {
         try await withThrowingTaskGroup(of: OSSBatchCompletion.self) { group in
             var running = 0
             var exhausted = false
@@ -233,9 +246,11 @@ final class OSSBatchRunner: Sendable {
 
     /// Runs one item and returns how it ended; `nil` when it was stopped (paused or cancelled) before it ended.
     func perform(_ work: OSSBatchWork) async -> OSSBatchItemOutcome? {
+        var unknownLength = false
+        if case .uploadSource(let item) = work.action, item.size == nil { unknownLength = true }
         let meter = OSSBatchFileMeter(
             size: transferBytes(work) ?? 0, firstReportIsResumed: wasInFlight(work) && isResumable(work),
-            tracker: tracker, onProgress: { [self] in emitProgress() })
+            growsWithReports: unknownLength, tracker: tracker, onProgress: { [self] in emitProgress() })
         do {
             let outcome = try await run(work, meter: meter)
             if outcome == .uploaded || outcome == .downloaded { meter.finish() } else { meter.withdraw() }
@@ -281,6 +296,16 @@ final class OSSBatchRunner: Sendable {
             try await OSSBatchPaths.makeDirectories(
                 root: root, relativeDirectory: work.relativePath, followsLinks: options.symbolicLinks == .follow)
             return .createdDirectory
+        case .uploadSource(let item):
+            return try await upload(work, item, meter: meter)
+        case .downloadKey:
+            let head = try await client.headObject(OSSHeadObjectRequest(bucketName: request.bucketName, objectKey: work.key))
+            let summary = OSSObjectSummary(
+                objectKey: work.key, lastModified: head.lastModified, eTag: head.eTag, size: head.contentLength,
+                storageClass: head.storageClass, objectType: head.objectType)
+            let sized = OSSBatchWork(key: work.key, relativePath: work.relativePath, bytes: summary.size, action: .download(summary))
+            meter.expect(summary.size, firstReportIsResumed: wasInFlight(sized) && isResumable(sized))
+            return try await download(sized, summary, meter: meter)
         }
     }
 

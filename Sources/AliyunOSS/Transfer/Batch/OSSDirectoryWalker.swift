@@ -194,6 +194,24 @@ struct OSSDirectoryWalker: Sendable {
         }
     }
 
+    /// The file at `path` (links followed: a list names its files itself), or the `errno` of its `stat`.
+    static func entry(atPath path: String) async -> Result<OSSLocalEntry, OSSPOSIXError> {
+        await OSSBlockingIO.run { () -> Result<OSSLocalEntry, OSSPOSIXError> in
+            var st = stat()
+            guard stat(path, &st) == 0 else { return .failure(OSSPOSIXError(code: errno)) }
+            let kind: OSSLocalEntry.Kind =
+                switch st.st_mode & S_IFMT {
+                case S_IFREG: .file
+                case S_IFDIR: .directory
+                default: .refused(.unsupportedFileType)
+                }
+            return .success(
+                OSSLocalEntry(
+                    relativePath: path, kind: kind, size: Int64(st.st_size), modificationNanoseconds: modificationNanoseconds(st),
+                    device: UInt64(truncatingIfNeeded: st.st_dev), inode: UInt64(st.st_ino)))
+        }
+    }
+
     static func modificationNanoseconds(_ st: stat) -> Int64 {
         #if canImport(Darwin)
         let (seconds, nanoseconds) = (Int64(st.st_mtimespec.tv_sec), Int64(st.st_mtimespec.tv_nsec))

@@ -92,6 +92,57 @@ struct OSSRecordDirectory: Sendable {
         }
     }
 
+    /// Ends the transfer of record `name` for good, under its lock: aborts its multipart upload (one already gone is
+    /// fine) or deletes its download's temporary file, then removes the record.
+    ///
+    /// - Throws: ``OSSClientError`` `invalidArgument` when there is no record `name`, `transferInUse` when another
+    ///   run holds it, `fileCantWrite` when a file cannot be removed; or the ``OSSServerError`` of the abort (the
+    ///   record is then kept).
+    func terminate(name: String, client: OSSClient) async throws {
+        guard Self.kind(ofRecordName: name) != nil, let entry = entry(name: name) else {
+            throw OSSClientError(.invalidArgument, "no transfer \(name) in \(path)")
+        }
+        let lock = try lock(name: name)
+        defer { withExtendedLifetime(lock) {} }
+        switch entry.content {
+        case .upload(let record):
+            do {
+                _ = try await client.abortMultipartUpload(
+                    OSSAbortMultipartUploadRequest(bucketName: record.bucket, objectKey: record.key, uploadId: record.uploadId))
+            } catch let error as OSSServerError where error.code == "NoSuchUpload" {
+                // Already aborted or completed.
+            }
+        case .download(let record):
+            if FileManager.default.fileExists(atPath: record.tempFilePath) {
+                do {
+                    try FileManager.default.removeItem(atPath: record.tempFilePath)
+                } catch {
+                    throw OSSClientError(.fileCantWrite, "cannot remove the temporary file \(record.tempFilePath)", underlying: error)
+                }
+            }
+        case .unusable:
+            break
+        }
+        try remove(name: name)
+    }
+
+    /// Takes the lock of record `name`.
+    ///
+    /// - Throws: ``OSSClientError`` `transferInUse` when it is held elsewhere, `fileCantWrite` when it cannot be taken.
+    func lock(name: String) throws -> OSSRecordLock {
+        do {
+            return try store.lock(name: name)
+        } catch {
+            throw Self.inUse(error, lockPath: store.lockPath(name: name))
+        }
+    }
+
+    /// `transferInUse` for a lock held elsewhere; the lock error's own mapping for anything else.
+    static func inUse(_ error: OSSResumableError, lockPath: String) -> OSSClientError {
+        if case .recordLocked = error { return .transferInUse(lockPath: lockPath, underlying: error) }
+        return OSSClientError(.fileCantWrite, "cannot take the lock \(lockPath): \(error)", underlying: error)
+    }
+
     static func modificationDate(_ path: String) -> Date? {
         (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
     }

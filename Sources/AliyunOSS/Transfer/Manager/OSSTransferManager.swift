@@ -37,8 +37,9 @@ public actor OSSTransferManager {
     public nonisolated let backgroundService: OSSBackgroundTransferService?
 
     nonisolated let hub: OSSTransferEventHub  // bg: internal, so background transfers report through it too
-    /// The directory transfers (batches) running in this manager (`OSSTransferManager+Batch`).
-    nonisolated let batchRegistry = OSSBatchRegistry()
+    /// The batch layer's one entry point: the directory and list transfers of this manager's record directory
+    /// (`OSSTransferManager+Batch`).
+    nonisolated let batchStore: OSSBatchStore
     private let directory: OSSRecordDirectory
     private nonisolated let baseDirectory: OSSBaseDirectory?
     private var running: [String: Running] = [:]
@@ -77,6 +78,7 @@ public actor OSSTransferManager {
         self.progressGranularity = progressGranularity
         hub = OSSTransferEventHub()
         events = hub.all
+        batchStore = OSSBatchStore(client: client, recordDirectoryPath: directory.path, baseDirectoryURL: self.baseDirectoryURL)
     }
 
     deinit {
@@ -202,40 +204,7 @@ public actor OSSTransferManager {
             _ = try? await current.task.value
             running[id] = nil
         }
-        guard OSSRecordDirectory.kind(ofRecordName: id) != nil, let entry = directory.entry(name: id) else {
-            throw OSSClientError(.invalidArgument, "no transfer \(id) in \(recordDirectoryPath)")
-        }
-        let lock: OSSRecordLock
-        do {
-            lock = try directory.store.lock(name: id)
-        } catch {
-            throw Self.inUse(error, lockPath: directory.store.lockPath(name: id))
-        }
-        defer { withExtendedLifetime(lock) {} }
-        do {
-            switch entry.content {
-            case .upload(let record):
-                do {
-                    _ = try await client.abortMultipartUpload(
-                        OSSAbortMultipartUploadRequest(
-                            bucketName: record.bucket, objectKey: record.key, uploadId: record.uploadId))
-                } catch let error as OSSServerError where error.code == "NoSuchUpload" {
-                    // Already aborted or completed.
-                }
-            case .download(let record):
-                if FileManager.default.fileExists(atPath: record.tempFilePath) {
-                    do {
-                        try FileManager.default.removeItem(atPath: record.tempFilePath)
-                    } catch {
-                        throw OSSClientError(
-                            .fileCantWrite, "cannot remove the temporary file \(record.tempFilePath)", underlying: error)
-                    }
-                }
-            case .unusable:
-                break
-            }
-            try directory.remove(name: id)
-        }
+        try await directory.terminate(name: id, client: client)
         hub.yield(OSSTransferEvent(id: id, change: .terminated))
     }
 
@@ -280,12 +249,7 @@ public actor OSSTransferManager {
         guard running[name] == nil else {
             throw OSSClientError(.transferInUse, "the transfer of record \(directory.store.recordPath(name: name)) is running in this manager")
         }
-        let lock: OSSRecordLock
-        do {
-            lock = try directory.store.lock(name: name)
-        } catch {
-            throw Self.inUse(error, lockPath: directory.store.lockPath(name: name))
-        }
+        let lock = try directory.lock(name: name)
         defer { withExtendedLifetime(lock) {} }
         do {
             switch token.record {
@@ -371,12 +335,6 @@ public actor OSSTransferManager {
                 Self.cannotResumeCode(forRecordName: id), "transfer \(id) cannot be resumed: \(error)",
                 underlying: error)
         }
-    }
-
-    /// `transferInUse` for a lock held elsewhere; the lock error's own mapping for anything else.
-    private static func inUse(_ error: OSSResumableError, lockPath: String) -> OSSClientError {
-        if case .recordLocked = error { return .transferInUse(lockPath: lockPath, underlying: error) }
-        return OSSClientError(.fileCantWrite, "cannot take the lock \(lockPath): \(error)", underlying: error)
     }
 
     /// `cannotResumeDownload` for a download's record, `cannotResumeUpload` otherwise.

@@ -119,7 +119,7 @@ struct BatchResumeTests {
 
             let moved = OSSTransferManager(client: client, recordDirectoryPath: "Library/records", baseDirectoryURL: after)
             let listed = try #require(try await moved.batches().first)
-            #expect(listed.request.localDirectoryPath == after.appendingPathComponent("Documents").path)
+            #expect(listed.request.directory?.localDirectoryPath == after.appendingPathComponent("Documents").path)
             let report = try await moved.resumeBatch(listed.id).result()
             #expect(report.state == .completed)
             #expect(await server.stats()[.initiateMultipartUpload].requests == 0, "the multipart upload resumed")
