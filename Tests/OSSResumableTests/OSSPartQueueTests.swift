@@ -71,8 +71,7 @@ struct OSSPartQueueTests {
         #expect(queue.partConfirmed(Self.part(1), again: [Self.part(1)]) == [])
         #expect(Array(queue.pending) == [Self.part(2), Self.part(1)])
         #expect(queue.partHandled() == Self.starts(2))
-        _ = queue.partConfirmed(Self.part(2))
-        #expect(queue.partHandled() == Self.starts(1))
+        #expect(queue.confirm(2) == Self.starts(1))
         #expect(queue.attempts[1] == 2)
     }
 
@@ -166,8 +165,7 @@ struct OSSPartQueueTests {
     func stopAfterTheEnd() {
         var queue = Queue(parts: Self.parts(1), threadNum: 1, partAttempts: 1)
         _ = queue.start()
-        _ = queue.partConfirmed(Self.part(1))
-        _ = queue.partHandled()
+        _ = queue.confirm(1)
         _ = queue.partsEnded()
         #expect(queue.stopRequested() == [])
         #expect(Self.name(queue.conclusion) == "stopped(-)")
@@ -180,8 +178,7 @@ struct OSSPartQueueTests {
         _ = queue.partFailed(Self.part(1), "refused", traits: Self.final)
         #expect(queue.transferDecided() == [], "already stopping")
         _ = queue.stopRequested()
-        _ = queue.partConfirmed(Self.part(2))
-        _ = queue.partHandled()
+        _ = queue.confirm(2)
         #expect(queue.partsEnded() == [], "no checkpoints fed once decided")
         #expect(Self.name(queue.conclusion) == "decided")
     }
@@ -205,10 +202,8 @@ struct OSSPartQueueTests {
         #expect(queue.checkpointsArrived() == [.feedCheckpoints])
         #expect(queue.checkpointsFed() == [.listenForCheckpoints])
         #expect(queue.checkpointsFed() == [], "one listener at a time")
-        _ = queue.partConfirmed(Self.part(1))
-        #expect(queue.partHandled() == Self.starts(2))
-        _ = queue.partConfirmed(Self.part(2))
-        #expect(queue.partHandled() == [.cancelChildren])
+        #expect(queue.confirm(1) == Self.starts(2))
+        #expect(queue.confirm(2) == [.cancelChildren])
         // The cancelled listener answers: what was posted is still fed, but nobody listens again.
         #expect(queue.checkpointsArrived() == [.feedCheckpoints])
         #expect(queue.checkpointsFed() == [])
@@ -271,8 +266,7 @@ struct OSSPartQueueTests {
         var queue = Queue(parts: Self.parts(1), threadNum: 1, partAttempts: 1)
         _ = queue.start()
         _ = queue.transferDecided()
-        _ = queue.partConfirmed(Self.part(1))
-        _ = queue.partHandled()
+        _ = queue.confirm(1)
         _ = queue.partsEnded()
         #expect(queue.writerFailed() == [])
     }
@@ -298,8 +292,7 @@ struct OSSPartQueueTests {
         var queue = Queue(parts: Self.parts(failures.count), threadNum: failures.count, partAttempts: 1)
         _ = queue.start()
         for (index, (failure, traits)) in failures.enumerated() {
-            _ = queue.partFailed(Self.part(index + 1), failure, traits: traits)
-            _ = queue.partHandled()
+            _ = queue.fail(index + 1, failure, traits)
         }
         _ = queue.partsEnded()
         #expect(Self.name(queue.conclusion) == expected)
@@ -323,13 +316,10 @@ struct OSSPartQueueTests {
     func completionOnlyWhenAllPartsDone() {
         var queue = Queue(parts: Self.parts(3), threadNum: 3, partAttempts: 1)
         _ = queue.start()
-        _ = queue.partConfirmed(Self.part(1))
-        _ = queue.partHandled()
-        _ = queue.partConfirmed(Self.part(3))
-        _ = queue.partHandled()
+        _ = queue.confirm(1)
+        _ = queue.confirm(3)
         #expect(queue.conclusion == nil)
-        _ = queue.partConfirmed(Self.part(2))
-        #expect(queue.partHandled() == [.cancelChildren])
+        #expect(queue.confirm(2) == [.cancelChildren])
         #expect(queue.conclusion == nil, "not before the children ended")
         _ = queue.partsEnded()
         #expect(Self.name(queue.conclusion) == "drained")
@@ -342,5 +332,19 @@ struct OSSPartQueueTests {
         _ = queue.partConfirmed(Self.part(1))
         _ = queue.partsEnded()
         #expect(queue.conclusion == nil)
+    }
+}
+
+extension OSSPartQueue {
+    /// The driver's two calls for a confirmed part: confirmed, then handled. Returns the handling's actions.
+    mutating func confirm(_ number: Int) -> [Action] {
+        _ = partConfirmed(OSSPartQueueTests.part(number))
+        return partHandled()
+    }
+
+    /// The driver's two calls for a failed part: failed, then handled. Returns the handling's actions.
+    mutating func fail(_ number: Int, _ failure: Failure, _ traits: FailureTraits) -> [Action] {
+        _ = partFailed(OSSPartQueueTests.part(number), failure, traits: traits)
+        return partHandled()
     }
 }
