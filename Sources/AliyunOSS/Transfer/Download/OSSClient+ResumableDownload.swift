@@ -26,7 +26,7 @@ extension OSSClient {
             .download, bucket: request.bucketName, key: request.objectKey, summary: OSSTransferSummary.init
         ) {
             try await request.cancellation.run { [self] in
-                let transfer = try OSSDownloadEffects(client: self, request: request)
+                let transfer = try OSSDownloadRun(client: self, request: request)
                 return try await scheduler.withTransferSlot(priority: request.priority, proceedsWhenCancelled: true) {
                     try await transfer.run()
                 }
@@ -52,7 +52,7 @@ extension OSSClient {
             .download, bucket: request.bucketName, key: request.objectKey, summary: OSSTransferSummary.init
         ) {
             try await request.cancellation.run { [self] in
-                let transfer = try OSSDownloadEffects(client: self, request: request, token: token)
+                let transfer = try OSSDownloadRun(client: self, request: request, token: token)
                 return try await scheduler.withTransferSlot(priority: request.priority, proceedsWhenCancelled: true) {
                     try await transfer.run()
                 }

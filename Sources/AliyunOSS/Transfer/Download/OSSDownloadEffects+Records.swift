@@ -23,7 +23,7 @@ extension OSSDownloadEffects {
     /// with another record directory or none): that one is followed.
     func checkTempFile(of loaded: OSSRecordLoadResult<OSSDownloadRecord>) -> OSSRecordLoadResult<OSSDownloadRecord> {
         guard case .loaded(let record) = loaded, record.tempFilePath != tempFilePath else { return loaded }
-        if resumeRecord != nil, Self.isTempFile(record.tempFilePath, of: destinationPath) { return loaded }
+        if resumesFromToken, Self.isTempFile(record.tempFilePath, of: destinationPath) { return loaded }
         return .unusable(.recordForeign("temporary file \(record.tempFilePath) is not \(tempFilePath)"))
     }
 

@@ -1,155 +1,135 @@
 import OSSResumable
 
 extension OSSTransferDriver {
-    /// Moves `parts` with at most ``threadNum`` in flight, feeding each confirmation to the machine as it arrives
-    /// and performing its answer at once (records are saved in confirmation order). Parts the machine asks for
-    /// again (a CRC disagreement) join the queue; a part that fails with a retryable error is tried again, up to
-    /// ``partAttempts`` times in all. A waited-on step the machine asks for waits until the parts drained.
+    /// Moves `parts` as an ``OSSPartQueue`` decides, and executes its actions: starts part tasks (within the
+    /// client's scheduler), feeds each confirmation to the machine as it arrives and performs its answer at once
+    /// (records are saved in confirmation order), feeds the checkpoints the parts post
+    /// (``OSSTransferCheckpoints``, a burst at a time), waits for the background writer
+    /// (``OSSTransferRecordWriter``) and cancels the children. Parts the machine asks for again (a CRC
+    /// disagreement) join the queue; a waited-on step the machine asks for waits until the parts drained.
     ///
-    /// Checkpoints the parts post while they move (``OSSTransferCheckpoints``) are fed to the machine as they come,
-    /// a burst at a time. With the effects' background writer (``OSSTransferRecordWriter``) the records the machine
-    /// asks for are saved behind the parts, the latest one winning; a failed save stops the parts. Checkpoints still
-    /// posted when the parts ended are fed before a stop, so a paused or failed transfer keeps them.
-    ///
-    /// The first failure (or a pause or cancel) stops new parts and cancels the ones in flight; parts that still
-    /// finish are fed to the machine. Then the failure decides: a stop, or the worst part failure
-    /// (``OSSTransferEffects/rank(ofPartFailure:)``).
+    /// The driver tells the queue what happened (a part confirmed or failed, checkpoints arrived, a pause or
+    /// cancel requested, the writer failed, the machine's answer decided) and never decides itself which part
+    /// starts, whether a part is tried again, when the parts stop or which failure counts.
     ///
     /// Returns the actions that follow.
     func transfer(_ parts: [OSSPart], mover: @escaping Effects.PartMover) async -> [Action] {
         let progress = effects.progress
         let expected = machine.expectedBytes
-        let limit = threadNum
-        var queue = parts[...]
-        var attempts: [Int: Int] = [:]
-        var failures: [any Error] = []
+        let checkpoints = OSSTransferCheckpoints<Machine.Event>()
+        let writer = effects.backgroundWriter()
+        let post: @Sendable (Machine.Event) -> Void = { checkpoints.post($0) }
+        var queue = OSSPartQueue<any Error>(
+            parts: parts, threadNum: threadNum, partAttempts: partAttempts, writerKeepsUp: writer?.keepsUp ?? false)
         /// A waited-on step asked for by the last confirmation, and what follows it: run once the parts drained.
         var deferred: [Action] = []
         /// The machine's answer to a step that failed while parts were moving.
         var answer: [Action]?
-        let checkpoints = OSSTransferCheckpoints<Machine.Event>()
-        let writer = effects.backgroundWriter()
-        let post: @Sendable (Machine.Event) -> Void = { checkpoints.post($0) }
+        /// The error of the writer's failed save, when the flush at the end threw it.
+        var writerError: (any Error)?
         await withTaskGroup(of: OSSTransferPartAnswer<Machine.Event>?.self) { group in
-            var inFlight = 0
-            var stopping = false
-            var listening = false
-            func startNext() {
-                guard let part = queue.popFirst() else { return }
-                inFlight += 1
-                attempts[part.number, default: 0] += 1
-                let callback = progress.callback(for: part, expected: expected)
-                group.addTask { [admission] in
-                    do {
-                        let event =
-                            if let admission {
-                                try await admission.scheduler.withPartSlot(
-                                    priority: admission.priority, bytes: admission.bytes(part)
-                                ) { try await mover(part, callback, post) }
-                            } else {
-                                try await mover(part, callback, post)
+            /// Executes the queue's actions, in order.
+            func execute(_ actions: [OSSPartQueue<any Error>.Action]) async {
+                for action in actions {
+                    switch action {
+                    case .startPart(let part):
+                        let callback = progress.callback(for: part, expected: expected)
+                        group.addTask { [admission] in
+                            do {
+                                let event =
+                                    if let admission {
+                                        try await admission.scheduler.withPartSlot(
+                                            priority: admission.priority, bytes: admission.bytes(part)
+                                        ) { try await mover(part, callback, post) }
+                                    } else {
+                                        try await mover(part, callback, post)
+                                    }
+                                return OSSTransferPartAnswer(part: part, result: .success(event))
+                            } catch {
+                                return OSSTransferPartAnswer(part: part, result: .failure(error))
                             }
-                        return OSSTransferPartAnswer(part: part, result: .success(event))
-                    } catch {
-                        return OSSTransferPartAnswer(part: part, result: .failure(error))
+                        }
+                    case .listenForCheckpoints:
+                        group.addTask {
+                            await checkpoints.wait()
+                            return nil
+                        }
+                    case .feedCheckpoints:
+                        if let failed = await feedCheckpoints(checkpoints.drain(), writer: writer) { answer = failed }
+                        if answer != nil || outcome != nil { await execute(queue.transferDecided()) }
+                        await execute(queue.checkpointsFed())
+                    case .cancelChildren:
+                        group.cancelAll()
+                    case .catchUpWithWriter:
+                        await writer?.catchUp()
+                    case .failWithWriterError:
+                        if let failure = writerError ?? writer?.failure { answer = fail(failure) }
                     }
                 }
             }
-            /// Keeps one child waiting for checkpoints while parts move (it answers `nil`).
-            func listen() {
-                guard !listening, !stopping, inFlight > 0 else { return }
-                listening = true
-                group.addTask {
-                    await checkpoints.wait()
-                    return nil
-                }
-            }
-            func stop() {
-                guard !stopping else { return }
-                stopping = true
-                group.cancelAll()
-            }
-            while inFlight < limit, !queue.isEmpty { startNext() }
-            listen()
+            await execute(queue.start())
             while let next = await group.next() {
                 guard let finished = next else {
-                    listening = false
-                    if answer == nil, outcome == nil,
-                        let failed = await feedCheckpoints(checkpoints.drain(), writer: writer)
-                    {
-                        answer = failed
-                        stop()
-                    }
-                    listen()
+                    await execute(queue.checkpointsArrived())
                     continue
                 }
-                inFlight -= 1
-                let number = finished.part.number
+                let part = finished.part
                 switch finished.result {
                 case .success(let event):
                     let actions = handle(event)
                     // A confirmed part counts through the machine's total from now on; a part sent again keeps its
                     // high-water mark, so its second sending is not counted twice.
-                    if !Self.movesAgain(actions, number: number) { progress.partConfirmed(number: number) }
+                    if !Self.movesAgain(actions, number: part.number) { progress.partConfirmed(number: part.number) }
+                    var again: [OSSPart] = []
                     for (index, action) in actions.enumerated() {
                         switch Machine.step(for: action) {
-                        case .transferParts(let again):
-                            queue.append(contentsOf: again)
+                        case .transferParts(let parts):
+                            again += parts
                         case .ask:
                             deferred = Array(actions[index...])
                         default:
-                            answer = await localWhileMoving(action, writer: writer)
+                            if let failed = await localWhileMoving(action, writer: writer) { answer = failed }
                         }
                         if !deferred.isEmpty || answer != nil || outcome != nil { break }
                     }
-                    if answer != nil || outcome != nil { stop() }
+                    if answer != nil || outcome != nil { await execute(queue.transferDecided()) }
+                    await execute(queue.partConfirmed(part, again: again))
                 case .failure(let error):
-                    if !stopping, !isStopping, !error.isTransferCancellation, attempts[number, default: 0] < partAttempts,
-                        effects.isRetryable(partFailure: error)
-                    {
-                        queue.insert(finished.part, at: queue.startIndex)
-                    } else {
-                        failures.append(error)
-                        stop()
-                    }
+                    if isStopping { await execute(queue.stopRequested()) }
+                    let traits = OSSPartQueue<any Error>.FailureTraits(
+                        isCancellation: error.isTransferCancellation, isRetryable: effects.isRetryable(partFailure: error),
+                        rank: effects.rank(ofPartFailure: error))
+                    await execute(queue.partFailed(part, error, traits: traits))
                 }
-                if !stopping, let writer {
-                    // At most the parts that finish during one save may be missing from the record.
-                    if writer.keepsUp, !queue.isEmpty { await writer.catchUp() }
-                    if answer == nil, outcome == nil, let failure = writer.failure {
-                        answer = fail(failure)
-                        stop()
-                    }
-                }
-                if !stopping {
-                    if isStopping {
-                        stop()
-                    } else {
-                        while inFlight < limit, !queue.isEmpty { startNext() }
-                    }
-                }
-                // The listener must not outlive the parts (the group waits for it); no part starts after this.
-                if inFlight == 0, listening { group.cancelAll() }
+                if writer?.failure != nil { await execute(queue.writerFailed()) }
+                if isStopping { await execute(queue.stopRequested()) }
+                await execute(queue.partHandled())
             }
-        }
-        if answer == nil, outcome == nil, let failed = await feedCheckpoints(checkpoints.drain(), writer: writer) {
-            answer = failed
-        }
-        if let writer {
-            do {
-                try await writer.flush()
-            } catch {
-                if answer == nil, outcome == nil { answer = fail(error) }
+            await execute(queue.partsEnded())
+            if let writer {
+                do {
+                    try await writer.flush()
+                } catch {
+                    writerError = error
+                    await execute(queue.writerFailed())
+                }
             }
+            if isStopping { await execute(queue.stopRequested()) }
         }
-        if outcome != nil { return [] }
-        if let answer { return answer }
-        // Parts cancelled by `cancelAll()` after another part failed report cancellation too: only the caller's
-        // pause or cancel (of this task, or by the request) counts as a stop.
-        if isStopping { return fail(failures.first(where: \.isTransferCancellation) ?? CancellationError()) }
-        let real = failures.filter { !$0.isTransferCancellation }
-        if let worst = worst(of: real) ?? failures.first { return fail(worst) }
-        return deferred
+        switch queue.conclusion {
+        case .decided, nil:
+            // (`nil`: parts still waiting although nothing stopped them, which the queue never leaves: the run
+            // ends without a result, as `operationFailed`.)
+            return outcome != nil ? [] : answer ?? []
+        case .stopped(let cancellation):
+            // Parts cancelled after another part failed report cancellation too: only the caller's pause or
+            // cancel (of this task, or by the request) counts as a stop.
+            return fail(cancellation ?? CancellationError())
+        case .failed(let worst):
+            return fail(worst)
+        case .drained:
+            return deferred
+        }
     }
 
     /// Feeds checkpoints to the machine and performs its answers. Returns the machine's answer when a step failed.
@@ -182,16 +162,6 @@ extension OSSTransferDriver {
             }
             return await local(action)
         }
-    }
-
-    /// The failure with the highest rank, the first of equals.
-    private func worst(of failures: [any Error]) -> (any Error)? {
-        var best: (error: any Error, rank: Int)?
-        for error in failures {
-            let rank = effects.rank(ofPartFailure: error)
-            if best == nil || rank > best!.rank { best = (error, rank) }
-        }
-        return best?.error
     }
 
     /// Whether `actions` move part `number` again.

@@ -1,14 +1,17 @@
 import OSSResumable
 
 /// Runs a pure transfer state machine (``OSSTransferMachine``) through its effects (``OSSTransferEffects``): the
-/// one driver of resumable uploads and downloads.
+/// one driver of resumable uploads and downloads. The caller (``OSSUploadRun``, ``OSSDownloadRun``) builds the
+/// machine and the effects and hands both over; the effects never see the driver.
 ///
 /// A flat loop over a queue of actions, no recursion: an action the machine waits on (an
 /// ``OSSTransferStep/ask(restartsProgress:)``) or a failed step replaces the rest of the queue with the machine's
-/// answer. The driver alone decides when to stop for a pause or a cancel (checked before every waited-on step,
-/// before parts start and after each part ends), how many parts are in flight (`threadNum`, within what the client's scheduler admits), how often a part is tried (`partAttempts`),
-/// when a record is saved (in confirmation order, one at a time) and when progress is reported (in order, never
-/// under a lock, never backwards).
+/// answer. Pause and cancel are checked before every waited-on step and before parts start. While parts move,
+/// a pure ``OSSPartQueue`` makes the part loop's decisions (how many parts are in flight: `threadNum`, within
+/// what the client's scheduler admits; how often a part is tried: `partAttempts`; when the parts stop; which
+/// failure counts; when checkpoints are fed and the record writer waited for) and the driver only executes its
+/// actions. Records are saved in confirmation order, one at a time, and progress is reported in order, never
+/// under a lock, never backwards.
 ///
 /// Owned by a single task: the machine and the effects are only touched from it; parts move in child tasks that
 /// only run the effects' ``OSSTransferEffects/partMover(for:)`` closure.

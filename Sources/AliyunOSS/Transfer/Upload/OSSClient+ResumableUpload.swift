@@ -24,7 +24,7 @@ extension OSSClient {
             .upload, bucket: request.bucketName, key: request.objectKey, summary: OSSTransferSummary.init
         ) {
             try await request.cancellation.run { [self] in
-                let transfer = try OSSUploadEffects(client: self, request: request)
+                let transfer = try OSSUploadRun(client: self, request: request)
                 return try await scheduler.withTransferSlot(priority: request.priority, proceedsWhenCancelled: true) {
                     try await transfer.run()
                 }
@@ -54,7 +54,7 @@ extension OSSClient {
             .upload, bucket: request.bucketName, key: request.objectKey, summary: OSSTransferSummary.init
         ) {
             try await request.cancellation.run { [self] in
-                let transfer = try OSSUploadEffects(client: self, request: request, token: token)
+                let transfer = try OSSUploadRun(client: self, request: request, token: token)
                 return try await scheduler.withTransferSlot(priority: request.priority, proceedsWhenCancelled: true) {
                     try await transfer.run()
                 }

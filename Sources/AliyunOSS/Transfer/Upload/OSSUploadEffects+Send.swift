@@ -22,6 +22,11 @@ extension OSSUploadEffects {
         request.sendContentMD5 || settings.crcMode == .disabled ? .contentMD5 : .crc64Streamed
     }
 
+    /// parity-b: the headers sent with every UploadPart (the request's, plus its traffic limit).
+    var partHeaders: [String: String] {
+        (try? OSSTrafficLimit.merged(request.partHeaders, limit: request.trafficLimit)) ?? request.partHeaders
+    }
+
     /// One UploadPart. In ``PartIntegrity/crc64Streamed`` mode the file range is read once: the bytes are hashed
     /// as they are sent, and the CRC of what was sent is returned beside the server's. In
     /// ``PartIntegrity/contentMD5`` mode a first pass computes MD5 and CRC-64 and the second sends the range with
