@@ -90,7 +90,7 @@ extension OSSDownloadEffects: OSSTransferEffects {
         let client = self.client
         let bucket = request.bucketName
         let key = request.objectKey
-        let headers = getHeaders  // parity-b
+        let headers = getHeaders
         let journal = self.journal
         return { part, progress, checkpoint in
             let crc = try await Self.fetch(

@@ -105,3 +105,10 @@ final class OSSDownloadEffects {
         (error as? OSSServerError)?.statusCode == 412
     }
 }
+
+/// The headers sent with every ranged GET of a resumable download.
+extension OSSDownloadEffects {
+    var getHeaders: [String: String] {
+        (try? OSSTrafficLimit.merged(request.headers, limit: request.trafficLimit)) ?? request.headers
+    }
+}

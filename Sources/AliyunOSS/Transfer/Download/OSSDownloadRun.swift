@@ -27,7 +27,7 @@ struct OSSDownloadRun {
 
     init(client: OSSClient, request: OSSResumableDownloadRequest, token: OSSResumeToken? = nil) throws {
         let settings = try OSSTransferSettings(operation: "resumableDownload", request: request, client: client)
-        _ = try OSSTrafficLimit.headers(request.trafficLimit)  // parity-b: a precise error for a bad limit
+        _ = try OSSTrafficLimit.headers(request.trafficLimit)  // a precise error for a bad limit
         guard request.downloadToFileURL.isFileURL, !request.downloadToFileURL.path.isEmpty else {
             throw OSSClientError(.invalidArgument, "downloadToFileURL must be a file URL")
         }

@@ -75,7 +75,7 @@ extension OSSUploadEffects: OSSTransferEffects {
         let key = request.objectKey
         let path = filePath
         let integrity = partIntegrity
-        let headers = partHeaders  // parity-b
+        let headers = partHeaders
         return { part, progress, _ in
             try await Self.send(
                 client: client, bucket: bucket, key: key, uploadId: uploadId, part: part, path: path,

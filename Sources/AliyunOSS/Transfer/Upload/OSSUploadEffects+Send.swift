@@ -22,7 +22,7 @@ extension OSSUploadEffects {
         request.sendContentMD5 || settings.crcMode == .disabled ? .contentMD5 : .crc64Streamed
     }
 
-    /// parity-b: the headers sent with every UploadPart (the request's, plus its traffic limit).
+    /// The headers sent with every UploadPart (the request's, plus its traffic limit).
     var partHeaders: [String: String] {
         (try? OSSTrafficLimit.merged(request.partHeaders, limit: request.trafficLimit)) ?? request.partHeaders
     }
@@ -39,7 +39,7 @@ extension OSSUploadEffects {
         var partRequest = OSSUploadPartRequest(
             bucketName: bucket, objectKey: key, uploadId: uploadId, partNumber: part.number,
             source: .fileRange(URL(fileURLWithPath: path), offset: part.offset, length: part.length),
-            headers: headers)  // parity-b: the request's part headers and traffic limit
+            headers: headers)  // The request's part headers and traffic limit
         if let progress {
             // The part's own progress never runs backwards across its retries (the observer's high-water mark).
             partRequest.uploadProgress = { _, sent, _ in progress(sent) }

@@ -28,7 +28,7 @@ final class OSSUploadEffects {
     let progress: OSSTransferProgressReporter
     /// Where the record lives; `nil` without a record directory.
     let records: OSSTransferRecordSlot?
-    /// parity-b: the callback headers sent on Complete and kept in the record (the request's, else the loaded record's).
+    /// The callback headers sent on Complete and kept in the record (the request's, else the loaded record's).
     let callbackHeaders: [String: String]?
     /// Whether the upload is sequential: the request says so, or the record it resumes does.
     let sequential: Bool
@@ -53,7 +53,7 @@ final class OSSUploadEffects {
         let result = try await client.initiateMultipartUpload(
             OSSInitiateMultipartUploadRequest(
                 bucketName: request.bucketName, objectKey: request.objectKey,
-                // parity-b: Content-Type guessed from the local file's extension, then the key's.
+                // Content-Type guessed from the local file's extension, then the key's.
                 contentType: request.contentType
                     ?? request.completeMetaHeader.first { $0.key.lowercased() == "content-type" }?.value
                     ?? OSSMimeType.guess(request.uploadingFileURL.lastPathComponent, request.objectKey),
@@ -103,7 +103,7 @@ final class OSSUploadEffects {
             OSSCompleteMultipartUploadRequest(
                 bucketName: request.bucketName, objectKey: request.objectKey, uploadId: uploadId,
                 parts: parts.map { OSSPartInfo(partNumber: $0.number, eTag: $0.etag) },
-                // parity-b: the callback comes from the request or, when resumed, from the record.
+                // The callback comes from the request or, when resumed, from the record.
                 headers: callbackHeaders ?? [:]))
     }
 

@@ -20,7 +20,7 @@ struct OSSUploadRun {
     let location: OSSUploadLocation
     /// The record of the resume token the call was given, checked against the request.
     let resumeRecord: OSSUploadRecord?
-    /// parity-b: the request's callback headers, `nil` without a callback.
+    /// The request's callback headers, `nil` without a callback.
     let callbackHeaders: [String: String]?
     /// The machine the driver starts with.
     let machine: OSSUploadStateMachine
@@ -30,7 +30,7 @@ struct OSSUploadRun {
         guard request.uploadingFileURL.isFileURL, !request.uploadingFileURL.path.isEmpty else {
             throw OSSClientError(.invalidArgument, "uploadingFileURL must be a file URL")
         }
-        _ = try OSSTrafficLimit.headers(request.trafficLimit)  // parity-b: a precise error for a bad limit
+        _ = try OSSTrafficLimit.headers(request.trafficLimit)  // a precise error for a bad limit
         self.client = client
         self.request = request
         self.settings = settings
@@ -43,7 +43,7 @@ struct OSSUploadRun {
             try location.resumeRecord(
                 from: $0, bucket: request.bucketName, key: request.objectKey, requestedPartSize: partSize, crcMode: crcMode)
         }
-        callbackHeaders = try Self.callbackHeaders(for: request)  // parity-b: callback in the record
+        callbackHeaders = try Self.callbackHeaders(for: request)  // the callback is kept in the record
         machine = OSSUploadStateMachine(
             configuration: .init(
                 bucket: request.bucketName, key: request.objectKey, filePath: location.filePath,
@@ -65,7 +65,7 @@ struct OSSUploadRun {
         let opened = try OSSTransferOpenRecord(records, resuming: resumeRecord, map: { OSSClientError($0, in: .upload) })
         defer { withExtendedLifetime(opened.lock) {} }
         let loaded = opened.loaded
-        // parity-b: a resumed upload sends the recorded callback; a record made sequential stays sequential.
+        // A resumed upload sends the recorded callback; a record made sequential stays sequential.
         let callbackHeaders = self.callbackHeaders ?? recordedCallback(loaded)
         var sequential = request.sequential
         if case .loaded(let record) = loaded, record.sequential == true { sequential = true }
@@ -81,7 +81,7 @@ struct OSSUploadRun {
         guard case .finished(let crc) = await driver.run(.start(record: loaded, file: identity)) else {
             throw driver.error(
                 operation: "resumableUpload", noun: "upload", kept: "the upload id and the record",
-                // records: relative paths with a base directory; parity-b: the callback travels with the token.
+                // records: relative paths with a base directory; the callback travels with the token.
                 token: { [location] in
                     driver.machine.record.map {
                         location.token(for: $0.withCallbackHeaders(callbackHeaders).withSequential(sequential))
@@ -99,7 +99,7 @@ struct OSSUploadRun {
             partSize: plan.partSize, totalBytes: plan.totalLength)
     }
 
-    /// parity-b: the request's callback headers: the typed ``OSSResumableUploadRequest/callback``, else the raw
+    /// The request's callback headers: the typed ``OSSResumableUploadRequest/callback``, else the raw
     /// `callbackParam` / `callbackVar` dictionaries; `nil` without a callback.
     static func callbackHeaders(for request: OSSResumableUploadRequest) throws -> [String: String]? {
         let headers = try OSSCallbackHeaders.make(
@@ -107,7 +107,7 @@ struct OSSUploadRun {
         return headers.isEmpty ? nil : headers
     }
 
-    /// parity-b: the loaded record's callback, for a request that has none (a resumed upload, e.g. by the transfer
+    /// The loaded record's callback, for a request that has none (a resumed upload, e.g. by the transfer
     /// manager), so that a resumed upload still sends it on Complete.
     func recordedCallback(_ loaded: OSSRecordLoadResult<OSSUploadRecord>) -> [String: String]? {
         guard case .loaded(let record) = loaded, record.bucket == request.bucketName,
