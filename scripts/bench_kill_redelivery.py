@@ -211,7 +211,7 @@ def main():
         write_random_file(source, size, random.Random(args.seed))
         upload = [args.oss, "cp", source, f"oss://{BUCKET}/object.bin", "--endpoint", server.endpoint,
                   "--signature-version", "v1", "--path-style"]
-        subprocess.run(upload, env=env, check=True, stdout=subprocess.DEVNULL, timeout=args.timeout)
+        subprocess.run(upload, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=args.timeout)
         proxy = CountingProxy(server.port)
         print(f"REDELIVERY config size={args.size_mib}MiB part={args.part_size} threads={args.threads} "
               f"runs={args.runs} seed={args.seed} sockets: {socket_caps()} "

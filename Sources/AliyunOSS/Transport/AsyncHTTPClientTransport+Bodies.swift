@@ -41,12 +41,29 @@ extension AsyncHTTPClientTransport {
     /// `pread`, off the cooperative pool) into one of two buffers that take turns: the one on its way to the socket
     /// and the next. No read-ahead beyond that and no allocation per chunk (fresh buffers cost a page fault per
     /// 4 KiB); a buffer the transport still holds when its turn comes is replaced, never overwritten (`ByteBuffer`
-    /// copies on write). A file shorter than the range is `fileCantRead`.
+    /// copies on write). The two come from `spares` and go back there at the end of the range, for the next
+    /// request. A file shorter than the range is `fileCantRead`.
     struct FileRangeChunks: AsyncSequence, Sendable {
         typealias Element = ByteBuffer
         let file: OSSFile
         let range: Range<Int64>
         let chunkLength: Int
+        var spares: SpareBuffers = SpareBuffers()
+
+        /// Buffers kept between requests (at most ``limit``; any request may take them).
+        struct SpareBuffers: Sendable {
+            static let limit = 8
+            let buffers = OSSLockedValue<[ByteBuffer]>([])
+
+            func take(capacity: Int) -> ByteBuffer {
+                buffers.withLockedValue { $0.popLast() }.flatMap { $0.capacity >= capacity ? $0 : nil }
+                    ?? ByteBufferAllocator().buffer(capacity: capacity)
+            }
+
+            func give(_ returned: [ByteBuffer]) {
+                buffers.withLockedValue { $0 = Array(($0 + returned).suffix(Self.limit)) }
+            }
+        }
 
         /// The two buffers, behind a lock only so that the read (on another thread) mutates them in place.
         struct Turns {
@@ -71,7 +88,13 @@ extension AsyncHTTPClientTransport {
 
             mutating func next() async throws -> ByteBuffer? {
                 let end = chunks.range.upperBound
-                guard position < end else { return nil }
+                guard position < end else {
+                    chunks.spares.give(turns.withLockedValue { turns in
+                        defer { turns.buffers = [] }
+                        return turns.buffers
+                    })
+                    return nil
+                }
                 let (file, offset) = (chunks.file, position)
                 let count = Int(Swift.min(Int64(chunks.chunkLength), end - position))
                 let turns = self.turns
@@ -90,8 +113,7 @@ extension AsyncHTTPClientTransport {
 
         func makeAsyncIterator() -> AsyncIterator {
             let capacity = Int(Swift.min(Int64(chunkLength), Int64(range.count)))
-            let allocator = ByteBufferAllocator()
-            let buffers = [allocator.buffer(capacity: capacity), allocator.buffer(capacity: capacity)]
+            let buffers = [spares.take(capacity: capacity), spares.take(capacity: capacity)]
             return AsyncIterator(chunks: self, position: range.lowerBound, turns: OSSLockedValue(Turns(buffers: buffers)))
         }
     }

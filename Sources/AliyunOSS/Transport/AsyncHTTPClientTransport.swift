@@ -15,6 +15,8 @@ public final class AsyncHTTPClientTransport: OSSHTTPTransport {
 
     let client: HTTPClient
     let ownsClient: Bool
+    /// The file bodies' buffers between requests.
+    let spareBuffers = FileRangeChunks.SpareBuffers()
 
     /// Creates a transport with its own `HTTPClient` on the shared event loop group.
     public init(configuration: OSSClientConfiguration) {
@@ -97,7 +99,8 @@ public final class AsyncHTTPClientTransport: OSSHTTPTransport {
                 throw OSSClientError(
                     .fileCantRead, "\(path) has \(size) bytes; the range \(offset)+\(length) is outside it")
             }
-            let chunks = FileRangeChunks(file: file, range: offset..<(offset + length), chunkLength: Int(Self.fileChunkLength))
+            let chunks = FileRangeChunks(
+                file: file, range: offset..<(offset + length), chunkLength: Int(Self.fileChunkLength), spares: spareBuffers)
             request.body = .stream(
                 CountingSequence(base: chunks, onChunk: onChunkSent), length: .known(length))
             return try await execute(request, deadline: deadline, handler: handler)
