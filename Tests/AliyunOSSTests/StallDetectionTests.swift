@@ -138,7 +138,7 @@ struct StallDetectionTests {
             _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "ahead", data: Data(bytes)))
             let counter = PullCountingTransport(base: transport.makeTransport(configuration: client.configuration))
             let reader = try OSSClient(
-                endpoint: server.endpoint, credentialProvider: server.credentials.provider,
+                endpoint: server.endpoint.absoluteString, credentialProvider: server.credentials.provider,
                 configuration: client.configuration, transport: counter)
             let operation = try OSSClient.getOperation(OSSGetObjectRequest(bucketName: "bkt", objectKey: "ahead"))
             let read = { try await reader.invoke(operation) { response in
