@@ -71,6 +71,42 @@ struct ByteChannelTests {
         #expect(channel.peakBufferedBytes <= 100)
     }
 
+    @Test("next(upTo:) takes the chunks queued behind the next one that fit, in order, and never waits for more")
+    func batchesTakeWhatIsQueued() async throws {
+        let channel = Channel(limit: 100)
+        for index in 0..<4 { try await channel.send(Self.bytes(20, from: index * 20)) }
+        // 80 queued: 50 bytes take the next chunk and one more (a third would not fit), unsplit.
+        #expect(try await channel.next(upTo: 50) == [Self.bytes(20, from: 0), Self.bytes(20, from: 20)])
+        // 0 takes the next chunk alone; a limit below the first chunk still takes it.
+        #expect(try await channel.next(upTo: 0) == [Self.bytes(20, from: 40)])
+        #expect(try await channel.next(upTo: 5) == [Self.bytes(20, from: 60)])
+        // Nothing queued: the consumer waits for one chunk and returns with it, not for the batch to fill.
+        let consumer = Task { try await channel.next(upTo: 1000) }
+        await Self.until { channel.consumerIsWaiting }
+        try await channel.send(Self.bytes(10, from: 80))
+        #expect(try await consumer.value == [Self.bytes(10, from: 80)])
+        channel.finish()
+        #expect(try await channel.next(upTo: 1000) == nil)
+    }
+
+    @Test("a batch frees room: a producer waiting for it is let in once the batch leaves half the limit or less")
+    func batchesWakeTheProducer() async throws {
+        let channel = Channel(limit: 100)
+        let producer = Task {
+            for index in 0..<6 { try await channel.send(Self.bytes(25, from: index * 25)) }
+            channel.finish()
+        }
+        await channel.producerBlocked()
+        #expect(channel.bufferedBytes == 100)
+        let batch = try await channel.next(upTo: 60)
+        #expect(batch?.map(\.count) == [25, 25])
+        var rest: [Data] = []
+        while let more = try await channel.next(upTo: 1000) { rest += more }
+        try await producer.value
+        #expect(((batch ?? []) + rest).reduce(Data(), +) == (0..<6).map { Self.bytes(25, from: $0 * 25) }.reduce(Data(), +))
+        #expect(channel.peakBufferedBytes <= 100)
+    }
+
     @Test("finish: the consumer reads every byte, then the end, and the end again")
     func finishDeliversEverything() async throws {
         let channel = Channel(limit: 1000)

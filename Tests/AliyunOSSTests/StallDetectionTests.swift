@@ -1,4 +1,4 @@
-import AliyunOSS
+@testable import AliyunOSS
 import Foundation
 import NIOCore
 import OSSCRC64
@@ -109,6 +109,66 @@ struct StallDetectionTests {
             }
             #expect(received == CRC64.checksum(bytes))
             #expect(await server.stats()[.getObject].requests == 1)
+        }
+    }
+
+    /// The platform's transport, counting the response bytes the stall detector has taken from it.
+    struct PullCountingTransport: OSSHTTPTransport {
+        let base: any OSSHTTPTransport
+        let pulled = Box(0)
+
+        func send<Result: Sendable>(
+            _ request: OSSHTTPRequest, handler: (OSSHTTPResponse) async throws -> Result
+        ) async throws -> Result {
+            let pulled = self.pulled
+            return try await base.send(request) { response in
+                var response = response
+                response.body = response.body.counting { count in pulled.update { $0 += count } }
+                return try await handler(response)
+            }
+        }
+
+        func shutdown() async throws { try await base.shutdown() }
+    }
+
+    @Test("the stall detector reads at most its buffer ahead of a caller that reads slowly", arguments: transports)
+    func readAheadIsBounded(transport: OSSTransportKind) async throws {
+        let bytes = patternBytes(4 << 20, seed: 41)
+        try await withServerAndClient(configure: { $0.transport = transport }) { server, client in
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "ahead", data: Data(bytes)))
+            let counter = PullCountingTransport(base: transport.makeTransport(configuration: client.configuration))
+            let reader = try OSSClient(
+                endpoint: server.endpoint.absoluteString, credentialProvider: server.credentials.provider,
+                configuration: client.configuration, transport: counter)
+            let operation = try OSSClient.getOperation(OSSGetObjectRequest(bucketName: "bkt", objectKey: "ahead"))
+            let read = { try await reader.invoke(operation) { response in
+                var crc = CRC64()
+                var consumed = 0
+                var ahead = 0
+                var largest = 0
+                for try await chunk in response.body {
+                    // Taken from the transport but not yet by this reader: the buffer, the chunk in hand, the one
+                    // the pump holds while it waits for room.
+                    ahead = max(ahead, counter.pulled.value - consumed)
+                    largest = max(largest, chunk.count)
+                    chunk.withUnsafeBytes { crc.update($0) }
+                    consumed += chunk.count
+                    try await Task.sleep(for: .milliseconds(1))  // the network outruns this reader
+                }
+                return (crc.value, ahead, largest)
+            } }
+            let measured: (UInt64, Int, Int)
+            do {
+                measured = try await read()
+            } catch {
+                try? await reader.shutdown()
+                throw error
+            }
+            try await reader.shutdown()
+            let (crc, ahead, largest) = measured
+            #expect(crc == CRC64.checksum(bytes))
+            #expect(ahead <= OSSStallDetectingTransport.bufferLimit + 2 * largest, "\(ahead) bytes ahead, chunks up to \(largest)")
+            #expect(OSSStallDetectingTransport.bufferLimit == 256 << 10)
         }
     }
 

@@ -1,5 +1,8 @@
-import AliyunOSS
+@testable import AliyunOSS
 import Foundation
+#if !canImport(Darwin)
+import NIOCore
+#endif
 import OSSCRC64
 import OSSLocalServer
 import Testing
@@ -85,3 +88,54 @@ struct TransportConformanceTests {
         }
     }
 }
+
+#if !canImport(Darwin)
+/// The AsyncHTTPClient transport's file bodies (Linux): read in turns into two buffers, never overwriting one the
+/// connection still holds.
+extension TransportConformanceTests {
+    @Test("AsyncHTTPClient file bodies: two buffers take turns; one still held when its turn comes is replaced")
+    func fileRangeChunksTakeTurns() async throws {
+        let bytes = patternBytes((5 << 20) + 123, seed: 12)
+        let url = try makeTemporaryFile(bytes)
+        defer { try? FileManager.default.removeItem(at: url) }
+        try await OSSFile.withFile(url.path, .read) { file in
+            let chunks = AsyncHTTPClientTransport.FileRangeChunks(
+                file: file, range: 100..<Int64(bytes.count), chunkLength: 1 << 20)
+            var iterator = chunks.makeAsyncIterator()
+            var held: ByteBuffer?
+            var received: [UInt8] = []
+            var storage: [UInt] = []
+            while let chunk = try await iterator.next() {
+                received += chunk.readableBytesView
+                storage.append(UInt(bitPattern: chunk.withUnsafeReadableBytes { $0.baseAddress }))
+                // The first chunk stays with a slow socket until the third is read (its buffer's next turn).
+                if storage.count == 1 { held = chunk }
+                if storage.count == 3 {
+                    #expect(held.map { Array($0.readableBytesView) } == Array(bytes[100..<(100 + (1 << 20))]))
+                    held = nil
+                }
+            }
+            #expect(received == Array(bytes[100...]))
+            #expect(storage.count == 6)
+            // The held buffer was replaced, not overwritten; released ones are filled again in place.
+            #expect(storage[2] != storage[0])
+            #expect(storage[4] == storage[2])
+            #expect(storage[3] == storage[1] && storage[5] == storage[3])
+        }
+    }
+
+    @Test("AsyncHTTPClient file bodies: a file shorter than the range is fileCantRead")
+    func fileRangeChunksShortFile() async throws {
+        let bytes = patternBytes(3000, seed: 13)
+        let url = try makeTemporaryFile(bytes)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let code = await clientErrorCode {
+            try await OSSFile.withFile(url.path, .read) { file in
+                let chunks = AsyncHTTPClientTransport.FileRangeChunks(file: file, range: 0..<4000, chunkLength: 1024)
+                for try await _ in chunks {}
+            }
+        }
+        #expect(code == .fileCantRead)
+    }
+}
+#endif

@@ -182,59 +182,83 @@ final class OSSFile: Sendable {
     /// (`CancellationError`).
     func read(at offset: Int64, count: Int) async throws -> Data {
         try Task.checkCancellation()
-        let (data, code) = try await OSSBlockingIO.run { () throws(OSSClientError) -> (Data, Int32) in
-                var data = Data(count: count)
-                var filled = 0
-                let code: Int32 = try self.withDescriptor { fd in
-                    data.withUnsafeMutableBytes { buffer in
-                        while filled < count {
-                            let want = Swift.min(count - filled, Self.maxTransfer)
-                            let got = pread(fd, buffer.baseAddress! + filled, want, off_t(offset + Int64(filled)))
-                            if got > 0 {
-                                filled += got
-                            } else if got == 0 {
-                                return 0
-                            } else if errno != EINTR {
-                                return errno
-                            }
-                        }
-                        return 0
-                    }
+        return try await OSSBlockingIO.run { () throws(OSSClientError) -> Data in
+            var data = Data(count: count)
+            let filled = try data.withUnsafeMutableBytes { buffer in
+                Result { () throws(OSSClientError) in try self.read(at: offset, into: buffer) }
+            }.get()
+            if filled < count { data.removeSubrange(filled...) }
+            return data
+        }
+    }
+
+    /// Fills `buffer` from `offset` with `pread`, blocking (run it off the cooperative pool: ``OSSBlockingIO``).
+    /// Returns the bytes read: fewer than the buffer holds only at the end of the file.
+    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(OSSClientError) -> Int {
+        var filled = 0
+        let code: Int32 = try withDescriptor { fd in
+            while filled < buffer.count {
+                let want = Swift.min(buffer.count - filled, Self.maxTransfer)
+                let got = pread(fd, buffer.baseAddress! + filled, want, off_t(offset + Int64(filled)))
+                if got > 0 {
+                    filled += got
+                } else if got == 0 {
+                    return 0
+                } else if errno != EINTR {
+                    return errno
                 }
-                if filled < count { data.removeSubrange(filled...) }
-                return (data, code)
+            }
+            return 0
         }
         guard code == 0 else { throw Self.failure(.read, "cannot read \(path)", code) }
-        return data
+        return filled
     }
 
     /// Writes all of `data` at `offset`. A cancelled task writes nothing (`CancellationError`): a transfer that is
     /// paused or cancelled stops at the next chunk, also when the transport has the rest of the body buffered.
     /// `evenWhenCancelled` writes anyway (a journal's own entries about a pause must land).
     func write(_ data: Data, at offset: Int64, evenWhenCancelled: Bool = false) async throws {
+        try await write(CollectionOfOne(data), at: offset, evenWhenCancelled: evenWhenCancelled)
+    }
+
+    /// Writes `chunks` one after the other from `offset`, in one trip off the cooperative pool (a batch of chunks
+    /// costs one thread hop, not one each). Cancellation as ``write(_:at:evenWhenCancelled:)``.
+    func write(
+        _ chunks: some Collection<Data> & Sendable, at offset: Int64, evenWhenCancelled: Bool = false
+    ) async throws {
         if !evenWhenCancelled { try Task.checkCancellation() }
-        guard !data.isEmpty else { return }
-        if let fault, !fault.admit(data.count) {
-            throw Self.failure(.replace, "cannot write \(data.count) bytes to \(path) at \(offset)", fault.errno)
+        let total = chunks.reduce(0) { $0 + $1.count }
+        guard total > 0 else { return }
+        if let fault, !fault.admit(total) {
+            throw Self.failure(.replace, "cannot write \(total) bytes to \(path) at \(offset)", fault.errno)
         }
         let code = try await OSSBlockingIO.run { () throws(OSSClientError) -> Int32 in
-                try self.withDescriptor { fd in
-                    data.withUnsafeBytes { buffer in
-                        var done = 0
-                        while done < buffer.count {
-                            let want = Swift.min(buffer.count - done, Self.maxTransfer)
-                            let wrote = pwrite(fd, buffer.baseAddress! + done, want, off_t(offset + Int64(done)))
-                            if wrote >= 0 {
-                                done += wrote
-                            } else if errno != EINTR {
-                                return errno
-                            }
-                        }
-                        return 0
-                    }
+            try self.withDescriptor { fd in
+                var position = offset
+                for chunk in chunks {
+                    let code = chunk.withUnsafeBytes { Self.writeAll(fd, $0, at: position) }
+                    guard code == 0 else { return code }
+                    position += Int64(chunk.count)
                 }
+                return 0
+            }
         }
-        guard code == 0 else { throw Self.failure(.replace, "cannot write \(data.count) bytes to \(path) at \(offset)", code) }
+        guard code == 0 else { throw Self.failure(.replace, "cannot write \(total) bytes to \(path) at \(offset)", code) }
+    }
+
+    /// `pwrite` until all of `buffer` is written at `offset`; the `errno` of a failure, or 0.
+    private static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, at offset: Int64) -> Int32 {
+        var done = 0
+        while done < buffer.count {
+            let want = Swift.min(buffer.count - done, maxTransfer)
+            let wrote = pwrite(fd, buffer.baseAddress! + done, want, off_t(offset + Int64(done)))
+            if wrote >= 0 {
+                done += wrote
+            } else if errno != EINTR {
+                return errno
+            }
+        }
+        return 0
     }
 
     /// Makes the file's data durable (``OSSDurableFile/sync(fd:)``: `F_FULLFSYNC` on Darwin).

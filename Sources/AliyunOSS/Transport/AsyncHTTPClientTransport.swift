@@ -3,9 +3,9 @@ import AsyncHTTPClient
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
-import _NIOFileSystem
 
-/// The default transport on Linux, over AsyncHTTPClient. File-range bodies are streamed with NIOFileSystem.
+/// The default transport on Linux, over AsyncHTTPClient. File-range bodies are streamed from the file in 1 MiB
+/// chunks read as the connection takes them (``FileRangeChunks``).
 ///
 /// Not available on Apple platforms, where the SDK links no AsyncHTTPClient: use ``OSSURLSessionTransport``.
 public final class AsyncHTTPClientTransport: OSSHTTPTransport {
@@ -15,6 +15,8 @@ public final class AsyncHTTPClientTransport: OSSHTTPTransport {
 
     let client: HTTPClient
     let ownsClient: Bool
+    /// The file bodies' buffers between requests.
+    let spareBuffers = FileRangeChunks.SpareBuffers()
 
     /// Creates a transport with its own `HTTPClient` on the shared event loop group.
     public init(configuration: OSSClientConfiguration) {
@@ -90,15 +92,15 @@ public final class AsyncHTTPClientTransport: OSSHTTPTransport {
         onChunkSent: (@Sendable (UnsafeRawBufferPointer) -> Void)?, handler: (OSSHTTPResponse) async throws -> Result
     ) async throws -> Result {
         var request = request
-        // withFileHandle closes the file even when the task is cancelled (an unclosed handle is a fatal error).
-        // A failure to open it is a FileSystemError, which send(_:handler:) maps to `.fileCantRead`.
-        return try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
-            let size = try await handle.info().size
+        // The file is closed on every way out, cancellation included; a failure to open it is `.fileCantRead`.
+        return try await OSSFile.withFile(path, .read) { file in
+            let size = try file.size()
             guard offset >= 0, length >= 0, offset <= size, length <= size - offset else {
                 throw OSSClientError(
                     .fileCantRead, "\(path) has \(size) bytes; the range \(offset)+\(length) is outside it")
             }
-            let chunks = handle.readChunks(in: offset..<(offset + length), chunkLength: .bytes(Self.fileChunkLength))
+            let chunks = FileRangeChunks(
+                file: file, range: offset..<(offset + length), chunkLength: Int(Self.fileChunkLength), spares: spareBuffers)
             request.body = .stream(
                 CountingSequence(base: chunks, onChunk: onChunkSent), length: .known(length))
             return try await execute(request, deadline: deadline, handler: handler)

@@ -65,7 +65,7 @@ final class OSSByteChannel<Head: Sendable>: AsyncSequence, Sendable {
 
     /// What a send does once the lock is released.
     private enum SendStep {
-        case handOver(CheckedContinuation<Data?, any Error>)
+        case handOver(CheckedContinuation<[Data]?, any Error>)
         case queued
         case stop
         case wait
@@ -73,7 +73,7 @@ final class OSSByteChannel<Head: Sendable>: AsyncSequence, Sendable {
 
     /// What a yield does once the lock is released.
     private enum YieldStep {
-        case handOver(CheckedContinuation<Data?, any Error>)
+        case handOver(CheckedContinuation<[Data]?, any Error>)
         case queued
         case pause([CheckedContinuation<Void, Never>])
     }
@@ -86,7 +86,7 @@ final class OSSByteChannel<Head: Sendable>: AsyncSequence, Sendable {
         var end: End?
         var closed = false
         var headWaiter: CheckedContinuation<Head, any Error>?
-        var chunkWaiter: CheckedContinuation<Data?, any Error>?
+        var chunkWaiter: CheckedContinuation<[Data]?, any Error>?
         /// An awaiting producer's continuation, and the buffered bytes at or below which it is let in again.
         var roomWaiter: CheckedContinuation<Void, any Error>?
         var roomLevel = 0
@@ -171,7 +171,7 @@ final class OSSByteChannel<Head: Sendable>: AsyncSequence, Sendable {
             }
             switch action {
             case .handOver(let waiter):
-                waiter.resume(returning: piece)
+                waiter.resume(returning: [piece])
                 return
             case .queued:
                 return
@@ -224,7 +224,7 @@ final class OSSByteChannel<Head: Sendable>: AsyncSequence, Sendable {
             return .pause(state.takeWatchers())
         }
         switch action {
-        case .handOver(let waiter): waiter.resume(returning: chunk)
+        case .handOver(let waiter): waiter.resume(returning: [chunk])
         case .queued: break
         case .pause(let watchers):
             hooks.paused?()
@@ -235,7 +235,7 @@ final class OSSByteChannel<Head: Sendable>: AsyncSequence, Sendable {
     /// The whole stream was queued: the consumer reads the rest, then the end. Ignored once the exchange ended.
     func finish() {
         let (headWaiter, chunkWaiter, watchers) = state.withLockedValue {
-            state -> (CheckedContinuation<Head, any Error>?, CheckedContinuation<Data?, any Error>?, Watchers) in
+            state -> (CheckedContinuation<Head, any Error>?, CheckedContinuation<[Data]?, any Error>?, Watchers) in
             guard !state.isOver else { return (nil, nil, []) }
             state.end = .finished
             defer { state.headWaiter = nil; state.chunkWaiter = nil }
@@ -251,7 +251,7 @@ final class OSSByteChannel<Head: Sendable>: AsyncSequence, Sendable {
     func fail(_ error: any Error) {
         let (headWaiter, chunkWaiter, roomWaiter, watchers) = state.withLockedValue {
             state -> (
-                CheckedContinuation<Head, any Error>?, CheckedContinuation<Data?, any Error>?,
+                CheckedContinuation<Head, any Error>?, CheckedContinuation<[Data]?, any Error>?,
                 CheckedContinuation<Void, any Error>?, Watchers
             ) in
             guard !state.isOver else { return (nil, nil, nil, []) }
@@ -270,7 +270,13 @@ final class OSSByteChannel<Head: Sendable>: AsyncSequence, Sendable {
     /// The head, once published. Throws the stream's failure if it failed first, `CancellationError` when the
     /// consumer's task is cancelled (the channel closes) or the channel was closed.
     func head() async throws -> Head {
-        try await consume(on: \.headWaiter) { state in
+        try await consume(
+            waiter: .init(
+                take: { state in
+                    defer { state.headWaiter = nil }
+                    return state.headWaiter
+                }, park: { $0.headWaiter = $1 }, isParked: { $0.headWaiter != nil })
+        ) { state in
             if let head = state.head { return .success(head) }
             if state.closed { return .failure(CancellationError()) }
             switch state.end {
@@ -285,15 +291,34 @@ final class OSSByteChannel<Head: Sendable>: AsyncSequence, Sendable {
     /// before it were read, `CancellationError` when the consumer's task is cancelled (the channel closes) or the
     /// channel was closed.
     func next() async throws -> Data? {
+        try await next(upTo: 0)?.first
+    }
+
+    /// The next chunk in order and, behind it, as many of the chunks already queued as fit in `maxBytes` with it
+    /// (never a wait for more: a consumer that writes a batch at once pays one hand-over for the chunks that
+    /// arrived while it was busy); nil at the end of the stream. Throws as ``next()`` does.
+    func next(upTo maxBytes: Int) async throws -> [Data]? {
         if Task.isCancelled {
             close()
             throw CancellationError()
         }
         // Who to wake for the room a read frees: an awaiting producer let in again, a callback producer resumed.
         var wake: (room: CheckedContinuation<Void, any Error>?, resume: Bool) = (nil, false)
-        let chunk = try await consume(on: \.chunkWaiter) { state in
+        let chunks = try await consume(
+            waiter: .init(
+                take: { state in
+                    defer { state.chunkWaiter = nil }
+                    return state.chunkWaiter
+                }, park: { $0.chunkWaiter = $1 }, isParked: { $0.chunkWaiter != nil })
+        ) { state in
             if state.closed { return .failure(CancellationError()) }
-            if let chunk = state.queue.popFirst() {
+            if let first = state.queue.popFirst() {
+                var batch = [first]
+                var bytes = first.count
+                while let size = state.queue.firstCount, bytes + size <= maxBytes, let chunk = state.queue.popFirst() {
+                    batch.append(chunk)
+                    bytes += size
+                }
                 let left = state.queue.byteCount
                 if state.roomWaiter != nil, left <= state.roomLevel {
                     wake.room = state.roomWaiter
@@ -303,7 +328,7 @@ final class OSSByteChannel<Head: Sendable>: AsyncSequence, Sendable {
                     state.callbackPaused = false
                     wake.resume = true
                 }
-                return .success(chunk)
+                return .success(batch)
             }
             switch state.end {
             case .failed(let error): return .failure(error)
@@ -313,7 +338,7 @@ final class OSSByteChannel<Head: Sendable>: AsyncSequence, Sendable {
         }
         wake.room?.resume()
         if wake.resume { hooks.resumed?() }
-        return chunk
+        return chunks
     }
 
     /// The consumer is done (read to the end, or gave up): the queued bytes are released, the producer stops
@@ -322,7 +347,7 @@ final class OSSByteChannel<Head: Sendable>: AsyncSequence, Sendable {
     func close() {
         let (roomWaiter, chunkWaiter, headWaiter, watchers, producerRuns) = state.withLockedValue {
             state -> (
-                CheckedContinuation<Void, any Error>?, CheckedContinuation<Data?, any Error>?,
+                CheckedContinuation<Void, any Error>?, CheckedContinuation<[Data]?, any Error>?,
                 CheckedContinuation<Head, any Error>?, Watchers, Bool
             ) in
             guard !state.closed else { return (nil, nil, nil, [], false) }
@@ -338,12 +363,19 @@ final class OSSByteChannel<Head: Sendable>: AsyncSequence, Sendable {
         if producerRuns { hooks.consumerGone?() }
     }
 
-    /// Suspends the consumer until `ready` (run under the lock) has an answer, its continuation stored in
+    /// Where a waiting consumer's continuation is kept. (Not a key path: in this generic class one would be
+    /// instantiated at run time, type names demangled, on every read.)
+    private struct Waiter<T: Sendable>: Sendable {
+        let take: @Sendable (inout State) -> CheckedContinuation<T, any Error>?
+        let park: @Sendable (inout State, CheckedContinuation<T, any Error>) -> Void
+        let isParked: @Sendable (State) -> Bool
+    }
+
+    /// Suspends the consumer until `ready` (run under the lock) has an answer, its continuation parked in
     /// `waiter` meanwhile (whoever takes it from there resumes it). Cancellation fails the wait with
     /// `CancellationError` and closes the channel.
     private func consume<T: Sendable>(
-        on waiter: any WritableKeyPath<State, CheckedContinuation<T, any Error>?> & Sendable,
-        _ ready: (inout State) -> Result<T, any Error>?
+        waiter: Waiter<T>, _ ready: (inout State) -> Result<T, any Error>?
     ) async throws -> T {
         do {
             return try await withTaskCancellationHandler {
@@ -351,17 +383,14 @@ final class OSSByteChannel<Head: Sendable>: AsyncSequence, Sendable {
                     let answer = state.withLockedValue { state -> Result<T, any Error>? in
                         if let answer = ready(&state) { return answer }
                         if Task.isCancelled { return .failure(CancellationError()) }
-                        precondition(state[keyPath: waiter] == nil, "two consumers read one OSSByteChannel at once")
-                        state[keyPath: waiter] = continuation
+                        precondition(!waiter.isParked(state), "two consumers read one OSSByteChannel at once")
+                        waiter.park(&state, continuation)
                         return nil
                     }
                     if let answer { continuation.resume(with: answer) }
                 }
             } onCancel: {
-                let stored = state.withLockedValue { state in
-                    defer { state[keyPath: waiter] = nil }
-                    return state[keyPath: waiter]
-                }
+                let stored = state.withLockedValue { waiter.take(&$0) }
                 stored?.resume(throwing: CancellationError())
             }
         } catch let error as CancellationError {
@@ -441,6 +470,9 @@ final class OSSByteChannel<Head: Sendable>: AsyncSequence, Sendable {
             chunks.append(chunk)
             byteCount += chunk.count
         }
+
+        /// The size of the chunk ``popFirst()`` would return.
+        var firstCount: Int? { head < chunks.count ? chunks[head].count : nil }
 
         mutating func popFirst() -> Data? {
             guard head < chunks.count else { return nil }

@@ -20,6 +20,9 @@ public struct OSSResponseBody: AsyncSequence, Sendable {
         case pull(@Sendable () async throws -> Data?)
         /// A transport's own chunk sequence: each iteration makes a fresh pull closure over its iterator.
         case iterate(@Sendable () -> () async throws -> Data?)
+        /// A buffered hand-over (an ``OSSByteChannel``): the next chunk and, behind it, those already queued that fit
+        /// in the given byte count (0: the next chunk alone).
+        case batches(@Sendable (_ maxBytes: Int) async throws -> [Data]?)
     }
 
     let source: Source
@@ -50,6 +53,7 @@ public struct OSSResponseBody: AsyncSequence, Sendable {
             case stream(AsyncThrowingStream<Data, any Error>.Iterator)
             case pull(@Sendable () async throws -> Data?)
             case iterate(() async throws -> Data?)
+            case batches(@Sendable (Int) async throws -> [Data]?)
         }
 
         var state: State
@@ -69,7 +73,21 @@ public struct OSSResponseBody: AsyncSequence, Sendable {
                     return try await next()
                 case .iterate(let next):
                     return try await next()
+                case .batches(let next):
+                    return try await next(0)?.first
                 }
+            } catch {
+                throw OSSTransportErrorMapper.map(error)
+            }
+        }
+
+        /// The next chunk and, from a buffered body, the chunks that arrived behind it already, as many as fit in
+        /// `maxBytes` with it (a writer that handles them in one go pays one hand-over and one system call for
+        /// them); from any other body the next chunk alone. Nil at the end.
+        mutating func nextBatch(upTo maxBytes: Int) async throws -> [Data]? {
+            guard case .batches(let next) = state else { return try await self.next().map { [$0] } }
+            do {
+                return try await next(maxBytes)
             } catch {
                 throw OSSTransportErrorMapper.map(error)
             }
@@ -82,6 +100,7 @@ public struct OSSResponseBody: AsyncSequence, Sendable {
         case .stream(let stream): AsyncIterator(state: .stream(stream.makeAsyncIterator()))
         case .pull(let next): AsyncIterator(state: .pull(next))
         case .iterate(let makeNext): AsyncIterator(state: .iterate(makeNext()))
+        case .batches(let next): AsyncIterator(state: .batches(next))
         }
     }
 
@@ -114,6 +133,12 @@ public struct OSSResponseBody: AsyncSequence, Sendable {
             }))
         case .iterate(let makeNext):
             return OSSResponseBody(.iterate({ counted(makeNext()) }))
+        case .batches(let next):
+            return OSSResponseBody(.batches({ maxBytes in
+                let chunks = try await next(maxBytes)
+                for chunk in chunks ?? [] { observe(chunk.count) }
+                return chunks
+            }))
         }
     }
 
@@ -139,7 +164,11 @@ public struct OSSResponseBody: AsyncSequence, Sendable {
         for try await _ in self {}
     }
 
-    /// Streams the body into an open file at `offset` and onwards, chunk by chunk.
+    /// The most bytes a file writer takes from a buffered body at once (``AsyncIterator/nextBatch(upTo:)``).
+    static let writeBatchLength = 256 * 1024
+
+    /// Streams the body into an open file at `offset` and onwards, chunk by chunk (the chunks already buffered
+    /// written with one call).
     ///
     /// - Returns: the number of bytes written and their CRC-64.
     func write(to file: OSSFile, at offset: Int64, onChunk: ((Int64) -> Void)? = nil) async throws -> (
@@ -147,11 +176,13 @@ public struct OSSResponseBody: AsyncSequence, Sendable {
     ) {
         var position = offset
         var crc = CRC64()
-        for try await chunk in self {
-            chunk.withUnsafeBytes { crc.update($0) }
-            try await file.write(chunk, at: position)
-            position += Int64(chunk.count)
-            onChunk?(Int64(chunk.count))
+        var chunks = makeAsyncIterator()
+        while let batch = try await chunks.nextBatch(upTo: Self.writeBatchLength) {
+            let count = batch.reduce(0) { $0 + $1.count }
+            for chunk in batch { chunk.withUnsafeBytes { crc.update($0) } }
+            try await file.write(batch, at: position)
+            position += Int64(count)
+            onChunk?(Int64(count))
         }
         return (position - offset, crc.value)
     }

@@ -17,8 +17,9 @@ extension OSSDownloadEffects {
 
     /// One ranged GET: `If-Match` pins the object version, `x-oss-range-behavior: standard` makes the range
     /// exact; the answer must be 206 with the expected `Content-Range` and exactly `part.length` bytes, which are
-    /// streamed into `handle` at `fileOffset` chunk by chunk (never a whole part in memory) while their CRC-64
-    /// is computed. Network failures and 5xx are retried by the client pipeline, each attempt rewriting the
+    /// streamed into `handle` at `fileOffset` chunk by chunk (never a whole part in memory; the chunks already
+    /// buffered behind the next one are written with it, one trip off the cooperative pool for the batch) while their
+    /// CRC-64 is computed. Network failures and 5xx are retried by the client pipeline, each attempt rewriting the
     /// part from its start.
     ///
     /// Every ``checkpointInterval`` bytes written (by this attempt), `checkpoint` gets the attempt's byte count
@@ -54,13 +55,15 @@ extension OSSDownloadEffects {
             var received: Int64 = 0
             var checkpointed: Int64 = 0
             var writtenBack: Int64 = 0
-            for try await chunk in response.body {
-                let count = Int64(chunk.count)
+            // The chunks that arrived while the last batch was being written go to the file with one call.
+            var body = response.body.makeAsyncIterator()
+            while let batch = try await body.nextBatch(upTo: OSSResponseBody.writeBatchLength) {
+                let count = batch.reduce(Int64(0)) { $0 + Int64($1.count) }
                 guard received + count <= part.length else {
                     throw OSSClientError(.exceptionCaught, "GetObject \(key) sent more bytes than \(part) holds")
                 }
-                chunk.withUnsafeBytes { crc.update($0) }
-                try await handle.write(chunk, at: fileOffset + received)
+                for chunk in batch { chunk.withUnsafeBytes { crc.update($0) } }
+                try await handle.write(batch, at: fileOffset + received)
                 received += count
                 // Each attempt starts from zero; the part's high-water mark keeps the total from going back.
                 progress?(received)

@@ -3,7 +3,7 @@
 /// ``OSSHTTPRequest/stallTimeout`` instead of holding its connection for the whole read timeout.
 ///
 /// For a watched request the exchange runs in a child task that pumps the response into an ``OSSByteChannel`` of
-/// 1 MiB (its waits for room do not count as a stall) while a second child watches the bytes; the caller's handler
+/// ``bufferLimit`` bytes (its waits for room do not count as a stall) while a second child watches the bytes; the caller's handler
 /// reads from the channel. When nothing moves in either
 /// direction for the stall timeout (and the caller is not the one holding things up), the exchange is cancelled
 /// (the transport closes the connection, so a retry gets a fresh one) and the caller gets a retryable
@@ -61,7 +61,7 @@ struct OSSStallDetectingTransport: OSSHTTPTransport {
                 do {
                     let head = try await pump.head()
                     let response = OSSHTTPResponse(
-                        status: head.status, headers: head.headers, body: OSSResponseBody(next: { try await pump.next() }))
+                        status: head.status, headers: head.headers, body: OSSResponseBody(.batches({ try await pump.next(upTo: $0) })))
                     let result = try await handler(response)
                     // A body read to its end lets the exchange finish on its own (its connection goes back to the
                     // pool): wait for the first child to end (the exchange; the watchdog only ends on a stall), then
@@ -81,8 +81,10 @@ struct OSSStallDetectingTransport: OSSHTTPTransport {
         }
     }
 
-    /// The unread response bytes a watched exchange may hold.
-    static let bufferLimit = 1 << 20
+    /// The unread response bytes a watched exchange may hold: 256 KiB, four of the 64 KiB reads the transports hand
+    /// over. Enough to keep the network busy while the caller writes a batch to disk; little to lose when the
+    /// process dies (what is read but not yet written is fetched again by a resume).
+    static let bufferLimit = 256 << 10
 
     /// A response's head, as the pump hands it to the caller.
     struct Head: Sendable {
