@@ -31,7 +31,6 @@ let sdkLinuxDependencies: [Target.Dependency] =
         .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: nonApple)),
         .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: nonApple)),
         .product(name: "NIOFoundationCompat", package: "swift-nio", condition: .when(platforms: nonApple)),
-        .product(name: "_NIOFileSystem", package: "swift-nio", condition: .when(platforms: nonApple)),
     ]
 
 let package = Package(

@@ -196,7 +196,8 @@ struct ReadmeSnippetsTests {
             contentsOf: DocSnippetsTests.root.appendingPathComponent("Samples/Package.swift"), encoding: .utf8)
         var names = Set(manifest.matches(of: /\n\s+sample\("([a-z-]+)"/).map { String($0.output.1) })
         for target in manifest.components(separatedBy: ".executableTarget(").dropFirst() {
-            if let name = target.firstMatch(of: /name: "([^"]+)"/)?.output.1 { names.insert(String(name)) }
+            // The target's own name is its first argument (`sample(...)` passes a variable there instead).
+            if let name = target.prefixMatch(of: /\s*name: "([^"]+)"/)?.output.1 { names.insert(String(name)) }
         }
         return names
     }

@@ -32,7 +32,7 @@ extension OSSDownloadEffects {
         var get = OSSGetObjectRequest(
             bucketName: bucket, objectKey: key, range: .closed(part.offset, part.end - 1), standardRangeBehavior: true,
             ifMatch: etag)
-        get.headers = headers  // parity-b: the request's headers and traffic limit
+        get.headers = headers  // the request's headers and traffic limit
         let operation = try OSSClient.getOperation(get)
         return try await client.execute(operation) { response in
             guard response.status == 206 else {
