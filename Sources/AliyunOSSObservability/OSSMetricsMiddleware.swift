@@ -27,6 +27,11 @@ struct OSSMetricsMiddleware: Sendable {
             return dimensions
         }
 
+        /// Whether metrics go anywhere: a factory of the client's own, or a process-wide one the app bootstrapped.
+        /// With neither, the middleware passes requests straight through (no observers, no dimensions, no metric
+        /// objects).
+        var isActive: Bool { factory != nil || !(MetricsSystem.factory is NOOPMetricsHandler) }
+
         func count(_ label: String, _ dimensions: [(String, String)], by amount: Int = 1) {
             guard amount > 0 else { return }
             let counter =
@@ -55,6 +60,7 @@ struct OSSMetricsMiddleware: Sendable {
             _ request: OSSMiddlewareRequest, context: OSSMiddlewareContext,
             next: (OSSMiddlewareRequest, OSSMiddlewareContext) async throws -> Result
         ) async throws -> Result {
+            guard sink.isActive else { return try await next(request, context) }
             let start = ContinuousClock.now
             let status = OSSLockedValue<Int?>(nil)
             var observed = context
@@ -87,6 +93,7 @@ struct OSSMetricsMiddleware: Sendable {
             _ request: OSSMiddlewareRequest, context: OSSMiddlewareContext,
             next: (OSSMiddlewareRequest, OSSMiddlewareContext) async throws -> Result
         ) async throws -> Result {
+            guard sink.isActive else { return try await next(request, context) }
             let tally = OSSLockedValue(Tally())
             var observed = context
             observed.onResponse { response in tally.withLockedValue { $0.status = response.status } }
@@ -130,6 +137,7 @@ struct OSSMetricsMiddleware: Sendable {
         func handle(
             _ transfer: OSSTransferContext, next: () async throws -> OSSTransferSummary
         ) async throws -> OSSTransferSummary {
+            guard sink.isActive else { return try await next() }
             let start = ContinuousClock.now
             var dimensions = [("direction", transfer.direction.rawValue)]
             if sink.bucketDimension { dimensions.append(("bucket", transfer.bucket)) }

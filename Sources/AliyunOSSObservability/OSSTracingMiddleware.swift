@@ -29,6 +29,10 @@ struct OSSTracingMiddleware: Sendable {
             return try await Self.withSpan(tracer, name, kind: kind, body)
         }
 
+        /// Whether spans go anywhere: a tracer of the client's own, or a process-wide one the app bootstrapped. With
+        /// neither, the middleware passes requests straight through (no span, no context, no attribute formatting).
+        var isActive: Bool { tracer != nil || !(InstrumentationSystem.tracer is NoOpTracer) }
+
         private static func withSpan<T: Tracer, Result>(
             _ tracer: T, _ name: String, kind: SpanKind, _ body: (any Span) async throws -> Result
         ) async throws -> Result {
@@ -57,7 +61,8 @@ struct OSSTracingMiddleware: Sendable {
             _ request: OSSMiddlewareRequest, context: OSSMiddlewareContext,
             next: (OSSMiddlewareRequest, OSSMiddlewareContext) async throws -> Result
         ) async throws -> Result {
-            try await source.withSpan(context.operation, kind: .client) { span in
+            guard source.isActive else { return try await next(request, context) }
+            return try await source.withSpan(context.operation, kind: .client) { span in
                 span.attributes["oss.operation"] = context.operation
                 span.attributes["http.request.method"] = request.method
                 source.describe(span, bucket: context.bucket, key: context.key)
@@ -88,7 +93,8 @@ struct OSSTracingMiddleware: Sendable {
             _ request: OSSMiddlewareRequest, context: OSSMiddlewareContext,
             next: (OSSMiddlewareRequest, OSSMiddlewareContext) async throws -> Result
         ) async throws -> Result {
-            try await source.withSpan("\(context.operation) attempt", kind: .client) { span in
+            guard source.isActive else { return try await next(request, context) }
+            return try await source.withSpan("\(context.operation) attempt", kind: .client) { span in
                 span.attributes["oss.attempt"] = context.attempt
                 if context.attempt > 1 { span.attributes["http.request.resend_count"] = context.attempt - 1 }
                 var observed = context
@@ -114,6 +120,7 @@ struct OSSTracingMiddleware: Sendable {
         func handle(
             _ transfer: OSSTransferContext, next: () async throws -> OSSTransferSummary
         ) async throws -> OSSTransferSummary {
+            guard source.isActive else { return try await next() }
             let name = transfer.direction == .upload ? "ResumableUpload" : "ResumableDownload"
             return try await source.withSpan(name, kind: .internal) { span in
                 span.attributes["oss.transfer.direction"] = transfer.direction.rawValue

@@ -1,5 +1,6 @@
 import AliyunOSS
-import AliyunOSSObservability
+@testable import AliyunOSSObservability
+import CoreMetrics
 import Foundation
 import InMemoryTracing
 import MetricsTestKit
@@ -90,6 +91,15 @@ struct ObservabilityTests {
             recorder.seen.withLockedValue { $0 } == [
                 "PutObject attempt 0: 200", "GetObject attempt 0: 503", "GetObject attempt 0: 200",
             ])
+    }
+
+    @Test func withNothingBootstrappedTheMiddlewareStandsAside() {
+        // This test process bootstraps neither system (every test here gives its client its own backends).
+        #expect(MetricsSystem.factory is NOOPMetricsHandler && InstrumentationSystem.tracer is NoOpTracer)
+        #expect(!OSSMetricsMiddleware(OSSObservability()).operation.sink.isActive)
+        #expect(!OSSTracingMiddleware(OSSObservability()).operation.source.isActive)
+        #expect(OSSMetricsMiddleware(OSSObservability(metricsFactory: TestMetrics())).operation.sink.isActive)
+        #expect(OSSTracingMiddleware(OSSObservability(tracer: InMemoryTracer())).operation.source.isActive)
     }
 
     @Test func putObjectMetricsAndSpans() async throws {

@@ -53,6 +53,11 @@ public struct PhotoBackend: Sendable {
         public struct Photo: Codable, Equatable, Sendable {
             public var name: String
             public var size: Int64
+
+            public init(name: String, size: Int64) {
+                self.name = name
+                self.size = size
+            }
         }
         public var photos: [Photo]
     }
@@ -78,14 +83,8 @@ public struct PhotoBackend: Sendable {
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > maximumSize {
             throw HTTPError(.contentTooLarge)
         }
-        let limit = maximumSize
-        var received: Int64 = 0
         // The body as it arrives, cut off past the limit (a body without Content-Length is counted, not trusted).
-        let body = request.body.map { buffer -> [UInt8] in
-            received += Int64(buffer.readableBytes)
-            guard received <= limit else { throw HTTPError(.contentTooLarge) }
-            return Array(buffer: buffer)
-        }
+        let body = LimitedBody(base: request.body, limit: maximumSize)
         let type = request.headers[.contentType] ?? "application/octet-stream"
         do {
             let result = try await client.uploadStream(
@@ -124,4 +123,25 @@ public struct PhotoBackend: Sendable {
         _ = try await client.deleteObject(OSSDeleteObjectRequest(bucketName: bucket, objectKey: Self.prefix + name))
         return Response(status: .noContent)
     }
+}
+
+/// A request body as `[UInt8]` chunks, failing with `413 Content Too Large` once more than `limit` bytes arrived.
+struct LimitedBody<Base: AsyncSequence>: AsyncSequence where Base.Element == ByteBuffer {
+    let base: Base
+    let limit: Int64
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: Base.AsyncIterator
+        let limit: Int64
+        var received: Int64 = 0
+
+        mutating func next() async throws -> [UInt8]? {
+            guard let buffer = try await base.next() else { return nil }
+            received += Int64(buffer.readableBytes)
+            guard received <= limit else { throw HTTPError(.contentTooLarge) }
+            return Array(buffer: buffer)
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator(), limit: limit) }
 }

@@ -1,12 +1,15 @@
 import AliyunOSS
 import AliyunOSSObservability
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import InMemoryTracing
 import Metrics
 import MetricsTestKit
+import NIOCore
 import OSSLocalServer
+import PhotoBackend
 import Testing
 import Tracing
 
@@ -54,7 +57,7 @@ struct PhotoBackendTests {
             let put = try await http.execute(
                 uri: "/photos/beach.jpg", method: .put, headers: [.contentType: "image/jpeg"], body: ByteBuffer(bytes: photo))
             #expect(put.status == .ok)
-            let stored = try JSONDecoder().decode(PhotoBackend.Stored.self, from: Data(buffer: put.body))
+            let stored = try JSONDecoder().decode(PhotoBackend.Stored.self, from: Data(put.body.readableBytesView))
             #expect(stored.size == Int64(photo.count))
             let head = try await backend.client.headObject(OSSHeadObjectRequest(bucketName: "photos", objectKey: "photos/beach.jpg"))
             #expect(head.contentLength == Int64(photo.count) && head.contentType == "image/jpeg")
@@ -69,7 +72,7 @@ struct PhotoBackendTests {
             #expect(fetched == Data(photo), "the presigned link serves the stored bytes")
 
             let listing = try await http.execute(uri: "/photos", method: .get)
-            let photos = try JSONDecoder().decode(PhotoBackend.Listing.self, from: Data(buffer: listing.body)).photos
+            let photos = try JSONDecoder().decode(PhotoBackend.Listing.self, from: Data(listing.body.readableBytesView)).photos
             #expect(photos == [.init(name: "beach.jpg", size: Int64(photo.count))])
 
             #expect(try await http.execute(uri: "/photos/.hidden", method: .get).status == .badRequest)
