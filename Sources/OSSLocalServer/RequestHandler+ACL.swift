@@ -110,17 +110,9 @@ private struct AccessControlPolicy: Encodable {
         var displayName: String
         enum CodingKeys: String, CodingKey {
             case id = "ID"
-            case displayName = "DisplayName"
+            case displayName
         }
     }
 
-    struct AccessControlList: Encodable {
-        var grant: String
-        enum CodingKeys: String, CodingKey { case grant = "Grant" }
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case owner = "Owner"
-        case accessControlList = "AccessControlList"
-    }
+    struct AccessControlList: Encodable { var grant: String }
 }

@@ -64,7 +64,7 @@ extension RequestHandler {
         do { document = try OSSXMLDecoder().decode(TaggingDocument.self, from: body.readableBytesView, root: "Tagging") } catch {
             throw LocalOSSError.malformedXML("\(error)")
         }
-        let tags = (document.tagSet?.tags ?? []).map { ObjectExtra.Tag(key: $0.key, value: $0.value ?? "") }
+        let tags = (document.tagSet?.tag ?? []).map { ObjectExtra.Tag(key: $0.key, value: $0.value ?? "") }
         try Self.validateTags(tags)
         let chosen = tags
         try await store.updateObject(bucket, key) { record in
@@ -79,7 +79,7 @@ extension RequestHandler {
         let (bucket, key) = try requireBucketAndKey(context)
         let object = try await store.object(bucket, key)
         let tags = (object.extra?.tags ?? []).map { TaggingDocument.Tag(key: $0.key, value: $0.value) }
-        return .xml(try OSSXMLEncoder().encode(TaggingDocument(tagSet: .init(tags: tags)), root: "Tagging"))
+        return .xml(try OSSXMLEncoder().encode(TaggingDocument(tagSet: .init(tag: tags)), root: "Tagging"))
     }
 
     func deleteObjectTagging(_ context: RequestContext) async throws -> ServerResponse {
@@ -97,19 +97,11 @@ extension RequestHandler {
 /// server's own model: the official clients judge it, not the SDK's).
 private struct TaggingDocument: Codable {
     var tagSet: TagSet?
-    enum CodingKeys: String, CodingKey { case tagSet = "TagSet" }
 
-    struct TagSet: Codable {
-        var tags: [Tag]
-        enum CodingKeys: String, CodingKey { case tags = "Tag" }
-    }
+    struct TagSet: Codable { var tag: [Tag] }
 
     struct Tag: Codable {
         var key: String
         var value: String?
-        enum CodingKeys: String, CodingKey {
-            case key = "Key"
-            case value = "Value"
-        }
     }
 }

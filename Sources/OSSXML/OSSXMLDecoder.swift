@@ -4,7 +4,9 @@ import Foundation
 /// holds: size, depth, no DTDs or entities).
 ///
 /// The mapping:
-/// - a property is the child element named by its `CodingKey` (the first one, when there are several);
+/// - a property is the child element named by its `CodingKey` with the first letter upper-cased (OSS names every
+///   element in UpperCamelCase, so `partNumber` is `<PartNumber>` and only names such as `<ID>` need `CodingKeys`);
+///   the first such element, when there are several;
 /// - an array property is every child element of that name, in document order (flat repeated elements such as
 ///   `<Part>`); a missing array is empty. A wrapper element (`<TagSet><Tag>…</Tag></TagSet>`) is a nested model
 ///   with one array property, or a nested container in a hand-written `init(from:)`;
@@ -47,6 +49,13 @@ private enum Position {
     case repeated([OSSXMLNode], name: String)
 }
 
+/// The element a coding key names: its string with the first letter upper-cased (`tagSet` → `TagSet`, `ID` stays).
+func elementName(_ key: some CodingKey) -> String {
+    let name = key.stringValue
+    guard let first = name.unicodeScalars.first, ("a"..."z").contains(first) else { return name }
+    return name.prefix(1).uppercased() + name.dropFirst()
+}
+
 /// The key of an array item in a coding path (encoder and decoder).
 struct ItemKey: CodingKey {
     var intValue: Int?
@@ -68,7 +77,7 @@ extension OSSXMLError {
             if let index = key.intValue, key is ItemKey {
                 text += "[\(index + 1)]"
             } else {
-                text += "/" + key.stringValue
+                text += "/" + elementName(key)
             }
         }
         return text
@@ -157,19 +166,24 @@ private struct KeyedElements<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     var allKeys: [Key] {
         var seen = Set<String>()
-        return node.children.compactMap { seen.insert($0.name).inserted ? Key(stringValue: $0.name) : nil }
+        return node.children.compactMap { child in
+            guard seen.insert(child.name).inserted else { return nil }
+            // The key whose element name this is: the name itself, or with its first letter lower-cased.
+            if let key = Key(stringValue: child.name) { return key }
+            return Key(stringValue: child.name.prefix(1).lowercased() + child.name.dropFirst())
+        }
     }
 
-    func contains(_ key: Key) -> Bool { node.child(key.stringValue) != nil }
+    func contains(_ key: Key) -> Bool { node.child(elementName(key)) != nil }
 
     func decodeNil(forKey key: Key) throws -> Bool { !contains(key) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let path = codingPath + [key]
         if T.self is any RepeatedElements.Type {
-            return try decoder.decodeValue(type, .repeated(node.children(key.stringValue), name: key.stringValue), path: path)
+            return try decoder.decodeValue(type, .repeated(node.children(elementName(key)), name: elementName(key)), path: path)
         }
-        guard let child = node.child(key.stringValue) else {
+        guard let child = node.child(elementName(key)) else {
             let text = OSSXMLError.path(decoder.rootName, path)
             throw OSSXMLError(.missingElement, "\(text) is missing", path: text)
         }
@@ -184,7 +198,7 @@ private struct KeyedElements<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type, forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
-        guard let child = node.child(key.stringValue) else {
+        guard let child = node.child(elementName(key)) else {
             let text = OSSXMLError.path(decoder.rootName, codingPath + [key])
             throw OSSXMLError(.missingElement, "\(text) is missing", path: text)
         }
@@ -194,15 +208,15 @@ private struct KeyedElements<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         let nested = ElementDecoder(
-            .repeated(node.children(key.stringValue), name: key.stringValue), path: codingPath + [key],
+            .repeated(node.children(elementName(key)), name: elementName(key)), path: codingPath + [key],
             rootName: decoder.rootName)
-        return RepeatedItems(decoder: nested, nodes: node.children(key.stringValue))
+        return RepeatedItems(decoder: nested, nodes: node.children(elementName(key)))
     }
 
     func superDecoder() throws -> any Decoder { decoder }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        ElementDecoder(.element(node.child(key.stringValue) ?? OSSXMLNode(name: key.stringValue)),
+        ElementDecoder(.element(node.child(elementName(key)) ?? OSSXMLNode(name: elementName(key))),
             path: codingPath + [key], rootName: decoder.rootName)
     }
 }

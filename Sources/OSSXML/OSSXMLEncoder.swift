@@ -1,7 +1,7 @@
 import Foundation
 
 /// Encodes `Encodable` models as OSS XML documents, the mirror of ``OSSXMLDecoder``: a property is a child
-/// element named by its `CodingKey`, in the order the model encodes them; an array is one element per item, all
+/// element named by its `CodingKey` with the first letter upper-cased, in the order the model encodes them; an array is one element per item, all
 /// with the property's name (a wrapper element is a nested model or container); `nil` optionals are left out;
 /// `Bool` is `true`/`false`; `Date` is `2024-01-15T08:30:45.000Z`; raw-value enums write their raw value.
 /// Text is escaped by ``OSSXMLWriter``.
@@ -136,13 +136,13 @@ private struct KeyedElementWriter<Key: CodingKey>: KeyedEncodingContainerProtoco
     mutating func encodeNil(forKey key: Key) throws {}
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        try encoder.encodeChild(value, name: key.stringValue, path: codingPath + [key])
+        try encoder.encodeChild(value, name: elementName(key), path: codingPath + [key])
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
-        let child = encoder.box.append(key.stringValue)
+        let child = encoder.box.append(elementName(key))
         return KeyedEncodingContainer(
             KeyedElementWriter<NestedKey>(
                 encoder: ElementEncoder(child, path: codingPath + [key], rootName: encoder.rootName)))
@@ -152,13 +152,13 @@ private struct KeyedElementWriter<Key: CodingKey>: KeyedEncodingContainerProtoco
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         ItemWriter(
             encoder: ElementEncoder(encoder.box, path: codingPath + [key], rootName: encoder.rootName),
-            name: key.stringValue)
+            name: elementName(key))
     }
 
     mutating func superEncoder() -> any Encoder { encoder }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
-        ElementEncoder(encoder.box.append(key.stringValue), path: codingPath + [key], rootName: encoder.rootName)
+        ElementEncoder(encoder.box.append(elementName(key)), path: codingPath + [key], rootName: encoder.rootName)
     }
 }
 

@@ -241,3 +241,33 @@ struct OSSXMLCodingTests {
         #expect(OSSXMLDateFormat.format(Date(timeIntervalSince1970: 1_705_307_445)) == "2024-01-15T08:30:45.000Z")
     }
 }
+
+/// Without `CodingKeys`, a property's element is its name with the first letter upper-cased, as OSS names them.
+private struct Versioning: Codable, Equatable {
+    var status: String
+    var mfaDelete: Bool?
+    var eTag: [String]
+}
+
+@Suite("XML coding: element names")
+struct OSSXMLElementNameTests {
+    @Test func propertyNamesBecomeUpperCamelCaseElements() throws {
+        let value = Versioning(status: "Enabled", mfaDelete: false, eTag: ["a", "b"])
+        let xml = try OSSXMLEncoder(declaration: false).encode(value, root: "VersioningConfiguration")
+        #expect(
+            xml == "<VersioningConfiguration><Status>Enabled</Status><MfaDelete>false</MfaDelete><ETag>a</ETag>"
+                + "<ETag>b</ETag></VersioningConfiguration>")
+        #expect(try OSSXMLDecoder().decode(Versioning.self, from: Array(xml.utf8), root: "VersioningConfiguration") == value)
+        // A lower-case element is not the property's element.
+        let error = try #require(throws: OSSXMLError.self) {
+            try OSSXMLDecoder().decode(Versioning.self, from: Array("<V><status>Enabled</status></V>".utf8), root: "V")
+        }
+        #expect(error.path == "V/Status")
+    }
+
+    @Test func allKeysListsTheElementsPresent() throws {
+        let map = try OSSXMLDecoder().decode(
+            [String: String].self, from: Array("<M><Name>n</Name><Region>r</Region></M>".utf8), root: "M")
+        #expect(map == ["Name": "n", "Region": "r"])
+    }
+}

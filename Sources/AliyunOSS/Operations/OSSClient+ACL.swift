@@ -65,11 +65,6 @@ struct OSSAccessControlPolicy: OSSXMLDocument, Codable {
     static let root = "AccessControlPolicy"
     var owner: OSSOwnerElement?
     var accessControlList: OSSAccessControlListElement
-
-    enum CodingKeys: String, CodingKey {
-        case owner = "Owner"
-        case accessControlList = "AccessControlList"
-    }
 }
 
 /// `<Owner><ID>…</ID><DisplayName>…</DisplayName></Owner>`.
@@ -79,12 +74,9 @@ struct OSSOwnerElement: Codable {
 
     enum CodingKeys: String, CodingKey {
         case id = "ID"
-        case displayName = "DisplayName"
+        case displayName
     }
 }
 
 /// `<AccessControlList><Grant>…</Grant></AccessControlList>`.
-struct OSSAccessControlListElement: Codable {
-    var grant: String
-    enum CodingKeys: String, CodingKey { case grant = "Grant" }
-}
+struct OSSAccessControlListElement: Codable { var grant: String }

@@ -45,7 +45,6 @@ extension OSSPutBucketRequest: OSSBucketOperation {
     struct Configuration: OSSXMLDocument, Encodable {
         static let root = "CreateBucketConfiguration"
         var storageClass: String?
-        enum CodingKeys: String, CodingKey { case storageClass = "StorageClass" }
     }
 }
 
@@ -73,7 +72,7 @@ extension OSSListBucketsResult: OSSDeclaredResult {
     static func decode(_ response: OSSHTTPResponse) async throws -> Self {
         let list = try await response.xml(Document.self)
         return Self(
-            buckets: (list.buckets?.items ?? []).map {
+            buckets: (list.buckets?.bucket ?? []).map {
                 OSSBucketSummary(
                     name: $0.name, location: $0.location, creationDate: $0.creationDate,
                     storageClass: $0.storageClass, region: $0.region)
@@ -89,16 +88,7 @@ extension OSSListBucketsResult: OSSDeclaredResult {
         var buckets: Buckets?
 
         /// The wrapper `<Buckets>`.
-        struct Buckets: Decodable {
-            var items: [OSSBucketElement]
-            enum CodingKeys: String, CodingKey { case items = "Bucket" }
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case isTruncated = "IsTruncated"
-            case nextMarker = "NextMarker"
-            case buckets = "Buckets"
-        }
+        struct Buckets: Decodable { var bucket: [OSSBucketElement] }
     }
 }
 
@@ -113,12 +103,6 @@ struct OSSBucketElement: Decodable {
     var intranetEndpoint: String?
     var owner: OSSOwnerElement?
     var accessControlList: OSSAccessControlListElement?
-
-    enum CodingKeys: String, CodingKey {
-        case name = "Name", location = "Location", creationDate = "CreationDate", storageClass = "StorageClass"
-        case region = "Region", extranetEndpoint = "ExtranetEndpoint", intranetEndpoint = "IntranetEndpoint"
-        case owner = "Owner", accessControlList = "AccessControlList"
-    }
 }
 
 extension OSSGetBucketInfoRequest: OSSBucketOperation {
@@ -140,7 +124,6 @@ extension OSSGetBucketInfoResult: OSSDeclaredResult {
     struct Document: OSSXMLDocument, Decodable {
         static let root = "BucketInfo"
         var bucket: OSSBucketElement
-        enum CodingKeys: String, CodingKey { case bucket = "Bucket" }
     }
 }
 

@@ -198,7 +198,7 @@ extension OSSClient {
     /// `<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>"…"</ETag></Part>…`, sorted, quoted.
     static func completeBody(_ parts: [OSSPartInfo]) -> String {
         let sorted = parts.sorted { $0.partNumber < $1.partNumber }
-        let document = CompleteDocument(parts: sorted.map { .init(partNumber: $0.partNumber, eTag: quoted($0.eTag)) })
+        let document = CompleteDocument(part: sorted.map { .init(partNumber: $0.partNumber, eTag: quoted($0.eTag)) })
         // Numbers and escaped strings under fixed names: nothing here can fail to encode.
         return (try? OSSXMLEncoder().encode(document, root: CompleteDocument.root)) ?? ""
     }
@@ -211,13 +211,13 @@ extension OSSClient {
         -> OSSListPartsResult
     {
         let page = try xml.decoded { try OSSXMLDecoder().decode(ListPartsDocument.self, from: $0) }
-        let parts = try page.parts.map { part in
+        let parts = try page.part.map { part in
             guard part.size <= UInt64(Int64.max) else {
                 throw OSSClientError(.exceptionCaught, "part \(part.partNumber) has no valid <Size>")
             }
             return OSSPartInfo(
                 partNumber: part.partNumber, eTag: part.eTag ?? "", size: Int64(part.size),
-                lastModified: part.lastModified, crc64: part.crc64)
+                lastModified: part.lastModified, crc64: part.hashCrc64ecma)
         }
         return OSSListPartsResult(
             bucketName: page.bucket ?? request.bucketName,
@@ -260,16 +260,11 @@ extension OSSClient {
 /// `<CompleteMultipartUpload>`: flat repeated `<Part>` elements.
 private struct CompleteDocument: Encodable {
     static let root = "CompleteMultipartUpload"
-    var parts: [Part]
-    enum CodingKeys: String, CodingKey { case parts = "Part" }
+    var part: [Part]
 
     struct Part: Encodable {
         var partNumber: Int
         var eTag: String
-        enum CodingKeys: String, CodingKey {
-            case partNumber = "PartNumber"
-            case eTag = "ETag"
-        }
     }
 }
 
@@ -284,23 +279,13 @@ private struct ListPartsDocument: Decodable {
     var nextPartNumberMarker: Int?
     var maxParts: Int?
     var isTruncated: Bool?
-    var parts: [Part]
-
-    enum CodingKeys: String, CodingKey {
-        case bucket = "Bucket", key = "Key", uploadId = "UploadId", encodingType = "EncodingType"
-        case partNumberMarker = "PartNumberMarker", nextPartNumberMarker = "NextPartNumberMarker"
-        case maxParts = "MaxParts", isTruncated = "IsTruncated", parts = "Part"
-    }
+    var part: [Part]
 
     struct Part: Decodable {
         var partNumber: Int
         var eTag: String?
         var size: UInt64
         var lastModified: Date?
-        var crc64: UInt64?
-        enum CodingKeys: String, CodingKey {
-            case partNumber = "PartNumber", eTag = "ETag", size = "Size", lastModified = "LastModified"
-            case crc64 = "HashCrc64ecma"
-        }
+        var hashCrc64ecma: UInt64?
     }
 }

@@ -24,5 +24,4 @@ extension OSSRestoreObjectRequest: OSSObjectOperation {
 struct OSSRestoreRequestDocument: OSSXMLDocument, Encodable {
     static let root = "RestoreRequest"
     var days: Int
-    enum CodingKeys: String, CodingKey { case days = "Days" }
 }

@@ -33,7 +33,7 @@ extension OSSPutObjectTaggingRequest: OSSObjectOperation {
 extension OSSGetObjectTaggingResult: OSSDeclaredResult {
     static func decode(_ response: OSSHTTPResponse) async throws -> Self {
         let document = try await response.xml(OSSTaggingDocument.self)
-        let pairs = document.tagSet.tags.map { ($0.key, $0.value ?? "") }
+        let pairs = document.tagSet.tag.map { ($0.key, $0.value ?? "") }
         return Self(tags: Dictionary(pairs) { _, last in last }, requestId: response.requestId)
     }
 }
@@ -43,24 +43,15 @@ struct OSSTaggingDocument: OSSXMLDocument, Codable {
     static let root = "Tagging"
     var tagSet: TagSet
 
-    struct TagSet: Codable {
-        var tags: [Tag]
-        enum CodingKeys: String, CodingKey { case tags = "Tag" }
-    }
+    struct TagSet: Codable { var tag: [Tag] }
 
     struct Tag: Codable {
         var key: String
         var value: String?
-        enum CodingKeys: String, CodingKey {
-            case key = "Key"
-            case value = "Value"
-        }
     }
-
-    enum CodingKeys: String, CodingKey { case tagSet = "TagSet" }
 
     /// The tags sorted by key, so a request's bytes (and Content-MD5) do not depend on dictionary order.
     init(_ tags: [String: String]) {
-        tagSet = TagSet(tags: tags.sorted { $0.key < $1.key }.map { Tag(key: $0.key, value: $0.value) })
+        tagSet = TagSet(tag: tags.sorted { $0.key < $1.key }.map { Tag(key: $0.key, value: $0.value) })
     }
 }
