@@ -73,7 +73,7 @@ extension RequestHandler {
     func getObjectACL(_ context: RequestContext) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
         let object = try await store.object(bucket, key)
-        return .xml(accessControlPolicy(object.extra?.acl ?? "default"))
+        return .xml(try accessControlPolicy(object.extra?.acl ?? "default"))
     }
 
     func putBucketACL(_ context: RequestContext, reader: RequestBodyReader) async throws -> ServerResponse {
@@ -91,20 +91,28 @@ extension RequestHandler {
 
     func getBucketACL(_ context: RequestContext) async throws -> ServerResponse {
         let record = try await store.bucket(try requireBucket(context))
-        return .xml(accessControlPolicy(record.acl ?? "private"))
+        return .xml(try accessControlPolicy(record.acl ?? "private"))
     }
 
-    private func accessControlPolicy(_ grant: String) -> String {
-        var w = OSSXMLWriter()
-        w.open("AccessControlPolicy")
-        w.open("Owner")
-        w.element("ID", ownerId)
-        w.element("DisplayName", ownerId)
-        w.close("Owner")
-        w.open("AccessControlList")
-        w.element("Grant", grant)
-        w.close("AccessControlList")
-        w.close("AccessControlPolicy")
-        return w.output
+    private func accessControlPolicy(_ grant: String) throws -> String {
+        let policy = AccessControlPolicy(owner: .init(id: ownerId, displayName: ownerId), accessControlList: .init(grant: grant))
+        return try OSSXMLEncoder().encode(policy, root: "AccessControlPolicy")
     }
+}
+
+/// `<AccessControlPolicy><Owner><ID/><DisplayName/></Owner><AccessControlList><Grant/></AccessControlList>`.
+private struct AccessControlPolicy: Encodable {
+    var owner: Owner
+    var accessControlList: AccessControlList
+
+    struct Owner: Encodable {
+        var id: String
+        var displayName: String
+        enum CodingKeys: String, CodingKey {
+            case id = "ID"
+            case displayName
+        }
+    }
+
+    struct AccessControlList: Encodable { var grant: String }
 }

@@ -60,15 +60,11 @@ extension RequestHandler {
         let (bucket, key) = try requireBucketAndKey(context)
         let body = try await reader.collect(limit: 64 << 10)
         try verifyContentMD5(context, body: body)
-        let root: OSSXMLNode
-        do { root = try OSSXMLParser.parse(body.readableBytesView, root: "Tagging") } catch {
+        let document: TaggingDocument
+        do { document = try OSSXMLDecoder().decode(TaggingDocument.self, from: body.readableBytesView, root: "Tagging") } catch {
             throw LocalOSSError.malformedXML("\(error)")
         }
-        var tags: [ObjectExtra.Tag] = []
-        for node in root.child("TagSet")?.children("Tag") ?? [] {
-            guard let tagKey = node.string("Key") else { throw LocalOSSError.malformedXML("a Tag has no Key") }
-            tags.append(ObjectExtra.Tag(key: tagKey, value: node.string("Value") ?? ""))
-        }
+        let tags = (document.tagSet?.tag ?? []).map { ObjectExtra.Tag(key: $0.key, value: $0.value ?? "") }
         try Self.validateTags(tags)
         let chosen = tags
         try await store.updateObject(bucket, key) { record in
@@ -82,18 +78,8 @@ extension RequestHandler {
     func getObjectTagging(_ context: RequestContext) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
         let object = try await store.object(bucket, key)
-        var w = OSSXMLWriter()
-        w.open("Tagging")
-        w.open("TagSet")
-        for tag in object.extra?.tags ?? [] {
-            w.open("Tag")
-            w.element("Key", tag.key)
-            w.element("Value", tag.value)
-            w.close("Tag")
-        }
-        w.close("TagSet")
-        w.close("Tagging")
-        return .xml(w.output)
+        let tags = (object.extra?.tags ?? []).map { TaggingDocument.Tag(key: $0.key, value: $0.value) }
+        return .xml(try OSSXMLEncoder().encode(TaggingDocument(tagSet: .init(tag: tags)), root: "Tagging"))
     }
 
     func deleteObjectTagging(_ context: RequestContext) async throws -> ServerResponse {
@@ -104,5 +90,18 @@ extension RequestHandler {
             record.extra = extra.isEmpty ? nil : extra
         }
         return ServerResponse(status: .noContent)
+    }
+}
+
+/// `<Tagging><TagSet><Tag><Key>…</Key><Value>…</Value></Tag>…</TagSet></Tagging>`, as OSS documents it (the
+/// server's own model: the official clients judge it, not the SDK's).
+private struct TaggingDocument: Codable {
+    var tagSet: TagSet?
+
+    struct TagSet: Codable { var tag: [Tag] }
+
+    struct Tag: Codable {
+        var key: String
+        var value: String?
     }
 }

@@ -87,10 +87,13 @@ package struct OSSXMLError: Error, Sendable, Hashable, CustomStringConvertible {
 
     package var code: Code
     package var message: String
+    /// Where in the document, for errors found while decoding a model: `Tagging/TagSet/Tag[2]/Key`.
+    package var path: String?
 
-    package init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String, path: String? = nil) {
         self.code = code
         self.message = message
+        self.path = path
     }
 
     package var description: String { "XML \(code.rawValue): \(message)" }

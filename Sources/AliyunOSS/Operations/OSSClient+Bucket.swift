@@ -3,59 +3,138 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import OSSXML
 
 extension OSSClient {
     /// PutBucket: creates `bucketName`.
     @discardableResult
     public func putBucket(_ request: OSSPutBucketRequest) async throws -> OSSBucketResult {
-        var operation = OSSOperation(name: "PutBucket", method: "PUT", bucket: request.bucketName)
-        operation.setHeader("x-oss-acl", request.acl)
-        var writer = OSSXMLWriter()
-        writer.element("CreateBucketConfiguration") { w in
-            w.element("StorageClass", ifPresent: request.storageClass)
-        }
-        operation.body = .bytes(Data(writer.output.utf8))
-        operation.setHeader("content-type", "application/xml")
-        return try await execute(operation) { response in
-            try await response.body.drain()
-            return OSSBucketResult(statusCode: response.status, requestId: response.requestId)
-        }
+        try await perform(request)
     }
 
     /// DeleteBucket: deletes an empty bucket (`BucketNotEmpty` otherwise).
     @discardableResult
     public func deleteBucket(_ request: OSSDeleteBucketRequest) async throws -> OSSBucketResult {
-        let operation = OSSOperation(name: "DeleteBucket", method: "DELETE", bucket: request.bucketName)
-        return try await execute(operation) { response in
-            try await response.body.drain()
-            return OSSBucketResult(statusCode: response.status, requestId: response.requestId)
-        }
+        try await perform(request)
     }
 
     /// ListBuckets: the buckets of the account.
     public func listBuckets(_ request: OSSListBucketsRequest = OSSListBucketsRequest()) async throws
         -> OSSListBucketsResult
     {
-        var operation = OSSOperation(name: "ListBuckets", method: "GET")
-        operation.setQuery("prefix", request.prefix)
-        operation.setQuery("marker", request.marker)
-        operation.setQuery("max-keys", request.maxKeys.map(String.init))
-        return try await execute(operation) { response in
-            let xml = try await response.xml(root: "ListAllMyBucketsResult")
-            var buckets: [OSSBucketSummary] = []
-            for node in xml.child("Buckets")?.children("Bucket") ?? [] {
-                guard let name = node.string("Name") else {
-                    throw OSSClientError(.exceptionCaught, "a <Bucket> has no <Name>")
-                }
-                buckets.append(
-                    OSSBucketSummary(
-                        name: name, location: node.string("Location"), creationDate: node.date("CreationDate"),
-                        storageClass: node.string("StorageClass"), region: node.string("Region")))
-            }
-            return OSSListBucketsResult(
-                buckets: buckets, isTruncated: try xml.decoded { try $0.bool("IsTruncated") } ?? false,
-                nextMarker: xml.string("NextMarker"), requestId: response.requestId)
-        }
+        try await perform(request)
+    }
+
+    /// GetBucketInfo: the bucket's creation date, endpoints, location, storage class, owner and ACL.
+    public func getBucketInfo(_ request: OSSGetBucketInfoRequest) async throws -> OSSGetBucketInfoResult {
+        try await perform(request)
+    }
+
+    /// GetBucketLocation: the bucket's region as `oss-<region>`.
+    public func getBucketLocation(_ request: OSSGetBucketLocationRequest) async throws -> OSSGetBucketLocationResult {
+        try await perform(request)
+    }
+}
+
+extension OSSPutBucketRequest: OSSBucketOperation {
+    typealias Result = OSSBucketResult
+    var api: OSSAPI { OSSAPI("PutBucket", "PUT") }
+    static var parameters: [OSSParameter<Self>] { [.header("x-oss-acl", \.acl)] }
+    var body: Configuration? { Configuration(storageClass: storageClass) }
+
+    /// `<CreateBucketConfiguration><StorageClass>…</StorageClass></CreateBucketConfiguration>`.
+    struct Configuration: OSSXMLDocument, Encodable {
+        static let root = "CreateBucketConfiguration"
+        var storageClass: String?
+    }
+}
+
+extension OSSDeleteBucketRequest: OSSBucketOperation {
+    typealias Result = OSSBucketResult
+    var api: OSSAPI { OSSAPI("DeleteBucket", "DELETE") }
+}
+
+extension OSSBucketResult: OSSDeclaredResult {
+    static func decode(_ response: OSSHTTPResponse) async throws -> Self {
+        try await response.body.drain()
+        return Self(statusCode: response.status, requestId: response.requestId)
+    }
+}
+
+extension OSSListBucketsRequest: OSSDeclaredOperation {
+    typealias Result = OSSListBucketsResult
+    var api: OSSAPI { OSSAPI("ListBuckets", "GET") }
+    static var parameters: [OSSParameter<Self>] {
+        [.query("prefix", \.prefix), .query("marker", \.marker), .query("max-keys", \.maxKeys)]
+    }
+}
+
+extension OSSListBucketsResult: OSSDeclaredResult {
+    static func decode(_ response: OSSHTTPResponse) async throws -> Self {
+        let list = try await response.xml(Document.self)
+        return Self(
+            buckets: (list.buckets?.bucket ?? []).map {
+                OSSBucketSummary(
+                    name: $0.name, location: $0.location, creationDate: $0.creationDate,
+                    storageClass: $0.storageClass, region: $0.region)
+            },
+            isTruncated: list.isTruncated ?? false, nextMarker: list.nextMarker, requestId: response.requestId)
+    }
+
+    /// `<ListAllMyBucketsResult>…<Buckets><Bucket>…</Bucket>…</Buckets></ListAllMyBucketsResult>`.
+    struct Document: OSSXMLDocument, Decodable {
+        static let root = "ListAllMyBucketsResult"
+        var isTruncated: Bool?
+        var nextMarker: String?
+        var buckets: Buckets?
+
+        /// The wrapper `<Buckets>`.
+        struct Buckets: Decodable { var bucket: [OSSBucketElement] }
+    }
+}
+
+/// A `<Bucket>`, as ListBuckets and GetBucketInfo describe one.
+struct OSSBucketElement: Decodable {
+    var name: String
+    var location: String?
+    var creationDate: Date?
+    var storageClass: String?
+    var region: String?
+    var extranetEndpoint: String?
+    var intranetEndpoint: String?
+    var owner: OSSOwnerElement?
+    var accessControlList: OSSAccessControlListElement?
+}
+
+extension OSSGetBucketInfoRequest: OSSBucketOperation {
+    typealias Result = OSSGetBucketInfoResult
+    var api: OSSAPI { OSSAPI("GetBucketInfo", "GET", subresource: "bucketInfo") }
+}
+
+extension OSSGetBucketInfoResult: OSSDeclaredResult {
+    static func decode(_ response: OSSHTTPResponse) async throws -> Self {
+        let bucket = try await response.xml(Document.self).bucket
+        return Self(
+            bucketName: bucket.name, creationDate: bucket.creationDate, extranetEndpoint: bucket.extranetEndpoint,
+            intranetEndpoint: bucket.intranetEndpoint, location: bucket.location, region: bucket.region,
+            storageClass: bucket.storageClass, ownerId: bucket.owner?.id, ownerDisplayName: bucket.owner?.displayName,
+            acl: bucket.accessControlList?.grant, requestId: response.requestId)
+    }
+
+    /// `<BucketInfo><Bucket>…</Bucket></BucketInfo>`.
+    struct Document: OSSXMLDocument, Decodable {
+        static let root = "BucketInfo"
+        var bucket: OSSBucketElement
+    }
+}
+
+extension OSSGetBucketLocationRequest: OSSBucketOperation {
+    typealias Result = OSSGetBucketLocationResult
+    var api: OSSAPI { OSSAPI("GetBucketLocation", "GET", subresource: "location") }
+}
+
+extension OSSGetBucketLocationResult: OSSDeclaredResult {
+    /// `<LocationConstraint>oss-cn-hangzhou</LocationConstraint>`.
+    static func decode(_ response: OSSHTTPResponse) async throws -> Self {
+        Self(location: try await response.xml(String.self, root: "LocationConstraint"), requestId: response.requestId)
     }
 }

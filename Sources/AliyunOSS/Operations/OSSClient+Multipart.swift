@@ -197,16 +197,10 @@ extension OSSClient {
 
     /// `<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>"…"</ETag></Part>…`, sorted, quoted.
     static func completeBody(_ parts: [OSSPartInfo]) -> String {
-        var writer = OSSXMLWriter()
-        writer.element("CompleteMultipartUpload") { w in
-            for part in parts.sorted(by: { $0.partNumber < $1.partNumber }) {
-                w.element("Part") { p in
-                    p.element("PartNumber", String(part.partNumber))
-                    p.element("ETag", quoted(part.eTag))
-                }
-            }
-        }
-        return writer.output
+        let sorted = parts.sorted { $0.partNumber < $1.partNumber }
+        let document = CompleteDocument(part: sorted.map { .init(partNumber: $0.partNumber, eTag: quoted($0.eTag)) })
+        // Numbers and escaped strings under fixed names: nothing here can fail to encode.
+        return (try? OSSXMLEncoder().encode(document, root: CompleteDocument.root)) ?? ""
     }
 
     static func quoted(_ eTag: String) -> String {
@@ -216,29 +210,22 @@ extension OSSClient {
     static func decodeListParts(_ xml: OSSXMLNode, request: OSSListPartsRequest, requestId: String) throws
         -> OSSListPartsResult
     {
-        let encoded = xml.string("EncodingType") == "url"
-        var parts: [OSSPartInfo] = []
-        for node in xml.children("Part") {
-            let number = try node.decoded { try $0.int("PartNumber") }
-            guard let number else { throw OSSClientError(.exceptionCaught, "a <Part> has no <PartNumber>") }
-            let size = try node.decoded { try $0.uint64("Size") }
-            guard let size, size <= UInt64(Int64.max) else {
-                throw OSSClientError(.exceptionCaught, "part \(number) has no valid <Size>")
+        let page = try xml.decoded { try OSSXMLDecoder().decode(ListPartsDocument.self, from: $0) }
+        let parts = try page.part.map { part in
+            guard part.size <= UInt64(Int64.max) else {
+                throw OSSClientError(.exceptionCaught, "part \(part.partNumber) has no valid <Size>")
             }
-            parts.append(
-                OSSPartInfo(
-                    partNumber: number, eTag: node.string("ETag") ?? "", size: Int64(size),
-                    lastModified: node.date("LastModified"), crc64: try node.decoded { try $0.uint64("HashCrc64ecma") }))
+            return OSSPartInfo(
+                partNumber: part.partNumber, eTag: part.eTag ?? "", size: Int64(part.size),
+                lastModified: part.lastModified, crc64: part.hashCrc64ecma)
         }
         return OSSListPartsResult(
-            bucketName: xml.string("Bucket") ?? request.bucketName,
-            objectKey: try xml.decodedText("Key", urlEncoded: encoded) ?? request.objectKey,
-            uploadId: xml.string("UploadId") ?? request.uploadId,
-            partNumberMarker: (try? xml.decoded { try $0.int("PartNumberMarker") } ?? 0) ?? 0,
-            nextPartNumberMarker: try xml.decoded { try $0.int("NextPartNumberMarker") },
-            maxParts: try xml.decoded { try $0.int("MaxParts") },
-            isTruncated: try xml.decoded { try $0.bool("IsTruncated") } ?? false,
-            parts: parts, requestId: requestId)
+            bucketName: page.bucket ?? request.bucketName,
+            objectKey: try page.key.map { try OSSXMLNode.decodeIfNeeded($0, urlEncoded: page.encodingType == "url", element: "Key") }
+                ?? request.objectKey,
+            uploadId: page.uploadId ?? request.uploadId, partNumberMarker: page.partNumberMarker.flatMap { Int($0) } ?? 0,
+            nextPartNumberMarker: page.nextPartNumberMarker, maxParts: page.maxParts,
+            isTruncated: page.isTruncated ?? false, parts: parts, requestId: requestId)
     }
 
     static func decodeListMultipartUploads(
@@ -267,5 +254,38 @@ extension OSSClient {
             maxUploads: try xml.decoded { try $0.int("MaxUploads") },
             isTruncated: try xml.decoded { try $0.bool("IsTruncated") } ?? false,
             uploads: uploads, commonPrefixes: prefixes, requestId: requestId)
+    }
+}
+
+/// `<CompleteMultipartUpload>`: flat repeated `<Part>` elements.
+private struct CompleteDocument: Encodable {
+    static let root = "CompleteMultipartUpload"
+    var part: [Part]
+
+    struct Part: Encodable {
+        var partNumber: Int
+        var eTag: String
+    }
+}
+
+/// `<ListPartsResult>`: one page of parts.
+private struct ListPartsDocument: Decodable {
+    var bucket: String?
+    var key: String?
+    var uploadId: String?
+    var encodingType: String?
+    /// Read leniently: some servers send it empty.
+    var partNumberMarker: String?
+    var nextPartNumberMarker: Int?
+    var maxParts: Int?
+    var isTruncated: Bool?
+    var part: [Part]
+
+    struct Part: Decodable {
+        var partNumber: Int
+        var eTag: String?
+        var size: UInt64
+        var lastModified: Date?
+        var hashCrc64ecma: UInt64?
     }
 }

@@ -1,60 +1,57 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
-import OSSXML
-
 extension OSSClient {
     /// PutObjectTagging (`PUT /key?tagging`): replaces the object's tags (checked against OSS's limits first).
     @discardableResult
     public func putObjectTagging(_ request: OSSPutObjectTaggingRequest) async throws -> OSSEmptyResult {
-        try OSSObjectTagging.validate(request.tags)
-        var writer = OSSXMLWriter()
-        writer.element("Tagging") { t in
-            t.element("TagSet") { s in
-                for (key, value) in request.tags.sorted(by: { $0.key < $1.key }) {
-                    s.element("Tag") { tag in
-                        tag.element("Key", key)
-                        tag.element("Value", value)
-                    }
-                }
-            }
-        }
-        let body = Array(writer.output.utf8)
-        var operation = OSSOperation(
-            name: "PutObjectTagging", method: "PUT", bucket: request.bucketName, key: request.objectKey,
-            query: ["tagging": ""], body: .bytes(Data(body)))
-        operation.setHeader("content-type", "application/xml")
-        operation.setHeader("content-md5", OSSFileDigest.contentMD5(body))
-        return try await executeEmpty(operation)
+        try await perform(request)
     }
 
     /// GetObjectTagging (`GET /key?tagging`).
     public func getObjectTagging(_ request: OSSGetObjectTaggingRequest) async throws -> OSSGetObjectTaggingResult {
-        let operation = OSSOperation(
-            name: "GetObjectTagging", method: "GET", bucket: request.bucketName, key: request.objectKey,
-            query: ["tagging": ""])
-        return try await execute(operation) { response in
-            let xml = try await response.xml(root: "Tagging")
-            var tags: [String: String] = [:]
-            for node in xml.child("TagSet")?.children("Tag") ?? [] {
-                guard let key = node.string("Key") else {
-                    throw OSSClientError(.exceptionCaught, "a <Tag> has no <Key>")
-                }
-                tags[key] = node.string("Value") ?? ""
-            }
-            return OSSGetObjectTaggingResult(tags: tags, requestId: response.requestId)
-        }
+        try await perform(
+            OSSCall(
+                OSSAPI("GetObjectTagging", "GET", subresource: "tagging"), bucket: request.bucketName,
+                key: request.objectKey, as: OSSGetObjectTaggingResult.self))
     }
 
     /// DeleteObjectTagging (`DELETE /key?tagging`).
     @discardableResult
     public func deleteObjectTagging(_ request: OSSDeleteObjectTaggingRequest) async throws -> OSSEmptyResult {
-        let operation = OSSOperation(
-            name: "DeleteObjectTagging", method: "DELETE", bucket: request.bucketName, key: request.objectKey,
-            query: ["tagging": ""])
-        return try await executeEmpty(operation)
+        try await perform(
+            OSSCall(
+                OSSAPI("DeleteObjectTagging", "DELETE", subresource: "tagging"), bucket: request.bucketName,
+                key: request.objectKey, as: OSSEmptyResult.self))
+    }
+}
+
+extension OSSPutObjectTaggingRequest: OSSObjectOperation {
+    typealias Result = OSSEmptyResult
+    var api: OSSAPI { OSSAPI("PutObjectTagging", "PUT", subresource: "tagging") }
+    var body: OSSTaggingDocument? { OSSTaggingDocument(tags) }
+    func validate() throws { try OSSObjectTagging.validate(tags) }
+}
+
+extension OSSGetObjectTaggingResult: OSSDeclaredResult {
+    static func decode(_ response: OSSHTTPResponse) async throws -> Self {
+        let document = try await response.xml(OSSTaggingDocument.self)
+        let pairs = document.tagSet.tag.map { ($0.key, $0.value ?? "") }
+        return Self(tags: Dictionary(pairs) { _, last in last }, requestId: response.requestId)
+    }
+}
+
+/// `<Tagging><TagSet><Tag><Key>…</Key><Value>…</Value></Tag>…</TagSet></Tagging>`.
+struct OSSTaggingDocument: OSSXMLDocument, Codable {
+    static let root = "Tagging"
+    var tagSet: TagSet
+
+    struct TagSet: Codable { var tag: [Tag] }
+
+    struct Tag: Codable {
+        var key: String
+        var value: String?
+    }
+
+    /// The tags sorted by key, so a request's bytes (and Content-MD5) do not depend on dictionary order.
+    init(_ tags: [String: String]) {
+        tagSet = TagSet(tag: tags.sorted { $0.key < $1.key }.map { Tag(key: $0.key, value: $0.value) })
     }
 }
