@@ -144,30 +144,37 @@ struct OSSRecordStoreTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = OSSRecordStore(directoryPath: dir)
         let lockPath = store.lockPath(name: "r")
-        // A separate process takes the same flock and sleeps.
+        // A separate process takes the same flock, says so on its stdout, and sleeps.
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         holder.arguments = [
-            "-c", "import fcntl, sys, time; f = open(sys.argv[1], 'a'); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(60)", lockPath,
+            "-c",
+            "import fcntl, sys, time; f = open(sys.argv[1], 'a'); fcntl.flock(f, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(60)",
+            lockPath,
         ]
+        let said = Pipe()
+        holder.standardOutput = said
         try holder.run()
         defer { if holder.isRunning { holder.terminate() } }
-        // Wait until the child holds it: our own attempt fails with recordLocked.
-        var locked = false
-        for _ in 0..<200 {
-            do {
-                _ = try store.lock(name: "r")
-            } catch OSSResumableError.recordLocked {
-                locked = true
-                break
-            }
-            try await Task.sleep(for: .milliseconds(25))
-        }
-        #expect(locked)
+        // Wait for its word (however long a loaded machine takes to start Python), not for a deadline.
+        let word = await Task.detached { said.fileHandleForReading.availableData }.value
+        #expect(String(decoding: word, as: UTF8.self).hasPrefix("locked"))
+        let refused: OSSResumableError? = Self.lockError(store, name: "r")
+        if case .recordLocked = refused {} else { Issue.record("expected recordLocked, the other process holds the lock: \(String(describing: refused))") }
         // SIGKILL: the kernel drops the lock with the process.
         kill(holder.processIdentifier, SIGKILL)
         holder.waitUntilExit()
         let lock = try store.lock(name: "r")
         #expect(lock.path == lockPath)
+    }
+
+    /// The error `lock(name:)` throws, `nil` when it takes the lock (released at once).
+    static func lockError(_ store: OSSRecordStore, name: String) -> OSSResumableError? {
+        do {
+            _ = try store.lock(name: name)
+            return nil
+        } catch {
+            return error
+        }
     }
 }
