@@ -5,6 +5,7 @@ import InMemoryTracing
 import MetricsTestKit
 import NIOConcurrencyHelpers
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 import Tracing
 

@@ -2,6 +2,7 @@ import AliyunOSS
 import Foundation
 import OSSCRC64
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// Behaviour every transport must share, checked on both in the same run (the rest of the SDK's suites run once per
