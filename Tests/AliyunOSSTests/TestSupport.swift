@@ -150,3 +150,19 @@ func settledRequests(_ server: LocalOSSServer, _ operation: LocalOSSOperation) a
     }
     return count
 }
+
+/// Why a test cannot set up the real thing it needs (a tmpfs, fanotify: root on Linux). The test fails with this
+/// reason rather than passing without checking anything.
+struct SetupUnavailable: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Whether the tests run on Linux, where they mount a tmpfs or hold file reads with fanotify; elsewhere those tests
+/// are disabled, naming why.
+let runsOnLinux: Bool = {
+    #if os(Linux)
+    return true
+    #else
+    return false
+    #endif
+}()

@@ -207,7 +207,7 @@ struct DirectoryUploadTests {
 
     @Test(
         "a file that changes while it is read is sent again once (also under the same size and modification time); one that keeps changing fails, never torn",
-        .enabled(if: FileReadGate.platformSupported, "holds the SDK's reads with Linux fanotify"))
+        .enabled(if: runsOnLinux, "holds the SDK's reads with Linux fanotify"))
     func fileChangingDuringUpload() async throws {
         let scratch = try BatchScratch()
         defer { scratch.cleanup() }

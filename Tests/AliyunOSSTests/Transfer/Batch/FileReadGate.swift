@@ -9,20 +9,6 @@ import Glibc
 /// for which the kernel blocks the reading thread until this process answers. A test changes a file between two
 /// reads the SDK makes, at that exact point and with no timing involved. Needs root (`CAP_SYS_ADMIN`); Linux only.
 final class FileReadGate: Sendable {
-    /// Why the gate cannot be set up here: a precise reason, the test fails with it.
-    struct Unavailable: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    /// Whether this platform has fanotify at all (elsewhere the tests that need it are disabled, naming why).
-    static let platformSupported: Bool = {
-        #if os(Linux)
-        return true
-        #else
-        return false
-        #endif
-    }()
-
     private let descriptor: Int32
     private let stopping = NIOLockedValueBox(false)
     private let stopped = DispatchSemaphore(value: 0)
@@ -35,7 +21,7 @@ final class FileReadGate: Sendable {
         typealias InitFunction = @convention(c) (UInt32, UInt32) -> Int32
         typealias MarkFunction = @convention(c) (Int32, UInt32, UInt64, Int32, UnsafePointer<CChar>) -> Int32
         guard let initSymbol = dlsym(nil, "fanotify_init"), let markSymbol = dlsym(nil, "fanotify_mark") else {
-            throw Unavailable(description: "this C library has no fanotify_init/fanotify_mark")
+            throw SetupUnavailable(description: "this C library has no fanotify_init/fanotify_mark")
         }
         let fanotifyInit = unsafeBitCast(initSymbol, to: InitFunction.self)
         let fanotifyMark = unsafeBitCast(markSymbol, to: MarkFunction.self)
@@ -44,7 +30,7 @@ final class FileReadGate: Sendable {
         let fd = fanotifyInit(classContent | closeOnExec, UInt32(O_RDONLY | O_CLOEXEC))
         guard fd >= 0 else {
             let code = errno
-            throw Unavailable(
+            throw SetupUnavailable(
                 description: "holding file reads needs root (CAP_SYS_ADMIN, for fanotify permission events); this "
                     + "process runs as uid \(getuid()) and fanotify_init failed: \(String(cString: strerror(code)))")
         }
@@ -55,7 +41,7 @@ final class FileReadGate: Sendable {
             guard fanotifyMark(fd, markAdd, accessPermission, AT_FDCWD, resolved) == 0 else {
                 let code = errno
                 close(fd)
-                throw Unavailable(description: "fanotify_mark \(path): \(String(cString: strerror(code)))")
+                throw SetupUnavailable(description: "fanotify_mark \(path): \(String(cString: strerror(code)))")
             }
         }
         descriptor = fd
@@ -67,7 +53,7 @@ final class FileReadGate: Sendable {
             stopped.signal()
         }
         #else
-        throw Unavailable(description: "holding file reads needs Linux fanotify")
+        throw SetupUnavailable(description: "holding file reads needs Linux fanotify")
         #endif
     }
 

@@ -11,20 +11,6 @@ import Testing
 struct RDSmallFileSystem {
     let path: String
 
-    /// Why a tmpfs could not be mounted.
-    struct Unavailable: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    /// Whether this platform mounts a tmpfs at all (Linux); elsewhere the tests that need one are disabled.
-    static let platformSupported: Bool = {
-        #if os(Linux)
-        return true
-        #else
-        return false
-        #endif
-    }()
-
     /// Runs `arguments` through `/usr/bin/env`; its standard error when it fails, nil when it succeeds.
     @discardableResult
     static func run(_ arguments: [String]) -> String? {
@@ -49,7 +35,7 @@ struct RDSmallFileSystem {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         if let failure = Self.run(["mount", "-t", "tmpfs", "-o", "size=\(sizeKiB)k", "tmpfs", path]) {
             try? FileManager.default.removeItem(atPath: path)
-            throw Unavailable(
+            throw SetupUnavailable(
                 description: "this test mounts a \(sizeKiB) KiB tmpfs, which needs root; this process runs as uid "
                     + "\(getuid()) and mount said: \(failure.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
@@ -100,7 +86,7 @@ struct ResumableDownloadDiskFullTests {
 
     @Test(
         "a destination file system without room for the object is noSpaceLeft before any GET, nothing left behind",
-        .enabled(if: RDSmallFileSystem.platformSupported, "mounts a Linux tmpfs"))
+        .enabled(if: runsOnLinux, "mounts a Linux tmpfs"))
     func diskFull() async throws {
         let scratch = try RDScratch()
         defer { scratch.cleanup() }
@@ -172,7 +158,7 @@ struct ResumableDownloadDiskFullTests {
 
     @Test(
         "bytes a record claims but the disk lost (unsynced, then overwritten) are checked at resume and fetched again",
-        .enabled(if: RDSmallFileSystem.platformSupported, "mounts a Linux tmpfs"))
+        .enabled(if: runsOnLinux, "mounts a Linux tmpfs"))
     func unsyncedClaimsAreChecked() async throws {
         let scratch = try RDScratch()
         defer { scratch.cleanup() }
@@ -207,7 +193,7 @@ struct ResumableDownloadDiskFullTests {
 
     @Test(
         "running out of space mid-download (the space was taken after the check): noSpaceLeft, kept, resumed",
-        .enabled(if: RDSmallFileSystem.platformSupported, "mounts a Linux tmpfs"))
+        .enabled(if: runsOnLinux, "mounts a Linux tmpfs"))
     func diskFullMidway() async throws {
         let scratch = try RDScratch()
         defer { scratch.cleanup() }
@@ -226,7 +212,7 @@ struct ResumableDownloadDiskFullTests {
 
     @Test(
         "a record directory that fills up: noSpaceLeft naming it, the last good record kept, the same call resumes",
-        .enabled(if: RDSmallFileSystem.platformSupported, "mounts a Linux tmpfs"))
+        .enabled(if: runsOnLinux, "mounts a Linux tmpfs"))
     func recordDirectoryFull() async throws {
         let scratch = try RDScratch()
         defer { scratch.cleanup() }
