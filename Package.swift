@@ -147,24 +147,37 @@ let package = Package(
         ),
 
         // Tests (Swift Testing).
-        .testTarget(
-            name: "OSSToolTests",
-            dependencies: ["oss", "AliyunOSS", "OSSLocalServer", "LocalServerCommand"],
+        // What two or more test targets share: seeded bytes, scratch directories, the transport under test, the
+        // built executables and samples, log capture. Only test targets depend on it.
+        .target(
+            name: "OSSTestSupport",
+            dependencies: [
+                "AliyunOSS", "OSSSigning",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Tests/OSSTestSupport",
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "OSSCRC64Tests", dependencies: ["OSSCRC64"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "OSSToolTests",
+            dependencies: ["oss", "AliyunOSS", "OSSLocalServer", "LocalServerCommand", "OSSTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "OSSCRC64Tests", dependencies: ["OSSCRC64", "OSSTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "OSSSigningTests",
-            dependencies: ["OSSSigning", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["OSSSigning", "OSSTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "OSSXMLTests", dependencies: ["OSSXML"], swiftSettings: swiftSettings),
-        .testTarget(name: "OSSResumableTests", dependencies: ["OSSResumable", "OSSCRC64"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "OSSResumableTests", dependencies: ["OSSResumable", "OSSCRC64", "OSSTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "OSSLocalServerTests",
             dependencies: [
-                "OSSLocalServer", "OSSSigning", "OSSCRC64", "OSSXML", "AliyunOSS",
+                "OSSLocalServer", "OSSSigning", "OSSCRC64", "OSSXML", "AliyunOSS", "OSSTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -176,7 +189,7 @@ let package = Package(
         .testTarget(
             name: "OSSReliabilityTests",
             dependencies: [
-                "AliyunOSS", "OSSLocalServer", "OSSSigning", "OSSCRC64", "OSSXML", "OSSResumable",
+                "AliyunOSS", "OSSLocalServer", "OSSSigning", "OSSCRC64", "OSSXML", "OSSResumable", "OSSTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -188,7 +201,7 @@ let package = Package(
         .testTarget(
             name: "AliyunOSSTests",
             dependencies: [
-                "AliyunOSS", "AliyunOSSObservability", "OSSLocalServer", "OSSXML",
+                "AliyunOSS", "AliyunOSSObservability", "OSSLocalServer", "OSSXML", "OSSTestSupport",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,5 +1,6 @@
 @testable import AliyunOSS
 import Foundation
+import OSSTestSupport
 import Testing
 
 /// The one bounded byte channel under the transports' response bodies and the download stream. Every wait is on
@@ -275,7 +276,7 @@ struct ByteChannelTests {
     }
 
     static func round(seed: UInt64) async throws {
-        var random = SplitMix(seed: seed)
+        var random = SplitMix64(seed: seed)
         let limit = Int(random.next() % 4096) + 1
         let chunkCount = Int(random.next() % 60)
         var chunks: [Data] = []
@@ -293,7 +294,7 @@ struct ByteChannelTests {
             channel.finish()
         }
         var received = Data()
-        var consumerRandom = SplitMix(seed: consumerSeed)
+        var consumerRandom = SplitMix64(seed: consumerSeed)
         for try await chunk in channel {
             #expect(!chunk.isEmpty && chunk.count <= limit)
             #expect(channel.bufferedBytes <= limit)
@@ -303,18 +304,5 @@ struct ByteChannelTests {
         try await producer.value
         #expect(received == expected, "seed \(seed)")
         #expect(channel.peakBufferedBytes <= limit, "seed \(seed)")
-    }
-
-    /// A small seeded generator, so a failing round can be replayed.
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }

@@ -2,6 +2,7 @@ import AliyunOSS
 import Foundation
 import NIOConcurrencyHelpers
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 @Suite("Listing, buckets and custom signing against the local server")

@@ -3,24 +3,8 @@ import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import OSSLocalServer
+import OSSTestSupport
 import Testing
-
-/// Keeps every rendered log line.
-struct CapturingLogHandler: LogHandler {
-    let lines: NIOLockedValueBox<[String]>
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        lines.withLockedValue { $0.append("\(event.level) \(event.message) \(merged)") }
-    }
-}
 
 @Suite("Logging never leaks secrets")
 struct LoggingTests {

@@ -3,6 +3,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 @Suite("Object operations against the local server")

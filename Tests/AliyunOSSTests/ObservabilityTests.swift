@@ -6,6 +6,7 @@ import InMemoryTracing
 import MetricsTestKit
 import NIOConcurrencyHelpers
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 import Tracing
 

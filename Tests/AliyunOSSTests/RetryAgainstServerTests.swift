@@ -3,6 +3,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 @Suite("Retry, clock skew and cancellation against the local server")

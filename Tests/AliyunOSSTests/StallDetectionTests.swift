@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import OSSCRC64
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// Stall detection (`timeouts.stall`): a request whose bytes stop moving is abandoned and retried on a fresh

@@ -1,12 +1,8 @@
 import AliyunOSS
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
-
-/// The transport the tests run on: `OSS_TRANSPORT=urlsession|asynchttpclient` (scripts/test.sh runs the SDK's suites
-/// once per transport), else the platform's default.
-let transportUnderTest: OSSTransportKind =
-    ProcessInfo.processInfo.environment["OSS_TRANSPORT"].flatMap(OSSTransportKind.init(name:)) ?? .automatic
 
 /// Starts a local server with bucket `b` (plus `extraBuckets`), creates a client for it and runs `body`.
 func withServerAndClient<T: Sendable>(
@@ -83,18 +79,6 @@ func temporaryURL(_ name: String = UUID().uuidString) throws -> URL {
     return directory.appendingPathComponent(name)
 }
 
-/// Deterministic pseudo-random bytes.
-func patternBytes(_ count: Int, seed: UInt64 = 1) -> [UInt8] {
-    var state = seed &* 0x9E37_79B9_7F4A_7C15
-    var out = [UInt8]()
-    out.reserveCapacity(count)
-    for _ in 0..<count {
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        out.append(UInt8(truncatingIfNeeded: state >> 33))
-    }
-    return out
-}
-
 /// The client error code thrown by `body`, or nil when it throws something else or nothing.
 func clientErrorCode(_ body: () async throws -> Void) async -> OSSClientErrorCode? {
     do {
@@ -134,21 +118,6 @@ func thrownClientError(_ body: () async throws -> Void) async -> OSSClientError?
     }
 }
 
-/// The sample executable `name` (`resumable-upload`, `sync-directory`...) from the samples' own package
-/// (`swift build --package-path Samples`, which scripts/test.sh runs first); `nil` when it is not built.
-func sampleBinary(_ name: String) -> URL? {
-    let candidate = samplesBinDirectory.appendingPathComponent(name)
-    return FileManager.default.isExecutableFile(atPath: candidate.path) ? candidate : nil
-}
-
-/// Where the samples' package puts its debug executables (`$OSS_SAMPLES_BIN` overrides).
-let samplesBinDirectory: URL = {
-    if let path = ProcessInfo.processInfo.environment["OSS_SAMPLES_BIN"] { return URL(fileURLWithPath: path) }
-    let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    return repository.appendingPathComponent("Samples/.build/debug")
-}()
-
 /// Starts a sample binary against `server` (its endpoint and bucket `bkt` first, then `arguments`), with the
 /// server's credentials in the environment and its output discarded; the caller waits for it or kills it.
 func launchSample(_ binary: URL, against server: LocalOSSServer, _ arguments: [String]) throws -> Process {
@@ -181,3 +150,19 @@ func settledRequests(_ server: LocalOSSServer, _ operation: LocalOSSOperation) a
     }
     return count
 }
+
+/// Why a test cannot set up the real thing it needs (a tmpfs, fanotify: root on Linux). The test fails with this
+/// reason rather than passing without checking anything.
+struct SetupUnavailable: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Whether the tests run on Linux, where they mount a tmpfs or hold file reads with fanotify; elsewhere those tests
+/// are disabled, naming why.
+let runsOnLinux: Bool = {
+    #if os(Linux)
+    return true
+    #else
+    return false
+    #endif
+}()

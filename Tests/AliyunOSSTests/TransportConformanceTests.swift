@@ -5,6 +5,7 @@ import NIOCore
 #endif
 import OSSCRC64
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// Behaviour every transport must share, checked on both in the same run (the rest of the SDK's suites run once per

@@ -1,6 +1,7 @@
 import Foundation
 import OSSCRC64
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// SIGKILLs the real `oss-local-server` at points spread over the first 30 ms of an AppendObject (receiving the
@@ -10,7 +11,7 @@ import Testing
 @Suite struct AppendKillLoopTests {
     @Test func killDuringAppendLeavesTheObjectBeforeOrAfterIt() async throws {
         let binary = try #require(ServerProcess.executable(), "oss-local-server was not built")
-        let dir = tempDirectory()
+        let dir = try makeWorkDirectory("oss-server-test")
         defer { try? FileManager.default.removeItem(at: dir) }
         let arguments = ServerProcess.arguments(dataDirectory: dir, bucket: "kill")
         var server = try await ServerProcess(binary, arguments: arguments)

@@ -1,6 +1,7 @@
 import Foundation
 import OSSCRC64
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// AppendObject writes only the appended bytes (one segment file per append, small ones merged now and then),
@@ -37,7 +38,7 @@ import Testing
         threshold: Int64, isolation: isolated (any Actor)? = #isolation,
         _ body: (TestClient, URL) async throws -> Void
     ) async throws {
-        let dir = tempDirectory()
+        let dir = try makeWorkDirectory("oss-server-test")
         defer { try? FileManager.default.removeItem(at: dir) }
         var configuration = LocalOSSServerConfiguration(dataDirectory: dir, buckets: ["apnd"])
         configuration.appendCompactionBytes = threshold
@@ -158,7 +159,7 @@ import Testing
     }
 
     @Test func restartSweepsAnUncommittedSegmentAndKeepsTheObject() async throws {
-        let dir = tempDirectory()
+        let dir = try makeWorkDirectory("oss-server-test")
         defer { try? FileManager.default.removeItem(at: dir) }
         var configuration = LocalOSSServerConfiguration(dataDirectory: dir, buckets: ["apnd"])
         configuration.appendCompactionBytes = 10

@@ -1,6 +1,7 @@
 import Foundation
 import OSSCRC64
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// SIGKILLs the real `oss-local-server` at points spread over the first 40 ms of CompleteMultipartUpload, restarts it on the same data
@@ -13,7 +14,7 @@ import Testing
 
     @Test func killDuringCompleteLeavesOldOrNewObject() async throws {
         let binary = try #require(ServerProcess.executable(), "oss-local-server was not built next to \(CommandLine.arguments[0])")
-        let dir = tempDirectory()
+        let dir = try makeWorkDirectory("oss-server-test")
         defer { try? FileManager.default.removeItem(at: dir) }
         let arguments = ServerProcess.arguments(dataDirectory: dir, bucket: "kill")
         var server = try await ServerProcess(binary, arguments: arguments)

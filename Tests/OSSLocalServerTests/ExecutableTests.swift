@@ -1,13 +1,14 @@
 import Foundation
 import OSSLocalServer
 import OSSSigning
+import OSSTestSupport
 import Testing
 
 /// Runs the `oss-local-server` executable (built next to the test bundle by `swift test`).
 @Suite struct ExecutableTests {
     @Test func printsListeningLineServesAndStopsOnSIGTERM() async throws {
         let binary = try #require(ServerProcess.executable(), "oss-local-server was not built next to \(CommandLine.arguments[0])")
-        let dataDirectory = tempDirectory()
+        let dataDirectory = try makeWorkDirectory("oss-server-test")
         defer { try? FileManager.default.removeItem(at: dataDirectory) }
         let server = try await ServerProcess(binary, arguments: [
             "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDirectory.path, "--bucket", "cli-bucket",

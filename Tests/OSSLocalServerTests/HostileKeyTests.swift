@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import OSSLocalServer
 import OSSSigning
+import OSSTestSupport
 import Testing
 
 @Suite struct HostileKeyTests {
@@ -20,7 +21,7 @@ import Testing
     }
 
     @Test func keysNeverEscapeTheDataDirectory() async throws {
-        let base = tempDirectory()
+        let base = try makeWorkDirectory("oss-server-test")
         defer { try? FileManager.default.removeItem(at: base) }
         let dataDirectory = base.appendingPathComponent("data")
         try await withLocalOSSServer(.init(dataDirectory: dataDirectory, buckets: ["hostile"])) { server in

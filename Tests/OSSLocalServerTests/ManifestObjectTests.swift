@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import OSSCRC64
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// Completed multipart objects are kept as their part files plus a manifest: reads, checksums, conditions and
@@ -83,7 +84,7 @@ import Testing
     }
 
     @Test func overwriteDeleteAndUnlistedPartsFreeFiles() async throws {
-        let dir = tempDirectory()
+        let dir = try makeWorkDirectory("oss-server-test")
         defer { try? FileManager.default.removeItem(at: dir) }
         try await withLocalOSSServer(.init(dataDirectory: dir, buckets: ["mfst"])) { server in
             let client = TestClient(server)
@@ -117,7 +118,7 @@ import Testing
     }
 
     @Test func restartSweepsOrphansAndKeepsManifestObjects() async throws {
-        let dir = tempDirectory()
+        let dir = try makeWorkDirectory("oss-server-test")
         defer { try? FileManager.default.removeItem(at: dir) }
         let configuration = LocalOSSServerConfiguration(dataDirectory: dir, buckets: ["mfst"])
         let (all, liveId) = try await withLocalOSSServer(configuration) { server in

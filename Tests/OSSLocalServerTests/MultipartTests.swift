@@ -3,6 +3,7 @@ import Foundation
 import OSSCRC64
 import OSSLocalServer
 import OSSSigning
+import OSSTestSupport
 import Testing
 
 @Suite struct MultipartTests {
@@ -158,7 +159,7 @@ import Testing
     }
 
     @Test func uploadSurvivesRestart() async throws {
-        let dir = tempDirectory()
+        let dir = try makeWorkDirectory("oss-server-test")
         defer { try? FileManager.default.removeItem(at: dir) }
         let configuration = LocalOSSServerConfiguration(dataDirectory: dir, buckets: ["persist"])
         let part1 = randomBytes(102_400)
@@ -188,7 +189,7 @@ import Testing
     }
 
     @Test func aPartSentAgainReplacesTheFirstAcrossARestart() async throws {
-        let dir = tempDirectory()
+        let dir = try makeWorkDirectory("oss-server-test")
         defer { try? FileManager.default.removeItem(at: dir) }
         let configuration = LocalOSSServerConfiguration(dataDirectory: dir, buckets: ["persist"])
         let first = randomBytes(102_400)

@@ -1,6 +1,7 @@
 import Foundation
 import OSSCRC64
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// SIGKILLs the real `oss-local-server` while it receives a PutObject body (read no faster than the request's
@@ -16,7 +17,7 @@ import Testing
 
     @Test func killDuringPutObjectLeavesOldOrNewObject() async throws {
         let binary = try #require(ServerProcess.executable(), "oss-local-server was not built")
-        let dir = tempDirectory()
+        let dir = try makeWorkDirectory("oss-server-test")
         defer { try? FileManager.default.removeItem(at: dir) }
         let arguments = ServerProcess.arguments(dataDirectory: dir, bucket: "kill")
         var server = try await ServerProcess(binary, arguments: arguments)

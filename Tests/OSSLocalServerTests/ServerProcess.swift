@@ -1,6 +1,7 @@
 import Foundation
 import OSSLocalServer
 import OSSSigning
+import OSSTestSupport
 
 /// The `oss-local-server` executable running as a child process (it prints `listening on <url>` first).
 final class ServerProcess {
@@ -9,16 +10,7 @@ final class ServerProcess {
     let exited: AsyncStream<Int32>
 
     /// The executable built next to the test bundle by `swift test`.
-    static func executable() -> URL? {
-        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var dir = testBinary.deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = dir.appendingPathComponent("oss-local-server")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            dir = dir.deletingLastPathComponent()
-        }
-        return nil
-    }
+    static func executable() -> URL? { builtExecutable("oss-local-server") }
 
     /// The arguments that start the server on 127.0.0.1 (an ephemeral port) over `dataDirectory`, with `bucket`.
     static func arguments(dataDirectory: URL, bucket: String) -> [String] {

@@ -1,6 +1,7 @@
 import AliyunOSS
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// The SDK's resumable transfers against a real `oss-local-server` process that is SIGKILLed mid-transfer (once the
@@ -27,7 +28,7 @@ import Testing
         let directory: URL
 
         init(retries: Int) async throws {
-            directory = tempDirectory()
+            directory = try makeWorkDirectory("oss-server-test")
             binary = try #require(ServerProcess.executable(), "oss-local-server was not built")
             let arguments = ServerProcess.arguments(dataDirectory: directory, bucket: "crash") + faults
             server = try await ServerProcess(binary, arguments: arguments)

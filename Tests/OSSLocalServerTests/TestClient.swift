@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import OSSLocalServer
 import OSSSigning
+import OSSTestSupport
 
 /// A minimal signed HTTP client for the tests: AsyncHTTPClient plus OSSSigning, path-style addressing.
 struct TestClient: Sendable {
@@ -46,14 +47,7 @@ struct TestClient: Sendable {
     }
 
     func url(bucket: String?, key: String?, query: [String: String]) -> String {
-        var path = "/"
-        if let bucket {
-            path += bucket + "/"
-            if let key { path += OSSPercentEncoding.encode(key, keepSlash: true) }
-        }
-        var url = endpoint.absoluteString + path
-        if !query.isEmpty { url += "?" + OSSPercentEncoding.encodeQuery(query) }
-        return url
+        pathStyleURL(endpoint, bucket: bucket, key: key, query: query)
     }
 
     var signer: any OSSRequestSigner {
@@ -131,10 +125,4 @@ func xmlValues(_ name: String, in text: String) -> [String] {
         rest = rest[end.upperBound...]
     }
     return values
-}
-
-func tempDirectory() -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("oss-server-test-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
 }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import OSSCRC64
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// SIGKILLs the real `oss-local-server` while it receives an UploadPart body (paced by `x-oss-traffic-limit`, so the
@@ -17,7 +18,7 @@ import Testing
 
     @Test func killDuringUploadPartLeavesTheWholePartOrNone() async throws {
         let binary = try #require(ServerProcess.executable(), "oss-local-server was not built")
-        let dir = tempDirectory()
+        let dir = try makeWorkDirectory("oss-server-test")
         defer { try? FileManager.default.removeItem(at: dir) }
         let arguments = ServerProcess.arguments(dataDirectory: dir, bucket: "kill")
         var server = try await ServerProcess(binary, arguments: arguments)

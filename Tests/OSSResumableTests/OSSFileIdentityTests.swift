@@ -1,5 +1,6 @@
 import Foundation
 import OSSResumable
+import OSSTestSupport
 import Testing
 
 @Suite("File identity")
@@ -7,7 +8,7 @@ struct OSSFileIdentityTests {
     @Test func unchangedFileHasNoChanges() throws {
         try withTemporaryDirectory { dir in
             let path = dir + "/f.bin"
-            try writeFile(path, patternBytes(count: 500_000))
+            try writeFile(path, patternBytes(500_000))
             let a = try OSSFileIdentity.capture(path: path)
             let b = try OSSFileIdentity.capture(path: path)
             #expect(a == b)
@@ -21,7 +22,7 @@ struct OSSFileIdentityTests {
     @Test func inPlaceEditWithRestoredTimeIsCaughtByTheFingerprint() throws {
         try withTemporaryDirectory { dir in
             let path = dir + "/f.bin"
-            var bytes = patternBytes(count: 500_000)
+            var bytes = patternBytes(500_000)
             try writeFile(path, bytes)
             try setModificationTime(path, seconds: 1_700_000_000, nanoseconds: 123_456_789)
             let before = try OSSFileIdentity.capture(path: path)
@@ -41,7 +42,7 @@ struct OSSFileIdentityTests {
     @Test func nanosecondTimeChangeIsReported() throws {
         try withTemporaryDirectory { dir in
             let path = dir + "/f.bin"
-            try writeFile(path, patternBytes(count: 1000))
+            try writeFile(path, patternBytes(1000))
             try setModificationTime(path, seconds: 1_700_000_000, nanoseconds: 1)
             let before = try OSSFileIdentity.capture(path: path)
             try setModificationTime(path, seconds: 1_700_000_000, nanoseconds: 2)
@@ -56,10 +57,10 @@ struct OSSFileIdentityTests {
     @Test func replacedFileReportsSizeAndInode() throws {
         try withTemporaryDirectory { dir in
             let path = dir + "/f.bin"
-            try writeFile(path, patternBytes(count: 1000))
+            try writeFile(path, patternBytes(1000))
             let before = try OSSFileIdentity.capture(path: path)
             let other = dir + "/g.bin"
-            try writeFile(other, patternBytes(count: 1001))
+            try writeFile(other, patternBytes(1001))
             try FileManager.default.removeItem(atPath: path)
             try FileManager.default.moveItem(atPath: other, toPath: path)
             let after = try OSSFileIdentity.capture(path: path)

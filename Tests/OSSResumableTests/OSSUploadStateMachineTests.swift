@@ -1,5 +1,6 @@
 import OSSCRC64
 import OSSResumable
+import OSSTestSupport
 import Testing
 
 typealias Machine = OSSUploadStateMachine
@@ -8,7 +9,7 @@ typealias Action = OSSUploadStateMachine.Action
 /// A 250,000-byte file cut into parts of 102,400: 102,400 + 102,400 + 45,200.
 struct UploadFixture {
     static let fileSize: Int64 = 250_000
-    let data = patternBytes(count: Int(UploadFixture.fileSize))
+    let data = patternBytes(Int(UploadFixture.fileSize))
     let file = makeIdentity(size: UploadFixture.fileSize)
 
     func config(persist: Bool = true, deleteOnCancel: Bool = true, crc: OSSCRCMode = .enabled) -> Machine.Configuration {

@@ -1,6 +1,7 @@
 import Foundation
 import OSSCRC64
 import OSSResumable
+import OSSTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -10,22 +11,9 @@ import Darwin
 
 /// A fresh directory under the system temporary directory, removed when the body returns.
 func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
-    let path = NSTemporaryDirectory() + "oss-resumable-tests-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    let path = try makeWorkDirectory("oss-resumable-tests").path
     defer { try? FileManager.default.removeItem(atPath: path) }
     return try body(OSSRecordStore.absolutePath(path))
-}
-
-/// Deterministic pseudo-random bytes.
-func patternBytes(count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> [UInt8] {
-    var state = seed
-    var out = [UInt8]()
-    out.reserveCapacity(count)
-    for _ in 0..<count {
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        out.append(UInt8(truncatingIfNeeded: state >> 33))
-    }
-    return out
 }
 
 func writeFile(_ path: String, _ bytes: [UInt8]) throws {

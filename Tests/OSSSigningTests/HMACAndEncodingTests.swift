@@ -1,26 +1,15 @@
 import Crypto
 import Foundation
 import OSSSigning
+import OSSTestSupport
 import Testing
 
 /// The hand-written fast paths of the signers against the general implementations they replace.
 @Suite("Signing fast paths")
 struct HMACAndEncodingTests {
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
-    }
-
     @Test("OSSHMAC equals swift-crypto's HMAC for SHA-1 and SHA-256, keys of 0...200 bytes (around both block sizes)")
     func hmacMatchesSwiftCrypto() {
-        var rng = SplitMix(state: 7)
+        var rng = SplitMix64(seed: 7)
         for keyLength in 0...200 {
             let key = rng.bytes(keyLength)
             let message = rng.bytes(Int(rng.next() % 300))
@@ -47,7 +36,7 @@ struct HMACAndEncodingTests {
 
     @Test("V1 signature (HMAC + hand-written Base64) equals HMAC-SHA1 through Foundation's Base64")
     func v1SignatureMatchesFoundationBase64() {
-        var rng = SplitMix(state: 11)
+        var rng = SplitMix64(seed: 11)
         for _ in 0..<500 {
             let secret = String(decoding: rng.bytes(Int(rng.next() % 80)).map { 0x21 + $0 % 94 }, as: UTF8.self)
             let text = String(decoding: rng.bytes(Int(rng.next() % 400)).map { 0x20 + $0 % 95 }, as: UTF8.self)
@@ -64,7 +53,7 @@ struct HMACAndEncodingTests {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        var rng = SplitMix(state: 13)
+        var rng = SplitMix64(seed: 13)
         var dates = [0, 951_782_400, 4_102_444_799, 253_402_300_799].map { Date(timeIntervalSince1970: $0) }
         for _ in 0..<2000 {
             let start: Int64 = -11_676_096_000  // 1600-01-01

@@ -1,6 +1,7 @@
 import AliyunOSS
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// `rm -r`, `sync --delete` and `rb`: `--dry-run` deletes nothing; more than one object needs a yes at a terminal

@@ -1,6 +1,7 @@
 import AliyunOSS
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// `oss cp -r` and `oss sync` against the local server: the tree round-trips byte for byte, a second sync sends no

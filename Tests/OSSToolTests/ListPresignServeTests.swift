@@ -5,6 +5,7 @@ import FoundationNetworking
 #endif
 import LocalServerCommand
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 #if canImport(Glibc)

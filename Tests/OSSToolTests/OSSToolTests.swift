@@ -4,6 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,19 +1,14 @@
 import AliyunOSS
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// The samples read `OSS_ENDPOINT` and `OSS_REGION` like the `oss` CLI: the `put-object` sample (V4 signing)
 /// uploads to the server named by `OSS_ENDPOINT`, and succeeds only with the region the server expects.
 @Suite struct SampleEnvironmentTests {
     /// Built by the samples' own package (`swift build --package-path Samples`; `$OSS_SAMPLES_BIN` overrides).
-    static var putObjectSample: URL {
-        if let path = ProcessInfo.processInfo.environment["OSS_SAMPLES_BIN"] {
-            return URL(fileURLWithPath: path).appendingPathComponent("put-object")
-        }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Samples/.build/debug/put-object")
-    }
+    static var putObjectSample: URL { samplesBinDirectory.appendingPathComponent("put-object") }
 
     func runSample(environment: [String: String]) async throws -> Int32 {
         let process = Process()

@@ -1,6 +1,7 @@
 import AliyunOSS
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// `oss cp oss://a/k oss://b/k2` copies on the server; `oss rm` deletes several objects or a prefix.

@@ -1,18 +1,15 @@
 import AliyunOSS
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// Runs the built `oss` executable as a child process, the way a user would.
 struct ToolRunner {
-    static let binary: URL = {
-        // The test bundle sits in the products directory, beside the executables it depends on.
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<3 where !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("oss").path) {
-            directory.deleteLastPathComponent()
-        }
-        return directory.appendingPathComponent("oss")
-    }()
+    /// Beside the test bundle in the products directory (`start` says so when it is missing).
+    static let binary: URL =
+        builtExecutable("oss") ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("oss")
 
     var environment: [String: String]
 
@@ -68,39 +65,9 @@ struct ToolRunner {
     }
 }
 
-/// Reads a pipe to its end on a Dispatch thread.
-func readToEnd(_ pipe: Pipe) async -> Data {
-    await withCheckedContinuation { continuation in
-        DispatchQueue.global().async {
-            continuation.resume(returning: pipe.fileHandleForReading.readDataToEndOfFile())
-        }
-    }
-}
-
-/// Waits for a child process without blocking a cooperative thread.
-func waitForExit(_ process: Process) async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        DispatchQueue.global().async {
-            process.waitUntilExit()
-            continuation.resume()
-        }
-    }
-}
-
-func makeWorkDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("oss-tool-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
-
 /// Writes `count` pseudo-random bytes and returns their CRC-64.
 func writeFile(_ url: URL, count: Int, seed: UInt64) throws -> UInt64 {
-    var state = seed
-    var bytes = [UInt8](repeating: 0, count: count)
-    for i in 0..<count {
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        bytes[i] = UInt8(truncatingIfNeeded: state >> 33)
-    }
+    let bytes = patternBytes(count, seed: seed)
     try Data(bytes).write(to: url)
     return CRC64.checksum(bytes)
 }

@@ -1,6 +1,7 @@
 import AliyunOSS
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import AliyunOSS
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// What `oss cp` and `oss sync` create: a small file as one PutObject, the object's content type, ACL, user

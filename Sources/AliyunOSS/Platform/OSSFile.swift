@@ -41,47 +41,16 @@ final class OSSFile: Sendable {
         var closed = false
     }
 
-    /// The seam for write failures in tests that cannot fill a real volume (no root for a small tmpfs): after
-    /// `bytes` more bytes, every write fails with `errno`, as a full volume's would.
-    final class WriteFault: Sendable {
-        private let remaining: OSSLockedValue<Int64>
-        let errno: Int32
-
-        init(after bytes: Int64, errno: Int32) {
-            remaining = OSSLockedValue(bytes)
-            self.errno = errno
-        }
-
-        /// From now on every write fails.
-        func exhaust() {
-            remaining.withLockedValue { $0 = 0 }
-        }
-
-        /// Whether a write of `count` bytes may go ahead (the budget is spent by the writes it admits).
-        func admit(_ count: Int) -> Bool {
-            remaining.withLockedValue { remaining in
-                guard remaining >= Int64(count) else {
-                    remaining = 0
-                    return false
-                }
-                remaining -= Int64(count)
-                return true
-            }
-        }
-    }
-
     let path: String
     let mode: Mode
-    let fault: WriteFault?
     private let descriptor: OSSLockedValue<Descriptor>
 
     /// The largest single `pread`/`pwrite` (some systems refuse counts above 2 GiB).
     private static let maxTransfer = 1 << 30
 
-    private init(path: String, mode: Mode, fd: Int32, fault: WriteFault?) {
+    private init(path: String, mode: Mode, fd: Int32) {
         self.path = path
         self.mode = mode
-        self.fault = fault
         descriptor = OSSLockedValue(Descriptor(fd: fd))
     }
 
@@ -108,7 +77,7 @@ final class OSSFile: Sendable {
     }
 
     /// Opens `path`; the caller should ``close()`` it (the descriptor is closed when the last reference goes).
-    static func open(_ path: String, _ mode: Mode, fault: WriteFault? = nil) async throws -> OSSFile {
+    static func open(_ path: String, _ mode: Mode) async throws -> OSSFile {
         let flags: Int32 =
             switch mode {
             case .read: O_RDONLY
@@ -120,7 +89,7 @@ final class OSSFile: Sendable {
             return (fd, fd < 0 ? errno : 0)
         }
         guard result.0 >= 0 else { throw failure(mode, "cannot open \(path)", result.1) }
-        return OSSFile(path: path, mode: mode, fd: result.0, fault: fault)
+        return OSSFile(path: path, mode: mode, fd: result.0)
     }
 
     /// Closes the file: at once, or when the last call using it returns. Returns the `errno` of a failed close (a
@@ -229,9 +198,6 @@ final class OSSFile: Sendable {
         if !evenWhenCancelled { try Task.checkCancellation() }
         let total = chunks.reduce(0) { $0 + $1.count }
         guard total > 0 else { return }
-        if let fault, !fault.admit(total) {
-            throw Self.failure(.replace, "cannot write \(total) bytes to \(path) at \(offset)", fault.errno)
-        }
         let code = try await OSSBlockingIO.run { () throws(OSSClientError) -> Int32 in
             try self.withDescriptor { fd in
                 var position = offset

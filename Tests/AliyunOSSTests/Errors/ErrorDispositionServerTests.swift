@@ -1,6 +1,7 @@
 @testable import AliyunOSS
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// Against the local server: an error the disposition calls retryable is retried the same way by a plain operation

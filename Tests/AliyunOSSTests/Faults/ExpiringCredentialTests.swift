@@ -1,6 +1,7 @@
 import AliyunOSS
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// STS credentials issued by the local server itself (``LocalOSSServer/issueTemporaryCredentials(lifetime:)``),

@@ -1,6 +1,7 @@
 import AliyunOSS
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// A throttled server (503 `TotalQpsLimitExceeded` with `x-oss-qos-delay-time` and `Retry-After`, and every request

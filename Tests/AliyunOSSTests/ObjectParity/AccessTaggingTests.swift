@@ -1,6 +1,7 @@
 import AliyunOSS
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 @Suite("ACLs, tagging, symlinks, storage classes and restore against the local server")

@@ -1,6 +1,7 @@
 import AliyunOSS
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// Upload callbacks, end to end: the SDK sends the typed callback, the local server really POSTs it to a receiver

@@ -1,6 +1,7 @@
 import AliyunOSS
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// Defaults a ported app relies on without a compile error: the iOS part-size rule and GetObject's range

@@ -1,6 +1,7 @@
 import AliyunOSS
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// iOS features a port uses verbatim: triggerCallBack, imageActionPersist, anonymous requests, endpoint path

@@ -1,6 +1,7 @@
 import AliyunOSS
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// An iOS `objectMeta` dictionary ported verbatim into `metadata` means the same on every operation that creates an

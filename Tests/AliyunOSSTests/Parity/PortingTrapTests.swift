@@ -1,6 +1,7 @@
 @testable import AliyunOSS
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// The traps an app ported from the iOS SDK falls into: metadata prefixes, Content-Type by extension, the user

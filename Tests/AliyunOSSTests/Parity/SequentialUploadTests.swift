@@ -1,6 +1,7 @@
 @testable import AliyunOSS
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// `sequential` (iOS `OSSInitMultipartUploadRequest.sequential`, `sequentialMultipartUpload`): the upload is

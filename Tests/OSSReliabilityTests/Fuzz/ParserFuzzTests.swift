@@ -2,6 +2,7 @@ import AliyunOSS
 import Foundation
 import OSSCRC64
 import OSSSigning
+import OSSTestSupport
 import Testing
 
 /// Seeded fuzzing of the small text parsers shared by the SDK and the server.

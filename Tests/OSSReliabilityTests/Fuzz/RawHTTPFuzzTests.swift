@@ -1,6 +1,7 @@
 import Foundation
 import OSSLocalServer
 import OSSSigning
+import OSSTestSupport
 import OSSXML
 import Testing
 

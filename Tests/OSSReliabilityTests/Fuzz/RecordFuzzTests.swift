@@ -1,5 +1,6 @@
 import Foundation
 import OSSResumable
+import OSSTestSupport
 import Testing
 
 /// Seeded fuzzing of the checkpoint decoder: random bytes, truncated and bit-flipped valid records.

@@ -2,6 +2,7 @@ import Foundation
 import NIOHTTP1
 @testable import OSSLocalServer
 import OSSSigning
+import OSSTestSupport
 import Testing
 
 /// Seeded fuzzing of the local server's Range, fault-rule and authentication parsers, called directly.

@@ -1,5 +1,6 @@
 @testable import AliyunOSS
 import Foundation
+import OSSTestSupport
 import OSSXML
 import Testing
 

@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import OSSLocalServer
 import OSSSigning
+import OSSTestSupport
 import OSSXML
 import Testing
 
@@ -35,14 +36,7 @@ struct AttackClient: Sendable {
 
     /// The URL of `request` (path-style), its query percent-encoded with OSS rules.
     func url(bucket: String?, key: String?, query: [String: String]) -> String {
-        var path = "/"
-        if let bucket {
-            path += bucket + "/"
-            if let key { path += OSSPercentEncoding.encode(key, keepSlash: true) }
-        }
-        var url = endpoint.absoluteString + path
-        if !query.isEmpty { url += "?" + OSSPercentEncoding.encodeQuery(query) }
-        return url
+        pathStyleURL(endpoint, bucket: bucket, key: key, query: query)
     }
 
     /// Sends `request` as is: every header it holds, its query, and `body`.

@@ -1,4 +1,5 @@
 import Foundation
+import OSSTestSupport
 import Testing
 
 /// What one fuzz input did.

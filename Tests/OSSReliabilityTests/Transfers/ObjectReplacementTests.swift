@@ -3,6 +3,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import OSSCRC64
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// An object replaced while a resumable download runs, at seeded timings: the destination is never a mix of the
@@ -23,8 +24,7 @@ struct ObjectReplacementTests {
         try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["bkt"])) { server in
             var configuration = OSSClientConfiguration(region: "cn-hangzhou")
             configuration.retry = .init(maxRetryCount: 3, baseDelay: .milliseconds(2), maxDelay: .milliseconds(20))
-            configuration.transport =
-                ProcessInfo.processInfo.environment["OSS_TRANSPORT"].flatMap(OSSTransportKind.init(name:)) ?? .automatic
+            configuration.transport = transportUnderTest
             let client = try OSSClient(
                 endpoint: server.endpoint, credentialProvider: OSSStaticCredentialProvider(
                     accessKeyId: server.credentials.accessKeyId, accessKeySecret: server.credentials.accessKeySecret),

@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import OSSCRC64
 import OSSLocalServer
 import OSSSigning
+import OSSTestSupport
 import Testing
 
 /// Resumable uploads and downloads under seeded server faults (dropped connections mid-body, 503s, delays),
@@ -50,7 +51,7 @@ struct SeededFaultTransferTests {
         try FileManager.default.createDirectory(at: records, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
         let lines = NIOLockedValueBox<[String]>([])
-        let logger = Logger(label: "reliability") { _ in TraceLogCapture(lines: lines) }
+        let logger = Logger(label: "reliability") { _ in CapturingLogHandler(lines: lines) }
         var figures = Figures()
         var rng = SplitMix64(seed: seed)
         let rules = [
@@ -66,8 +67,7 @@ struct SeededFaultTransferTests {
             var clientConfiguration = OSSClientConfiguration(region: "cn-hangzhou", signatureVersion: .v4)
             clientConfiguration.retry = .init(maxRetryCount: 4, baseDelay: .milliseconds(2), maxDelay: .milliseconds(20))
             clientConfiguration.logger = logger
-            clientConfiguration.transport =
-                ProcessInfo.processInfo.environment["OSS_TRANSPORT"].flatMap(OSSTransportKind.init(name:)) ?? .automatic
+            clientConfiguration.transport = transportUnderTest
             let client = try OSSClient(
                 endpoint: server.endpoint,
                 credentialProvider: OSSStsCredentialProvider(

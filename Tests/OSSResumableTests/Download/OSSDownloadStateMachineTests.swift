@@ -1,5 +1,6 @@
 import OSSCRC64
 import OSSResumable
+import OSSTestSupport
 import Testing
 
 typealias DLMachine = OSSDownloadStateMachine
@@ -8,7 +9,7 @@ typealias DLAction = OSSDownloadStateMachine.Action
 /// A 250,000-byte object downloaded in parts of 102,400: 102,400 + 102,400 + 45,200.
 struct DownloadFixture {
     static let size: Int64 = 250_000
-    let data = patternBytes(count: Int(DownloadFixture.size), seed: 99)
+    let data = patternBytes(Int(DownloadFixture.size), seed: 99)
     var object: OSSObjectIdentity {
         OSSObjectIdentity(
             etag: "\"ETAG-1\"", size: DownloadFixture.size, lastModified: "Sat, 21 Nov 2026 10:00:00 GMT",

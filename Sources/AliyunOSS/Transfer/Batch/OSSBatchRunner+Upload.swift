@@ -6,10 +6,6 @@ import Foundation
 import OSSResumable
 
 extension OSSBatchRunner {
-    /// Tests only: runs after a small file's snapshot was read and before it is checked, so a test can change
-    /// the file "during" the upload.
-    static let afterSnapshotRead = OSSLockedValue<(@Sendable (String) -> Void)?>(nil)
-
     /// Sends one file: below the threshold as one PutObject of a checked snapshot, else as a resumable multipart
     /// upload whose record lives in the batch's `records` directory. A file that changes while it is read is sent
     /// again once, then fails with ``OSSClientErrorCode/fileChanged``; nothing torn is ever stored.
@@ -127,7 +123,6 @@ extension OSSBatchRunner {
         try await OSSFile.withFile(path, .read) { file in
             let before = try file.stamp()
             let data = try await file.read(at: 0, count: Int(before.size))
-            afterSnapshotRead.withLockedValue { $0 }?(path)
             let wait = unsettled(before)
             if wait > .zero { try await Task.sleep(for: wait) }
             let again = try await file.read(at: 0, count: Int(before.size))

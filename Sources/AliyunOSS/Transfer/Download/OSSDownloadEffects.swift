@@ -78,7 +78,7 @@ final class OSSDownloadEffects {
     func openHandle(path: String) async throws {
         if handlePath == path, handle != nil { return }
         await closeHandle()
-        let file = try await OSSFile.open(path, .update(create: false), fault: request.temporaryFileWriteFault)
+        let file = try await OSSFile.open(path, .update(create: false))
         handle = file
         handlePath = path
         syncTracker = OSSDownloadSyncTracker(file: file)

@@ -65,8 +65,6 @@ public struct OSSResumableDownloadRequest: Sendable {
     public var downloadProgress: OSSProgressHandler?
     /// When ``downloadProgress`` is called: per written part (default) or as bytes arrive.
     public var progressGranularity: OSSTransferProgressGranularity = .confirmedParts
-    /// Tests only: writes to the temporary file fail as a full volume's would (see ``OSSFile/WriteFault``).
-    var temporaryFileWriteFault: OSSFile.WriteFault?
     /// Where checkpoint records are kept; `nil` means the download is not resumable across calls (a cancel or
     /// a failure removes the temporary file).
     public var recordDirectoryPath: String?

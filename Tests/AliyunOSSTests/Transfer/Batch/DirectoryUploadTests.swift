@@ -1,5 +1,6 @@
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -205,47 +206,46 @@ struct DirectoryUploadTests {
     }
 
     @Test(
-        "a file that changes while it is read is sent again once (also under the same size and modification time); one that keeps changing fails, never torn"
-    )
+        "a file that changes while it is read is sent again once (also under the same size and modification time); one that keeps changing fails, never torn",
+        .enabled(if: runsOnLinux, "holds the SDK's reads with Linux fanotify"))
     func fileChangingDuringUpload() async throws {
         let scratch = try BatchScratch()
         defer { scratch.cleanup() }
         let once = try scratch.write("once.txt", Array("before".utf8))
         let always = try scratch.write("always.txt", Array("moving".utf8))
         let same = try scratch.write("same.bin", [UInt8](repeating: UInt8(ascii: "A"), count: 64_000))
-        let changes = OSSLockedValue(0)
-        let rewritten = OSSLockedValue(false)
-        // A write under way across both reads (its writer held mid-write): it lands 200 ms after the first read,
-        // which only a second read that waits for the file to settle can see. Dated a minute ahead (a clock set
-        // ahead), the file waits the whole settle time however late a loaded machine gets to it.
+        // A write under way across both reads (its writer held mid-write) lands only after the first read: a second
+        // read sees it only when it waits for the file to settle. Dated a minute ahead (a clock set ahead), the file
+        // waits the whole settle time.
         let late = try scratch.write("late.bin", [UInt8](repeating: UInt8(ascii: "A"), count: 64_000))
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(60)], ofItemAtPath: late.path)
-        let lateWritten = OSSLockedValue(false)
-        OSSBatchRunner.afterSnapshotRead.withLockedValue { hook in
-            hook = { path in
-                if path == late.path, !lateWritten.withLockedValue({ done in defer { done = true }; return done }) {
-                    Thread.detachNewThread {
-                        Thread.sleep(forTimeInterval: 0.2)
-                        Self.rewriteKeepingStamp(path, [UInt8](repeating: UInt8(ascii: "C"), count: 64_000))
-                    }
-                }
-                if path == same.path, !rewritten.withLockedValue({ done in defer { done = true }; return done }) {
-                    Self.rewriteKeepingStamp(path, [UInt8](repeating: UInt8(ascii: "B"), count: 32_000))
-                }
-                if path == once.path, changes.withLockedValue({ count in
-                    count += 1
-                    return count == 1
-                }) {
-                    try? Data("after, longer".utf8).write(to: once)
-                }
-                if path == always.path, let handle = FileHandle(forWritingAtPath: path) {
-                    handle.seekToEndOfFile()
-                    handle.write(Data("+".utf8))
-                    try? handle.close()
-                }
+        let lateFirstRead = OSSLockedValue<ContinuousClock.Instant?>(nil)
+        let lateGap = OSSLockedValue<Duration?>(nil)
+        // A snapshot reads a file twice; the kernel holds each read until this handler returns, so every change
+        // below lands between the first read of an attempt (reads 1 and 3) and its second (reads 2 and 4).
+        let gate = try FileReadGate(watching: [once.path, always.path, same.path, late.path]) { path, read in
+            if path == late.path, read == 1 { lateFirstRead.withLockedValue { $0 = .now } }
+            guard read.isMultiple(of: 2) else { return }
+            if path == late.path, read == 2 {
+                lateGap.withLockedValue { $0 = lateFirstRead.withLockedValue { $0 }.map { .now - $0 } }
+                Self.rewriteKeepingStamp(path, [UInt8](repeating: UInt8(ascii: "C"), count: 64_000))
+            }
+            if path == same.path, read == 2 {
+                Self.rewriteKeepingStamp(path, [UInt8](repeating: UInt8(ascii: "B"), count: 32_000))
+            }
+            if path == once.path, read == 2, let handle = FileHandle(forWritingAtPath: path) {
+                // In place: the SDK's open descriptor sees the new size.
+                try? handle.truncate(atOffset: 0)
+                handle.write(Data("after, longer".utf8))
+                try? handle.close()
+            }
+            if path == always.path, let handle = FileHandle(forWritingAtPath: path) {
+                handle.seekToEndOfFile()
+                handle.write(Data("+".utf8))
+                try? handle.close()
             }
         }
-        defer { OSSBatchRunner.afterSnapshotRead.withLockedValue { $0 = nil } }
+        defer { gate.stop() }
         try await withServerAndClient { server, client in
             let (report, items) = try await runBatch(
                 client, records: scratch.records, .upload(from: scratch.source, toBucket: "bkt", prefix: "c"))
@@ -263,6 +263,8 @@ struct DirectoryUploadTests {
                     == [UInt8](repeating: UInt8(ascii: "B"), count: 32_000) + [UInt8](repeating: UInt8(ascii: "A"), count: 32_000))
             #expect(byKey["c/late.bin"] == .uploaded)
             #expect(try await objectBytes(client, "c/late.bin") == [UInt8](repeating: UInt8(ascii: "C"), count: 64_000))
+            let gap = try #require(lateGap.withLockedValue { $0 }, "late.bin was read twice")
+            #expect(gap >= OSSBatchRunner.settleTime, "the second read of an unsettled file waited \(gap)")
             #expect(try await listKeys(client, prefix: "c/") == ["c/late.bin", "c/once.txt", "c/same.bin"])
             #expect(report.counts.failed == 1)
             // Nothing was sent for the changing file: the snapshot was refused before the request.

@@ -1,5 +1,6 @@
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 @testable import AliyunOSS

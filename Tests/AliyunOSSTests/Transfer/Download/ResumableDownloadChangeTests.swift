@@ -2,6 +2,7 @@ import AliyunOSS
 import Foundation
 import NIOConcurrencyHelpers
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 @Suite("resumableDownload: the object changes")

@@ -3,63 +3,76 @@ import Foundation
 import OSSCRC64
 import OSSLocalServer
 import OSSResumable
+import OSSTestSupport
 import Testing
 
-/// A small tmpfs mounted for one test (needs root, or the permission to mount, on Linux).
+/// A small tmpfs mounted for one test and unmounted by `unmount()`. Mounting needs root on Linux: without it the
+/// test fails saying so (it never passes by skipping what it checks).
 struct RDSmallFileSystem {
     let path: String
 
-    static func run(_ arguments: [String]) -> Bool {
+    /// Runs `arguments` through `/usr/bin/env`; its standard error when it fails, nil when it succeeds.
+    @discardableResult
+    static func run(_ arguments: [String]) -> String? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
+        let errors = Pipe()
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        process.standardError = errors
         do {
             try process.run()
         } catch {
-            return false
+            return "\(error)"
         }
+        let said = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return process.terminationStatus == 0
+        return process.terminationStatus == 0 ? nil : String(decoding: said, as: UTF8.self)
     }
-
-    /// Whether a tmpfs can be mounted here (checked once by mounting and unmounting one).
-    static let available: Bool = {
-        #if os(Linux)
-        guard let probe = try? RDSmallFileSystem(sizeKiB: 64) else { return false }
-        probe.unmount()
-        return true
-        #else
-        return false
-        #endif
-    }()
 
     init(sizeKiB: Int) throws {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("aliyun-oss-rd-tmpfs-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        guard Self.run(["mount", "-t", "tmpfs", "-o", "size=\(sizeKiB)k", "tmpfs", path]) else {
+        if let failure = Self.run(["mount", "-t", "tmpfs", "-o", "size=\(sizeKiB)k", "tmpfs", path]) {
             try? FileManager.default.removeItem(atPath: path)
-            throw CocoaError(.fileWriteNoPermission)
+            throw SetupUnavailable(
+                description: "this test mounts a \(sizeKiB) KiB tmpfs, which needs root; this process runs as uid "
+                    + "\(getuid()) and mount said: \(failure.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
     }
 
     func unmount() {
-        _ = Self.run(["umount", path])
+        Self.run(["umount", path])
         try? FileManager.default.removeItem(atPath: path)
     }
 }
 
 extension RDSmallFileSystem {
-    /// Fills the file system until a write fails for lack of space (a file named `name`).
+    /// Takes every free byte of the file system (a file named `name`, written until the kernel refuses a single
+    /// byte more with `ENOSPC`), as another writer would.
     func fill(_ name: String = "filler") {
-        let filler = (path as NSString).appendingPathComponent(name)
-        guard FileManager.default.createFile(atPath: filler, contents: nil),
-            let handle = FileHandle(forWritingAtPath: filler)
-        else { return }
-        let chunk = Data(count: 16 * 1024)
-        while (try? handle.write(contentsOf: chunk)) != nil {}
-        try? handle.close()
+        let fd = open((path as NSString).appendingPathComponent(name), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            Issue.record("cannot create the filler: errno \(errno)")
+            return
+        }
+        defer { close(fd) }
+        let chunk = [UInt8](repeating: 0xF1, count: 64 * 1024)
+        var size = chunk.count
+        while size > 0 {
+            let written = chunk.withUnsafeBytes { write(fd, $0.baseAddress!, size) }
+            if written <= 0 {
+                guard written == 0 || errno == ENOSPC else {
+                    Issue.record("filling \(path): errno \(errno)")
+                    return
+                }
+                size /= 2  // down to one byte: the volume is full to the byte
+            }
+        }
+        var status = statvfs()
+        if statvfs(path, &status) == 0 {
+            #expect(status.f_bavail == 0, "the filler left \(status.f_bavail) blocks free")
+        }
     }
 
     func remove(_ name: String = "filler") {
@@ -73,7 +86,7 @@ struct ResumableDownloadDiskFullTests {
 
     @Test(
         "a destination file system without room for the object is noSpaceLeft before any GET, nothing left behind",
-        .enabled(if: RDSmallFileSystem.available, "needs permission to mount a tmpfs (root on Linux)"))
+        .enabled(if: runsOnLinux, "mounts a Linux tmpfs"))
     func diskFull() async throws {
         let scratch = try RDScratch()
         defer { scratch.cleanup() }
@@ -99,7 +112,7 @@ struct ResumableDownloadDiskFullTests {
     /// only the bytes the record did not hold.
     func failsThenResumes(
         _ key: String, destination: URL, records: String, code: OSSClientErrorCode, size: Int = 6 * Self.mib + 4321,
-        fault: OSSFile.WriteFault? = nil, exactRefetch: Bool = true, fail: @escaping @Sendable (Int64) -> Void = { _ in },
+        exactRefetch: Bool = true, fail: @escaping @Sendable (Int64) -> Void = { _ in },
         recover: () -> Void
     ) async throws {
         let bytes = patternBytes(size, seed: UInt64(size))
@@ -111,7 +124,6 @@ struct ResumableDownloadDiskFullTests {
                     threadNum: 2, recordDirectoryPath: records)
             }
             var failing = request()
-            failing.temporaryFileWriteFault = fault
             failing.progressGranularity = .bytes
             failing.downloadProgress = { _, total, _ in fail(total) }
             let error = await thrownClientError { _ = try await client.resumableDownload(failing) }
@@ -144,37 +156,29 @@ struct ResumableDownloadDiskFullTests {
         }
     }
 
-    @Test("a full volume mid-download (injected ENOSPC): noSpaceLeft, the bytes and the record kept, the same call resumes")
-    func fullVolumeInjected() async throws {
-        let scratch = try RDScratch()
-        defer { scratch.cleanup() }
-        let records = scratch.recordDirectory
-        let fault = OSSFile.WriteFault(after: .max, errno: ENOSPC)
-        try await failsThenResumes(
-            "injected.bin", destination: scratch.destination, records: records, code: .noSpaceLeft, fault: fault,
-            fail: { total in
-                // Past 2 MiB and a first record, the volume is full.
-                if total >= Int64(2 * Self.mib), Self.recordHoldsBytes(records) { fault.exhaust() }
-            },
-            recover: {})
-    }
-
-    @Test("bytes a record claims but the disk lost (unsynced, then overwritten) are checked at resume and fetched again")
+    @Test(
+        "bytes a record claims but the disk lost (unsynced, then overwritten) are checked at resume and fetched again",
+        .enabled(if: runsOnLinux, "mounts a Linux tmpfs"))
     func unsyncedClaimsAreChecked() async throws {
         let scratch = try RDScratch()
         defer { scratch.cleanup() }
+        let small = try RDSmallFileSystem(sizeKiB: 10 * 1024)
+        defer { small.unmount() }
         let records = scratch.recordDirectory
-        let fault = OSSFile.WriteFault(after: .max, errno: ENOSPC)
+        let destination = URL(fileURLWithPath: small.path).appendingPathComponent("download.bin")
+        let filled = RDFlag()
         // A 6 MiB download never reaches the 16 MiB sync interval: every claim in its record is unsynced.
         try await failsThenResumes(
-            "lost.bin", destination: scratch.destination, records: records, code: .noSpaceLeft, fault: fault,
+            "lost.bin", destination: destination, records: records, code: .noSpaceLeft,
             exactRefetch: false,  // the lost part is fetched again whole; what matters is the identical result
             fail: { total in
-                if total >= Int64(2 * Self.mib), Self.recordHoldsBytes(records) { fault.exhaust() }
+                // Past 2 MiB and a first record, another writer takes the rest of the volume.
+                if total >= Int64(2 * Self.mib), Self.recordHoldsBytes(records), filled.setOnce() { small.fill() }
             },
             recover: {
+                small.remove()
                 // As after a power cut: the first MiB of the temporary file is zeros again.
-                let directory = scratch.destination.deletingLastPathComponent().path
+                let directory = small.path
                 guard let name = (try? FileManager.default.contentsOfDirectory(atPath: directory))?
                     .first(where: { $0.hasPrefix("download.bin.osstmp-") }),
                     let handle = FileHandle(forWritingAtPath: directory + "/" + name)
@@ -189,7 +193,7 @@ struct ResumableDownloadDiskFullTests {
 
     @Test(
         "running out of space mid-download (the space was taken after the check): noSpaceLeft, kept, resumed",
-        .enabled(if: RDSmallFileSystem.available, "needs permission to mount a tmpfs (root on Linux)"))
+        .enabled(if: runsOnLinux, "mounts a Linux tmpfs"))
     func diskFullMidway() async throws {
         let scratch = try RDScratch()
         defer { scratch.cleanup() }
@@ -208,7 +212,7 @@ struct ResumableDownloadDiskFullTests {
 
     @Test(
         "a record directory that fills up: noSpaceLeft naming it, the last good record kept, the same call resumes",
-        .enabled(if: RDSmallFileSystem.available, "needs permission to mount a tmpfs (root on Linux)"))
+        .enabled(if: runsOnLinux, "mounts a Linux tmpfs"))
     func recordDirectoryFull() async throws {
         let scratch = try RDScratch()
         defer { scratch.cleanup() }
@@ -232,7 +236,7 @@ struct ResumableDownloadDiskFullTests {
                 return (try? FileManager.default.setAttributes(
                     [.posixPermissions: frozen ? 0o500 : 0o700], ofItemAtPath: path)) != nil
             }
-            return RDSmallFileSystem.run(["chattr", frozen ? "+i" : "-i", path])
+            return RDSmallFileSystem.run(["chattr", frozen ? "+i" : "-i", path]) == nil
         }
 
         /// Whether it works here (checked once on a scratch directory).

@@ -3,6 +3,7 @@ import Foundation
 import OSSCRC64
 import OSSLocalServer
 import OSSResumable
+import OSSTestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ import AliyunOSS
 import Foundation
 import NIOConcurrencyHelpers
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// Credentials the server rejects mid-transfer are refreshed once, shared by concurrent requests, and only the

@@ -1,6 +1,7 @@
 import AliyunOSS
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// An app container as iOS lays it out (`Documents/`, `Library/Transfers/` for the records), which moves to a new

@@ -2,6 +2,7 @@ import AliyunOSS
 import Foundation
 import NIOConcurrencyHelpers
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// A fresh directory for one transfer-manager test (files, record directory), removed by `cleanup()`.

@@ -1,6 +1,7 @@
 @testable import AliyunOSS
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// The scheduler on its own: limits, the memory budget, priorities, cancellation and throttling. Bodies wait on a

@@ -1,6 +1,7 @@
 @testable import AliyunOSS
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 @Suite("downloadStream: an object as an AsyncSequence")

@@ -1,6 +1,7 @@
 @testable import AliyunOSS
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 @Suite("uploadStream: streams of unknown length")

@@ -2,6 +2,7 @@ import AliyunOSS
 import Foundation
 import OSSCRC64
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// Bit rot on the wire (the server's `corrupt=N` fault flips one bit of a body in transit): each part's

@@ -2,6 +2,7 @@ import AliyunOSS
 import Foundation
 import OSSCRC64
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 #if canImport(Glibc)

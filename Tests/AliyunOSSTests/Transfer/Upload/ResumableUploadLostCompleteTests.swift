@@ -2,6 +2,7 @@ import AliyunOSS
 import Foundation
 import NIOConcurrencyHelpers
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 @Suite("resumableUpload: a CompleteMultipartUpload whose answer is lost")

@@ -1,25 +1,4 @@
 import Foundation
-import Logging
-import NIOConcurrencyHelpers
-
-/// A swift-log handler at `.trace` that keeps every rendered line (message, metadata, source) in memory.
-struct TraceLogCapture: LogHandler {
-    let lines: NIOLockedValueBox<[String]>
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        lines.withLockedValue {
-            $0.append("\(event.level) [\(event.source)] \(event.message) \(merged) \(event.file):\(event.line)")
-        }
-    }
-}
 
 /// Every form a secret could take in a log line or a file: as is, percent-encoded, Base64.
 func secretForms(_ secret: String) -> [String] {

@@ -1,40 +1,5 @@
 import Foundation
 
-/// SplitMix64: a tiny, fast, seedable generator, so every fuzz run and fault plan is reproducible from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A uniform integer in `0..<bound` (`bound` > 0).
-    mutating func below(_ bound: Int) -> Int {
-        Int(next() % UInt64(bound))
-    }
-
-    /// True with probability `numerator`/`denominator`.
-    mutating func chance(_ numerator: Int, in denominator: Int) -> Bool {
-        below(denominator) < numerator
-    }
-
-    mutating func bytes(_ count: Int) -> [UInt8] {
-        (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) }
-    }
-
-    mutating func element<T>(_ items: [T]) -> T {
-        items[below(items.count)]
-    }
-}
-
 /// How many inputs the fuzz suites try: the in-test default times `OSS_RELIABILITY_SCALE` (the long runs in
 /// `scripts/reliability.sh` set it to 50).
 enum ReliabilityScale {
