@@ -72,6 +72,25 @@ actor ServerState {
     /// Requests that began (``begin(_:)``) and were not counted yet (``finish(_:requestBytes:responseBytes:)``).
     private var inFlight = 0
 
+    /// Connections being served: a request that arrived on a connection is counted before the connection ends.
+    private var openConnections = 0
+
+    func connectionOpened() { openConnections += 1 }
+
+    func connectionClosed() { openConnections = max(0, openConnections - 1) }
+
+    /// Waits (at most `patience`) until no connection is open; returns whether that happened. A request a client
+    /// wrote and then gave up on (it closed the connection) may still be read and served by the server: once every
+    /// connection has ended, every such request has been counted.
+    func waitForConnectionsToEnd(patience: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + patience
+        while openConnections > 0 {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
+
     /// Counts a request of `operation` and evaluates the fault rules for it.
     func begin(_ operation: LocalOSSOperation) -> FaultOutcome {
         stats[operation].requests += 1

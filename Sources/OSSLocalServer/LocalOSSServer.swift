@@ -128,6 +128,14 @@ public final class LocalOSSServer: Sendable {
         await handler.state.reset()
     }
 
+    /// Waits (at most `patience`) until every client connection has ended, and returns whether they did. After a
+    /// client shut down, this is when every request it wrote has been counted, including one it gave up on after
+    /// writing it: call it before ``resetStats()`` when a count must not include a previous client's requests.
+    @discardableResult
+    public func waitForConnectionsToEnd(patience: Duration = .seconds(5)) async -> Bool {
+        await handler.state.waitForConnectionsToEnd(patience: patience)
+    }
+
     /// Stops listening, closes open connections and, for a temporary data directory, deletes it.
     public func shutdown() async throws {
         try? await serverChannel.channel.close()

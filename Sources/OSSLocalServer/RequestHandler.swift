@@ -26,6 +26,7 @@ final class RequestHandler: Sendable {
 
     /// Handles the requests of one connection sequentially until it closes.
     func serve(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
+        await state.connectionOpened()
         try? await connection.executeThenClose { inbound, outbound in
             let reader = RequestBodyReader(iterator: inbound.makeAsyncIterator(), outbound: outbound)
             while let head = try await reader.nextHead() {
@@ -36,6 +37,7 @@ final class RequestHandler: Sendable {
                 await Self.lingeringClose(connection.channel, outbound: outbound)
             }
         }
+        await state.connectionClosed()
     }
 
     /// Closes a connection without losing the end of the last response: closing a NIO channel discards the writes

@@ -117,7 +117,13 @@ struct ResumableDownloadDiskFullTests {
     ) async throws {
         let bytes = patternBytes(size, seed: UInt64(size))
         try await withServerAndClient { server, client in
-            try await rdPut(client, key, bytes)
+            // The failing run has a client of its own, shut down before the counters are reset: a GET it wrote and
+            // then gave up on (its other thread hit the failure) may be served after it returned, and must not be
+            // counted against the resume (CI once counted such a 1 MiB part). The resume is a relaunch's client.
+            let first = try OSSClient(
+                endpoint: server.endpoint, credentialProvider: server.credentials.provider,
+                configuration: client.configuration)
+            try await rdPut(first, key, bytes)
             func request() -> OSSResumableDownloadRequest {
                 OSSResumableDownloadRequest(
                     bucketName: "bkt", objectKey: key, downloadToFileURL: destination, partSize: Int64(Self.mib),
@@ -126,7 +132,8 @@ struct ResumableDownloadDiskFullTests {
             var failing = request()
             failing.progressGranularity = .bytes
             failing.downloadProgress = { _, total, _ in fail(total) }
-            let error = await thrownClientError { _ = try await client.resumableDownload(failing) }
+            let error = await thrownClientError { _ = try await first.resumableDownload(failing) }
+            try await first.shutdown()
             #expect(error?.code == code, "\(String(describing: error))")
             #expect(!FileManager.default.fileExists(atPath: destination.path))
             let directory = destination.deletingLastPathComponent().path
@@ -138,6 +145,7 @@ struct ResumableDownloadDiskFullTests {
             #expect(kept.count == 1, "the last good record is kept")
 
             recover()
+            #expect(await server.waitForConnectionsToEnd(), "the first client's connections ended")
             await server.resetStats()
             let result = try await client.resumableDownload(request())
             #expect(Array(try Data(contentsOf: destination)) == bytes)
@@ -146,12 +154,8 @@ struct ResumableDownloadDiskFullTests {
             let fetched = await rdGetBytes(server)
             let needed = Int64(size) - result.resumedBytes
             #expect(fetched >= needed)
-            if exactRefetch, transportUnderTest != .urlSession {
+            if exactRefetch {
                 #expect(fetched == needed)
-            } else if exactRefetch {
-                // FoundationNetworking's URLSession (libcurl) may send a GET again on a connection the failed run left
-                // behind (CI once counted one 1 MiB part twice): at most one part more per thread.
-                #expect(fetched <= needed + 2 * Int64(Self.mib), "fetched \(fetched), needed \(needed)")
             }
         }
     }
