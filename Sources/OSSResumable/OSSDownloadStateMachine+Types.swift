@@ -22,6 +22,8 @@ extension OSSDownloadStateMachine {
         package var onObjectChanged: ObjectChangedPolicy
         /// Whether a record is kept (a record directory was given).
         package var persistsRecord: Bool
+        /// The version the caller asked for; a record of another version is not this download's.
+        package var versionId: String?
 
         package init(
             bucket: String,
@@ -32,7 +34,8 @@ extension OSSDownloadStateMachine {
             requestedPartSize: Int64,
             crcMode: OSSCRCMode,
             onObjectChanged: ObjectChangedPolicy = .fail,
-            persistsRecord: Bool
+            persistsRecord: Bool,
+            versionId: String? = nil
         ) {
             self.bucket = bucket
             self.key = key
@@ -43,6 +46,7 @@ extension OSSDownloadStateMachine {
             self.crcMode = crcMode
             self.onObjectChanged = onObjectChanged
             self.persistsRecord = persistsRecord
+            self.versionId = versionId
         }
     }
 
@@ -83,10 +87,10 @@ extension OSSDownloadStateMachine {
         case deleteRecord
         /// Log `reason` as a warning and delete the record.
         case discardRecord(reason: OSSResumableError)
-        /// Fetch these parts with `If-Match: etag` and write each at `part.offset - rangeStart` in `tempFilePath`.
-        /// A part whose prefix is already written is given as its remainder: the same number, its first missing
-        /// byte as offset, the rest as length.
-        case downloadParts(etag: String, rangeStart: Int64, tempFilePath: String, parts: [OSSPart])
+        /// Fetch these parts with `If-Match: etag` (and of version `versionId`, when the object has one) and write
+        /// each at `part.offset - rangeStart` in `tempFilePath`. A part whose prefix is already written is given as
+        /// its remainder: the same number, its first missing byte as offset, the rest as length.
+        case downloadParts(etag: String, versionId: String?, rangeStart: Int64, tempFilePath: String, parts: [OSSPart])
         /// HEAD the object again; answer with ``Event/objectHeaded(_:)``.
         case headObject
         case reportProgress(bytesReceived: Int64, totalBytesReceived: Int64, totalBytesExpected: Int64)

@@ -167,6 +167,9 @@ package struct OSSDownloadStateMachine: Sendable {
         if stored.destinationPath != configuration.destinationPath { return "record is for \(stored.destinationPath)" }
         if stored.requestedRange != configuration.requestedRange { return "record is for another range" }
         if stored.crcMode != configuration.crcMode { return "record has CRC mode \(stored.crcMode.rawValue)" }
+        if let wanted = configuration.versionId, stored.object.versionId != wanted {
+            return "record is for version \(stored.object.versionId ?? "none"), not \(wanted)"
+        }
         return nil
     }
 
@@ -207,7 +210,7 @@ package struct OSSDownloadStateMachine: Sendable {
             return OSSPart(number: part.number, offset: part.offset + base.bytes, length: part.length - base.bytes)
         }
         return .downloadParts(
-            etag: object?.etag ?? "", rangeStart: plan?.span.start ?? 0, tempFilePath: tempFilePath, parts: remainders)
+            etag: object?.etag ?? "", versionId: object?.versionId, rangeStart: plan?.span.start ?? 0, tempFilePath: tempFilePath, parts: remainders)
     }
 
     private mutating func partDownloaded(number: Int, crc: UInt64) -> [Action] {

@@ -7,12 +7,16 @@ package struct OSSObjectIdentity: Sendable, Hashable, Codable {
     package let lastModified: String?
     /// The whole object's CRC-64 (`x-oss-hash-crc64ecma`), when the server sent one.
     package let crc64: UInt64?
+    /// The version (`x-oss-version-id`) in a bucket with versioning, `nil` in one without. A download asks for this
+    /// version on every request, so it ends with the version it began even when the key gets a new one meanwhile.
+    package let versionId: String?
 
-    package init(etag: String, size: Int64, lastModified: String?, crc64: UInt64?) {
+    package init(etag: String, size: Int64, lastModified: String?, crc64: UInt64?, versionId: String? = nil) {
         self.etag = etag
         self.size = size
         self.lastModified = lastModified
         self.crc64 = crc64
+        self.versionId = versionId
     }
 
     /// The ETag without surrounding quotes, upper-cased: the form to compare and to send in `If-Match`.
@@ -35,6 +39,9 @@ package struct OSSObjectIdentity: Sendable, Hashable, Codable {
             result.append("Last-Modified \(recorded.lastModified ?? "none") → \(lastModified ?? "none")")
         }
         if let old = recorded.crc64, let new = crc64, old != new { result.append("CRC-64 \(old) → \(new)") }
+        if recorded.versionId != versionId {
+            result.append("version \(recorded.versionId ?? "none") → \(versionId ?? "none")")
+        }
         return result
     }
 }

@@ -67,7 +67,7 @@ struct OSSDownloadStateMachineResumeTests {
         let actions = machine.handle(.start(record: .loaded(stored), object: changed, recordedTempFileSize: DownloadFixture.size))
         #expect(actions.contains(.prepareTempFile(path: "/tmp/dest.bin.osstmp-1", length: 120_000)))
         #expect(dlDownloads(actions).map(\.length) == [102_400, 17_600])
-        guard case .downloadParts(let etag, _, _, _)? = actions.last else {
+        guard case .downloadParts(let etag, _, _, _, _)? = actions.last else {
             Issue.record("expected downloadParts")
             return
         }

@@ -39,7 +39,7 @@ struct DownloadFixture {
 
 func dlDownloads(_ actions: [DLAction]) -> [OSSPart] {
     actions.flatMap { action -> [OSSPart] in
-        if case .downloadParts(_, _, _, let parts) = action { return parts }
+        if case .downloadParts(_, _, _, _, let parts) = action { return parts }
         return []
     }
 }
@@ -80,7 +80,7 @@ struct OSSDownloadStateMachineTests {
         let actions = machine.handle(.start(record: .none, object: fixture.object, recordedTempFileSize: nil))
         #expect(actions.first == .prepareTempFile(path: "/tmp/dest.bin.osstmp-1", length: DownloadFixture.size))
         #expect(dlLastRecord(actions)?.parts == [])
-        guard case .downloadParts(let etag, let start, let path, let parts)? = actions.last else {
+        guard case .downloadParts(let etag, _, let start, let path, let parts)? = actions.last else {
             Issue.record("expected downloadParts last, got \(actions)")
             return
         }
@@ -148,7 +148,7 @@ struct OSSDownloadStateMachineTests {
         var machine = DLMachine(configuration: fixture.configuration(range: OSSRequestedRange(first: 1000, last: 205_000)))
         let start = machine.handle(.start(record: .none, object: fixture.object, recordedTempFileSize: nil))
         #expect(start.first == .prepareTempFile(path: "/tmp/dest.bin.osstmp-1", length: 204_001))
-        guard case .downloadParts(_, let rangeStart, _, let parts)? = start.last else {
+        guard case .downloadParts(_, _, let rangeStart, _, let parts)? = start.last else {
             Issue.record("expected downloadParts")
             return
         }

@@ -263,10 +263,14 @@ public struct OSSBatchDownloadItem: Sendable, Hashable, Codable {
     /// The file's path under the batch's directory, `/`-separated; `nil`: the key itself. Either way it must stay
     /// under the directory: no `..`, no leading `/`, no empty or `.` component (``OSSBatchListProblem``).
     public var path: String?
+    /// The version to download, in a bucket with versioning; `nil`: the key's current version (a download that
+    /// resumes keeps to the version it began with either way).
+    public var versionId: String?
 
-    public init(key: String, path: String? = nil) {
+    public init(key: String, path: String? = nil, versionId: String? = nil) {
         self.key = key
         self.path = path
+        self.versionId = versionId
     }
 
     /// The path the file is written at, under the directory.
@@ -357,7 +361,9 @@ struct OSSBatchListPlanner: OSSBatchSteps {
             guard index < request.downloads.count else { return nil }
             defer { index += 1 }
             let item = request.downloads[index]
-            return .work(OSSBatchWork(key: item.key, relativePath: item.relativePath, bytes: 0, action: .downloadKey))
+            var work = OSSBatchWork(key: item.key, relativePath: item.relativePath, bytes: 0, action: .downloadKey)
+            work.versionId = item.versionId
+            return .work(work)
         }
     }
 

@@ -39,6 +39,8 @@ struct OSSBatchWork: Sendable {
     var localFile: String?
     /// A list item's own metadata, over the options' ``OSSDirectoryTransferOptions/objectMetadata``.
     var metadata: [String: String]?
+    /// A list item's version to download (``OSSBatchDownloadItem/versionId``); `nil`: the current one.
+    var versionId: String?
 
     /// Whether it moves bytes (and so counts in the byte totals).
     var transfers: Bool {

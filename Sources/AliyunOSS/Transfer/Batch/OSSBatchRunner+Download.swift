@@ -29,7 +29,8 @@ extension OSSBatchRunner {
                 partSize: options.partSize, threadNum: options.partsPerFile, recordDirectoryPath: directory?.recordsPath,
                 crcFlag: crcEnabled, objectChangedPolicy: .restartOnce, downloadProgress: meter.handler)
             download.priority = options.priority
-        download.baseDirectoryURL = baseDirectoryURL
+            download.baseDirectoryURL = baseDirectoryURL
+            download.versionId = work.versionId
             download.progressGranularity = .bytes
             let request = download
             let result = try await control.withPauseHook({ request.pause() }) {
@@ -39,6 +40,7 @@ extension OSSBatchRunner {
         } else {
             var get = OSSGetObjectRequest(bucketName: request.bucketName, objectKey: work.key, downloadProgress: meter.handler)
             get.crcFlag = crcEnabled
+            get.versionId = work.versionId
             let scheduler = client.scheduler
             let priority = options.priority
             let bytes = min(work.bytes, OSSTransferLimits.streamedPartBuffer)

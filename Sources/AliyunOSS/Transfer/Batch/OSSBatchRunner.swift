@@ -299,11 +299,13 @@ final class OSSBatchRunner: Sendable {
         case .uploadSource(let item):
             return try await upload(work, item, meter: meter)
         case .downloadKey:
-            let head = try await client.headObject(OSSHeadObjectRequest(bucketName: request.bucketName, objectKey: work.key))
+            let head = try await client.headObject(
+                OSSHeadObjectRequest(bucketName: request.bucketName, objectKey: work.key, versionId: work.versionId))
             let summary = OSSObjectSummary(
                 objectKey: work.key, lastModified: head.lastModified, eTag: head.eTag, size: head.contentLength,
                 storageClass: head.storageClass, objectType: head.objectType)
-            let sized = OSSBatchWork(key: work.key, relativePath: work.relativePath, bytes: summary.size, action: .download(summary))
+            var sized = OSSBatchWork(key: work.key, relativePath: work.relativePath, bytes: summary.size, action: .download(summary))
+            sized.versionId = work.versionId
             meter.expect(summary.size, firstReportIsResumed: wasInFlight(sized) && isResumable(sized))
             return try await download(sized, summary, meter: meter)
         }

@@ -25,13 +25,14 @@ extension OSSDownloadEffects {
     /// Every ``checkpointInterval`` bytes written (by this attempt), `checkpoint` gets the attempt's byte count
     /// and their CRC-64: the bytes are in the file (not yet synced: a resume checks unsynced claims).
     static func fetch(
-        client: OSSClient, bucket: String, key: String, etag: String, part: OSSPart, fileOffset: Int64,
+        client: OSSClient, bucket: String, key: String, etag: String, versionId: String? = nil, part: OSSPart,
+        fileOffset: Int64,
         handle: OSSFile, progress: (@Sendable (Int64) -> Void)? = nil, headers: [String: String] = [:],
         checkpoint: (@Sendable (_ bytes: Int64, _ crc64: UInt64) async -> Void)? = nil
     ) async throws -> UInt64 {
         var get = OSSGetObjectRequest(
             bucketName: bucket, objectKey: key, range: .closed(part.offset, part.end - 1), standardRangeBehavior: true,
-            ifMatch: etag)
+            ifMatch: etag, versionId: versionId)
         get.headers = headers  // the request's headers and traffic limit
         let operation = try OSSClient.getOperation(get)
         return try await client.execute(operation) { response in

@@ -81,7 +81,7 @@ extension OSSDownloadEffects: OSSTransferEffects {
     }
 
     func partMover(for action: Machine.Action) async throws -> PartMover {
-        guard case .downloadParts(let etag, let rangeStart, let path, _) = action else {
+        guard case .downloadParts(let etag, let versionId, let rangeStart, let path, _) = action else {
             throw OSSClientError(.exceptionCaught, "the download moves no parts for \(action)")
         }
         try await openHandle(path: path)
@@ -94,7 +94,7 @@ extension OSSDownloadEffects: OSSTransferEffects {
         let journal = self.journal
         return { part, progress, checkpoint in
             let crc = try await Self.fetch(
-                client: client, bucket: bucket, key: key, etag: etag, part: part, fileOffset: part.offset - rangeStart,
+                client: client, bucket: bucket, key: key, etag: etag, versionId: versionId, part: part, fileOffset: part.offset - rangeStart,
                 handle: handle, progress: progress, headers: headers
             ) { bytes, crc in
                 // The journal first, from this task: it must not wait for the driver to take the checkpoint in.

@@ -51,14 +51,17 @@ final class OSSDownloadEffects {
         progress = OSSTransferProgressReporter(handler: request.downloadProgress, granularity: request.progressGranularity)
     }
 
-    func headObject() async throws -> OSSObjectIdentity {
+    /// HEADs the object: `versionId`, or else the request's version, or else the current one.
+    func headObject(versionId: String? = nil) async throws -> OSSObjectIdentity {
         let head = try await client.headObject(
-            OSSHeadObjectRequest(bucketName: request.bucketName, objectKey: request.objectKey))
+            OSSHeadObjectRequest(
+                bucketName: request.bucketName, objectKey: request.objectKey, versionId: versionId ?? request.versionId))
         guard let etag = head.eTag, !etag.isEmpty else {
             throw OSSClientError(.exceptionCaught, "HeadObject returned no ETag for \(request.objectKey)")
         }
         return OSSObjectIdentity(
-            etag: etag, size: head.contentLength, lastModified: head.headers["last-modified"], crc64: head.crc64)
+            etag: etag, size: head.contentLength, lastModified: head.headers["last-modified"], crc64: head.crc64,
+            versionId: head.versionId)
     }
 
     func commit(from: String, to: String) async throws {

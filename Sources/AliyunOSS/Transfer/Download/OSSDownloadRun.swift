@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Logging
 import OSSResumable
 
 /// One call of `resumableDownload`, set up and run. `init` checks the request (settings, URL, range, traffic
@@ -64,7 +65,7 @@ struct OSSDownloadRun {
                 tempFilePath: location.tempFilePath, requestedRange: requestedRange,
                 requestedPartSize: settings.partSize, crcMode: crcMode,
                 onObjectChanged: request.objectChangedPolicy == .restartOnce ? .restartOnce : .fail,
-                persistsRecord: location.store != nil))
+                persistsRecord: location.store != nil, versionId: request.versionId))
         effects = OSSDownloadEffects(
             client: client, request: request, destinationPath: location.destinationPath,
             tempFilePath: location.tempFilePath,
@@ -73,13 +74,18 @@ struct OSSDownloadRun {
     }
 
     func run() async throws -> OSSResumableDownloadResult {
-        let object: OSSObjectIdentity
+        var object: OSSObjectIdentity
         do {
             object = try await effects.headObject()
         } catch let error as OSSServerError where error.statusCode == 404 {
-            // The object is gone: a partial download of it can never complete.
-            effects.discardPartialDownload(reason: "the object no longer exists")
-            throw error
+            // The key is gone (or its current version is a delete marker). A partial download pinned to a version
+            // that is still there goes on with it; any other can never complete.
+            guard case .loaded(let record) = effects.loadRecord(), let recorded = try await recordedVersion(of: record)
+            else {
+                effects.discardPartialDownload(reason: "the object no longer exists")
+                throw error
+            }
+            object = recorded
         } catch where request.cancellation.isPaused {
             // Nothing was started by this call: what an earlier run kept is still there.
             throw OSSClientError.paused("the resumable download was paused before it started", token: nil)
@@ -92,6 +98,20 @@ struct OSSDownloadRun {
         let loaded = await effects.adoptJournal(effects.verifyUnsynced(effects.checkTempFile(of: opened.loaded)))
         let recordedSize: Int64? =
             if case .loaded(let record) = loaded { OSSDownloadTempFileIO.size(path: record.tempFilePath) } else { nil }
+        // Pinned: a record of another version than the current one resumes with its own version while it exists.
+        var newerVersionId: String?
+        if case .loaded(let record) = loaded, record.object.versionId != object.versionId,
+            let recorded = try await recordedVersion(of: record)
+        {
+            newerVersionId = object.versionId
+            object = recorded
+            effects.logger.notice(
+                "resuming the version the download began with; the key has a newer version",
+                metadata: [
+                    "key": "\(request.objectKey)", "versionId": "\(recorded.versionId ?? "")",
+                    "newerVersionId": "\(newerVersionId ?? "")",
+                ])
+        }
         let driver = OSSTransferDriver(
             machine: machine, effects: effects, cancellation: request.cancellation, threadNum: settings.threadNum,
             admission: .streamed(scheduler, priority: settings.priority))
@@ -110,6 +130,18 @@ struct OSSDownloadRun {
             fileURL: URL(fileURLWithPath: location.destinationPath), eTag: object.etag,
             lastModified: object.lastModified, objectSize: object.size, rangeStart: plan.span.start,
             totalBytes: plan.totalLength, crc64: crc ?? 0, objectCRC64: object.crc64,
-            resumedBytes: driver.machine.resumedBytes, partSize: plan.partSize)
+            resumedBytes: driver.machine.resumedBytes, partSize: plan.partSize, versionId: object.versionId,
+            newerVersionId: object.versionId == newerVersionId ? nil : newerVersionId)
+    }
+
+    /// The version `record` was pinned to, as HEAD sees it now; `nil` when the record has no version, the caller
+    /// named a version (the record must then be of it), or that version is gone.
+    private func recordedVersion(of record: OSSDownloadRecord) async throws -> OSSObjectIdentity? {
+        guard request.versionId == nil, let pinned = record.object.versionId else { return nil }
+        do {
+            return try await effects.headObject(versionId: pinned)
+        } catch let error as OSSServerError where error.statusCode == 404 {
+            return nil
+        }
     }
 }

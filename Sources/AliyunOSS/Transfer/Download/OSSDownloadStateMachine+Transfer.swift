@@ -16,7 +16,7 @@ extension OSSDownloadStateMachine: OSSTransferMachine {
         case .writeRecord(let record): .saveRecord(record)
         case .deleteRecord: .deleteRecord
         case .discardRecord(let reason): .discardRecord(reason)
-        case .downloadParts(_, _, _, let parts): .transferParts(parts)
+        case .downloadParts(_, _, _, _, let parts): .transferParts(parts)
         case .reportProgress(let step, let total, let expected): .reportProgress(step: step, total: total, expected: expected)
         case .fail(let failure): .stop(failure.end)
         case .finish(let crc): .stop(.finished(crc64: crc))

@@ -82,7 +82,15 @@ public struct OSSResumableDownloadRequest: Sendable {
     /// only); `nil` follows the client's `crcCheckEnabled`.
     public var crcFlag: Bool?
     /// What to do when the object changes mid-download or between runs. Default ``OSSDownloadObjectChangedPolicy/fail``.
+    ///
+    /// In a bucket with versioning the download is pinned to the version it began with: every GET asks for that
+    /// version, and a resume asks for the recorded one, so a new version written to the key meanwhile does not
+    /// change the download (the result's ``OSSResumableDownloadResult/newerVersionId`` says when the key moved on).
+    /// Only that version's removal (or, with versioning suspended, the `null` version being replaced) is a change.
     public var objectChangedPolicy: OSSDownloadObjectChangedPolicy
+    /// The version to download, in a bucket with versioning; `nil` (the default) is the key's current version,
+    /// which the download then keeps to. A record of another version is not resumed.
+    public var versionId: String?
     /// Headers sent with every ranged GET (e.g. `x-oss-request-payer`). Not part of the record.
     public var headers: [String: String] = [:]
     /// `x-oss-traffic-limit` for every ranged GET, in bits per second (``OSSTrafficLimit/range``).

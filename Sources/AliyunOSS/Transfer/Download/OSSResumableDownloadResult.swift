@@ -27,4 +27,9 @@ public struct OSSResumableDownloadResult: Sendable {
     public var resumedBytes: Int64
     /// The part size used (the record's when resuming).
     public var partSize: Int64
+    /// The version downloaded, in a bucket with versioning (`x-oss-version-id`); `nil` in one without.
+    public var versionId: String?
+    /// When the download resumed on the version it began with although the key had a newer current version by
+    /// then: that version's id. The file holds ``versionId``, not the key's current content.
+    public var newerVersionId: String?
 }

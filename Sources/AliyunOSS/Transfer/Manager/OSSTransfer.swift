@@ -45,4 +45,7 @@ public struct OSSTransfer: Sendable, Hashable, Identifiable {
     /// its transfer id, `ongoing` means the system holds some of its parts, `suspended` that it holds none
     /// (paused, or waiting for the next attach to submit them).
     public var isBackground: Bool = false
+    /// The version a download is pinned to, in a bucket with versioning: it resumes with this version even when
+    /// the key has a newer one (downloads only).
+    public var versionId: String?
 }

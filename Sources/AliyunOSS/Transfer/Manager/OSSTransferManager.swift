@@ -281,7 +281,8 @@ public actor OSSTransferManager {
                 id: entry.name, kind: kind, state: isRunning ? .ongoing : .suspended, bucketName: record.bucket,
                 objectKey: record.key, filePath: record.destinationPath, uploadId: nil,
                 temporaryFilePath: record.tempFilePath, partSize: record.partSize, bytesDone: done,
-                totalBytes: record.range.length, completedParts: record.parts.count, problem: nil)
+                totalBytes: record.range.length, completedParts: record.parts.count, problem: nil,
+                versionId: record.object.versionId)
         case .unusable(let error):
             return OSSTransfer(
                 id: entry.name, kind: kind, state: isRunning ? .ongoing : .noEntry, bucketName: "", objectKey: "",

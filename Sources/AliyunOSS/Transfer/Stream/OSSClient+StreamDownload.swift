@@ -109,8 +109,9 @@ extension OSSClient {
         let ranged = state.head != nil || state.offset > 0
         var get = OSSGetObjectRequest(
             bucketName: request.bucketName, objectKey: request.objectKey, range: ranged ? .from(state.offset) : nil,
-            standardRangeBehavior: ranged, ifMatch: state.head?.eTag ?? request.eTag, versionId: request.versionId,
-            headers: request.headers)
+            standardRangeBehavior: ranged, ifMatch: state.head?.eTag ?? request.eTag,
+            // A stream that resumes after a dropped connection stays on the version it began with.
+            versionId: request.versionId ?? state.head?.result.versionId, headers: request.headers)
         get.crcFlag = false
         try await withObjectStream(get) { result, body in
             if let head = state.head {
