@@ -9,11 +9,12 @@ import Testing
 /// checks that every version acknowledged before is still listed and reads back byte for byte, that the killed
 /// write left either no version or a whole one, and that no data file is left that no record references.
 @Suite struct VersioningKillLoopTests {
-    static let iterations = 8
-    /// 400 KB at 4 MB/s (32 Mbit/s): 100 ms of body; the kills sweep the first 130 ms.
+    static let iterations = 10
+    /// 400 KB at 4 MB/s (32 Mbit/s): 100 ms of body; the kills sweep the first 250 ms, so that some land after the
+    /// body (the killed write then left a whole version, or none if the kill came before its commit).
     static let bodySize = 400_000
     static let limit = "33554432"
-    static let windowMicroseconds: UInt64 = 130_000
+    static let windowMicroseconds: UInt64 = 250_000
 
     @Test func killDuringAVersionedPutKeepsEveryVersionWhole() async throws {
         let binary = try #require(ServerProcess.executable(), "oss-local-server was not built")
