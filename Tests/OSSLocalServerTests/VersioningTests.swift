@@ -433,6 +433,11 @@ import Testing
             #expect(putACL.status == 200 && putACL.header("x-oss-version-id") == v1)
             #expect(xmlValue("Grant", in: try await client.send("GET", bucket: "ver", key: "k", query: ["acl": "", "versionId": v1]).text) == "public-read")
             #expect(xmlValue("Grant", in: try await client.send("GET", bucket: "ver", key: "k", query: ["acl": ""]).text) == "default")
+            // An anonymous reader is judged by the ACL of the version it asks for.
+            let anonymousV2 = try await client.send("HEAD", bucket: "ver", key: "k", query: ["versionId": v2], sign: false)
+            #expect(anonymousV2.status == 403)
+            let anonymousV1 = try await client.send("HEAD", bucket: "ver", key: "k", query: ["versionId": v1], sign: false)
+            #expect(anonymousV1.status == 200)
 
             // The Archive version is restored on its own; the latest (Standard) version cannot be.
             let restore = try await client.send("POST", bucket: "ver", key: "k", query: ["restore": "", "versionId": v1])
