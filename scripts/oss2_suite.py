@@ -21,6 +21,7 @@ MODULES = [
     "test_list_objects_v2",
     "test_put_object_chunked",
     "test_crc64_combine",
+    "test_bucket_versioning",
 ]
 
 # The key pair the server is started with and the tests sign with (oss2's KMS provider signs its KMS calls with it too).

@@ -26,7 +26,8 @@ extension RequestHandler {
         let denied = LocalOSSError.accessDenied("You have no right to access this object because of bucket acl.")
         guard let bucket = context.bucket, let record = try? await store.bucket(bucket) else { throw denied }
         var acl = record.acl ?? "private"
-        if let key = context.key, let object = try? await store.object(bucket, key),
+        let versionId = context.query["versionId"].flatMap { $0.isEmpty ? nil : $0 }  // the version's own ACL
+        if let key = context.key, let object = try? await store.object(bucket, key, versionId: versionId),
             let own = object.extra?.acl, own != "default"
         {
             acl = own
@@ -62,18 +63,22 @@ extension RequestHandler {
         guard let acl = try requestedObjectACL(context) else {
             throw LocalOSSError.invalidArgument("PutObjectACL needs the x-oss-object-acl header.", name: "x-oss-object-acl")
         }
-        try await store.updateObject(bucket, key) { record in
+        let updated = try await store.updateObject(bucket, key, versionId: try requestedVersionId(context)) { record in
             var extra = record.extra ?? ObjectExtra()
             extra.acl = acl == "default" ? nil : acl
             record.extra = extra.isEmpty ? nil : extra
         }
-        return ServerResponse(status: .ok)
+        var headers = HTTPHeaders()
+        addVersionHeader(&headers, updated)
+        return ServerResponse(status: .ok, headers: headers)
     }
 
     func getObjectACL(_ context: RequestContext) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
-        let object = try await store.object(bucket, key)
-        return .xml(try accessControlPolicy(object.extra?.acl ?? "default"))
+        let object = try await store.object(bucket, key, versionId: try requestedVersionId(context))
+        var response = ServerResponse.xml(try accessControlPolicy(object.extra?.acl ?? "default"))
+        addVersionHeader(&response.headers, object)
+        return response
     }
 
     func putBucketACL(_ context: RequestContext, reader: RequestBodyReader) async throws -> ServerResponse {
