@@ -28,6 +28,23 @@ struct PinnedVersionDownloadTests {
         return try #require(put.versionId, "PutObject in a versioned bucket names its version")
     }
 
+    /// A resumable download of `key` to the scratch destination, 1 MiB parts one at a time, with a record.
+    static func request(_ key: String, _ scratch: RDScratch) -> OSSResumableDownloadRequest {
+        OSSResumableDownloadRequest(
+            bucketName: "bkt", objectKey: key, downloadToFileURL: scratch.destination, partSize: Int64(mib),
+            threadNum: 1, recordDirectoryPath: scratch.recordDirectory)
+    }
+
+    /// Starts ``request(_:_:)`` and pauses it once `bytes` are on disk; returns the error it ended with.
+    static func pausedDownload(_ client: OSSClient, _ key: String, _ scratch: RDScratch, after bytes: Int) async
+        -> OSSClientError?
+    {
+        var pausing = request(key, scratch)
+        let handle = pausing
+        pausing.downloadProgress = { _, total, _ in if total >= Int64(bytes) { handle.pause() } }
+        return await thrownClientError { _ = try await client.resumableDownload(pausing) }
+    }
+
     @Test("a download paused while the key gets a new version resumes with the version it began, and says so")
     func pausedDownloadFinishesItsVersion() async throws {
         let scratch = try RDScratch()
@@ -37,15 +54,7 @@ struct PinnedVersionDownloadTests {
         try await withServerAndClient { _, client in
             try await Self.enableVersioning(client)
             let firstVersion = try await Self.putVersion(client, "video.bin", first)
-            func request() -> OSSResumableDownloadRequest {
-                OSSResumableDownloadRequest(
-                    bucketName: "bkt", objectKey: "video.bin", downloadToFileURL: scratch.destination,
-                    partSize: Int64(Self.mib), threadNum: 1, recordDirectoryPath: scratch.recordDirectory)
-            }
-            var pausing = request()
-            let handle = pausing
-            pausing.downloadProgress = { _, total, _ in if total >= 2 * Int64(Self.mib) { handle.pause() } }
-            let paused = await thrownClientError { _ = try await client.resumableDownload(pausing) }
+            let paused = await Self.pausedDownload(client, "video.bin", scratch, after: 2 * Self.mib)
             #expect(paused?.code == .taskPaused, "\(String(describing: paused))")
 
             // The manager lists the version the paused download is pinned to.
@@ -55,7 +64,7 @@ struct PinnedVersionDownloadTests {
 
             let secondVersion = try await Self.putVersion(client, "video.bin", second)
             #expect(secondVersion != firstVersion)
-            let result = try await client.resumableDownload(request())
+            let result = try await client.resumableDownload(Self.request("video.bin", scratch))
             #expect(Array(try Data(contentsOf: scratch.destination)) == first)
             #expect(result.crc64 == CRC64.checksum(first))
             #expect(result.versionId == firstVersion)
@@ -64,7 +73,7 @@ struct PinnedVersionDownloadTests {
 
             // A fresh download is of the current version, and nothing newer is reported.
             try FileManager.default.removeItem(at: scratch.destination)
-            let fresh = try await client.resumableDownload(request())
+            let fresh = try await client.resumableDownload(Self.request("video.bin", scratch))
             #expect(Array(try Data(contentsOf: scratch.destination)) == second)
             #expect(fresh.versionId == secondVersion)
             #expect(fresh.newerVersionId == nil)
@@ -79,19 +88,11 @@ struct PinnedVersionDownloadTests {
         try await withServerAndClient { _, client in
             try await Self.enableVersioning(client)
             let version = try await Self.putVersion(client, "gone.bin", bytes)
-            var pausing = OSSResumableDownloadRequest(
-                bucketName: "bkt", objectKey: "gone.bin", downloadToFileURL: scratch.destination,
-                partSize: Int64(Self.mib), threadNum: 1, recordDirectoryPath: scratch.recordDirectory)
-            let handle = pausing
-            pausing.downloadProgress = { _, total, _ in if total >= Int64(Self.mib) { handle.pause() } }
-            let paused = await thrownClientError { _ = try await client.resumableDownload(pausing) }
+            let paused = await Self.pausedDownload(client, "gone.bin", scratch, after: Self.mib)
             #expect(paused?.code == .taskPaused)
             // Without a versionId, DeleteObject in a versioned bucket only adds a delete marker.
             _ = try await client.deleteObject(OSSDeleteObjectRequest(bucketName: "bkt", objectKey: "gone.bin"))
-            let result = try await client.resumableDownload(
-                OSSResumableDownloadRequest(
-                    bucketName: "bkt", objectKey: "gone.bin", downloadToFileURL: scratch.destination,
-                    partSize: Int64(Self.mib), threadNum: 1, recordDirectoryPath: scratch.recordDirectory))
+            let result = try await client.resumableDownload(Self.request("gone.bin", scratch))
             #expect(Array(try Data(contentsOf: scratch.destination)) == bytes)
             #expect(result.versionId == version)
         }
@@ -108,15 +109,9 @@ struct PinnedVersionDownloadTests {
             let oldVersion = try await Self.putVersion(client, "doc.bin", old)
             let newVersion = try await Self.putVersion(client, "doc.bin", new)
             // Paused on the current (new) version, then asked for the old one: the record is not this download's.
-            var pausing = OSSResumableDownloadRequest(
-                bucketName: "bkt", objectKey: "doc.bin", downloadToFileURL: scratch.destination,
-                partSize: Int64(Self.mib), threadNum: 1, recordDirectoryPath: scratch.recordDirectory)
-            let handle = pausing
-            pausing.downloadProgress = { _, total, _ in if total >= Int64(Self.mib) { handle.pause() } }
-            _ = await thrownClientError { _ = try await client.resumableDownload(pausing) }
-            var named = OSSResumableDownloadRequest(
-                bucketName: "bkt", objectKey: "doc.bin", downloadToFileURL: scratch.destination,
-                partSize: Int64(Self.mib), threadNum: 1, recordDirectoryPath: scratch.recordDirectory)
+            let paused = await Self.pausedDownload(client, "doc.bin", scratch, after: Self.mib)
+            #expect(paused?.code == .taskPaused)
+            var named = Self.request("doc.bin", scratch)
             named.versionId = oldVersion
             let result = try await client.resumableDownload(named)
             #expect(Array(try Data(contentsOf: scratch.destination)) == old)
