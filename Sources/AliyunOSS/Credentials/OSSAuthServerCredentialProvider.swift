@@ -40,7 +40,7 @@ public final class OSSAuthServerCredentialProvider: OSSCredentialProvider {
     ) {
         self.url = url
         self.refreshAhead = refreshAhead
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let seconds = timeout.timeInterval
         refreshing = OSSRefreshingCredentialProvider(refreshAhead: refreshAhead) {
             let body = try await Self.fetch(url: url, timeout: seconds, headers: headers)
             let decoded: Data
@@ -68,27 +68,12 @@ public final class OSSAuthServerCredentialProvider: OSSCredentialProvider {
     }
 
     static func fetch(url: URL, timeout: TimeInterval, headers: [String: String]) async throws -> Data {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw OSSClientError.invalidArgument("the auth server URL must be http or https")
+        let reply = try await OSSCredentialHTTP.send(
+            "GET", url: url, headers: headers, timeout: timeout, service: "the auth server")
+        guard (200...299).contains(reply.status) else {
+            throw OSSClientError(.signFailed, "the auth server answered HTTP \(reply.status)")
         }
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-        request.httpMethod = "GET"
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let data: Data
-        let response: URLResponse
-        do {
-            (data, response) = try await URLSession.shared.data(for: request)
-        } catch is CancellationError {
-            throw OSSClientError.cancelled()
-        } catch let error as URLError where error.code == .cancelled {
-            throw OSSClientError.cancelled(error)
-        } catch {
-            throw OSSClientError(.networkError, "cannot reach the auth server", underlying: error)
-        }
-        if let http = response as? HTTPURLResponse, !(200...299).contains(http.statusCode) {
-            throw OSSClientError(.signFailed, "the auth server answered HTTP \(http.statusCode)")
-        }
-        return data
+        return reply.body
     }
 
     /// Parses the auth server's JSON. `StatusCode` (number or string) must be 200; `SecurityToken` and
@@ -125,7 +110,7 @@ public final class OSSAuthServerCredentialProvider: OSSCredentialProvider {
         let token = object["SecurityToken"] as? String
         var expiration: Date?
         if let text = object["Expiration"] as? String, !text.isEmpty {
-            guard let date = parseExpiration(text) else {
+            guard let date = OSSCredentialHTTP.parseExpiration(text) else {
                 throw OSSClientError(.signFailed, "the auth server's Expiration '\(text)' is not an ISO 8601 date")
             }
             expiration = date
@@ -133,13 +118,5 @@ public final class OSSAuthServerCredentialProvider: OSSCredentialProvider {
         return OSSFederationToken(
             accessKeyId: keyId, accessKeySecret: secret, securityToken: token?.isEmpty == true ? nil : token,
             expiration: expiration)
-    }
-
-    static func parseExpiration(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
     }
 }
