@@ -73,8 +73,14 @@ import Testing
 
             let unknown = try await client.send("GET", bucket: "ver", key: "doc", query: ["versionId": "0000000000000001FFFFFFFFFFFFFFFF"])
             #expect(unknown.status == 404 && unknown.errorCode == "NoSuchVersion")
-            let unknownHead = try await client.send("HEAD", bucket: "ver", key: "doc", query: ["versionId": "nope"])
+            let unknownHead = try await client.send("HEAD", bucket: "ver", key: "doc", query: ["versionId": "0000000000000001FFFFFFFFFFFFFFFF"])
             #expect(unknownHead.status == 404 && unknownHead.errorCode == "NoSuchVersion")
+            for malformed in ["nope", "234", String(ids[0].dropLast())] {
+                let r = try await client.send("GET", bucket: "ver", key: "doc", query: ["versionId": malformed])
+                #expect(r.status == 400 && r.errorCode == "InvalidArgument", "\(malformed)")
+                let d = try await client.send("DELETE", bucket: "ver", key: "doc", query: ["versionId": malformed])
+                #expect(d.status == 400 && d.errorCode == "InvalidArgument", "\(malformed)")
+            }
             let empty = try await client.send("GET", bucket: "ver", key: "doc", query: ["versionId": ""])
             #expect(empty.status == 400 && empty.errorCode == "InvalidArgument")
         }
@@ -482,9 +488,12 @@ import Testing
             #expect(listing.map(\.versionId) == [a2, bMarker, listing[2].versionId])
             #expect(listing.map(\.isDeleteMarker) == [false, true, false])
 
-            let empty = "<Delete><Object><Key>a</Key><VersionId></VersionId></Object></Delete>"
-            let refused = try await client.send("POST", bucket: "ver", query: ["delete": ""], body: Array(empty.utf8))
-            #expect(refused.status == 400 && refused.errorCode == "InvalidArgument")
+            for bad in ["", "234"] {
+                let body = "<Delete><Object><Key>b</Key></Object><Object><Key>a</Key><VersionId>\(bad)</VersionId></Object></Delete>"
+                let refused = try await client.send("POST", bucket: "ver", query: ["delete": ""], body: Array(body.utf8))
+                #expect(refused.status == 400 && refused.errorCode == "InvalidArgument", "\(bad)")
+            }
+            #expect(try await Versioning.list(client, "ver").count == 3, "a refused multi-delete deletes nothing")
         }
     }
 }
