@@ -4,7 +4,7 @@
 # total, and each test that did not pass with the reason and its first error line. Exits 1 when a test failed for
 # no known reason (the known ones: image processing, and two tests that expect a reply slower than 1 ms).
 #
-#   scripts/oss2-suite.sh                       # all nine modules
+#   scripts/oss2-suite.sh                       # all ten modules
 #   scripts/oss2-suite.sh test_object test_multipart   # only these modules
 #
 # The test code is not part of this repository: it comes from oss2's source distribution on PyPI, downloaded at run

@@ -115,8 +115,17 @@ extension ObjectStore {
 
     /// A version of a key: the current one when `versionId` is `nil` (NoSuchKey when the latest version is a delete
     /// marker, with the marker's headers, as OSS answers), else the one named (`null` for the null version;
-    /// NoSuchVersion when there is none; 405 MethodNotAllowed for a delete marker unless `allowMarker`).
+    /// NoSuchVersion when there is none; 405 MethodNotAllowed for a delete marker unless `allowMarker`). In a
+    /// versioned bucket a null version written before versioning comes with sequence 0, so that replies name it.
     func object(_ bucket: String, _ key: String, versionId: String?, allowMarker: Bool = false) throws(LocalOSSError)
+        -> ObjectRecord
+    {
+        var found = try lookUp(bucket, key, versionId: versionId, allowMarker: allowMarker)
+        if found.versionSequence == nil, buckets[bucket]?.record.versioning != nil { found.versionSequence = 0 }
+        return found
+    }
+
+    private func lookUp(_ bucket: String, _ key: String, versionId: String?, allowMarker: Bool) throws(LocalOSSError)
         -> ObjectRecord
     {
         guard let b = buckets[bucket] else { throw .noSuchBucket(bucket) }

@@ -20,10 +20,17 @@ extension RequestHandler {
     /// The `versionId` query parameter (`null` names the null version), or `nil` when absent.
     func requestedVersionId(_ context: RequestContext) throws(LocalOSSError) -> String? {
         guard let id = context.query["versionId"] else { return nil }
-        guard !id.isEmpty else {
-            throw .invalidArgument("The versionId must not be empty.", name: "versionId", value: id)
-        }
+        try Self.checkVersionId(id, name: "versionId")
         return id
+    }
+
+    /// A version id that cannot be one (empty, or not of the form this server gives) is 400 InvalidArgument, as OSS
+    /// answers (oss2's test_object_versioning expects it for a multi-delete naming version `234`); a well-formed id
+    /// that names no version is NoSuchVersion.
+    static func checkVersionId(_ id: String, name: String) throws(LocalOSSError) {
+        guard id == "null" || ObjectStore.isValidVersionId(id) else {
+            throw .invalidArgument("Invalid version id specified.", name: name, value: String(id.prefix(64)))
+        }
     }
 
     /// Adds `x-oss-version-id` for a version of a versioned bucket (`null` for its null version); records of an

@@ -14,6 +14,7 @@ import Testing
     static let bodySize = 400_000
     static let limit = "33554432"
     static let windowMicroseconds: UInt64 = 130_000
+    static let versionedWindowMicroseconds: UInt64 = 250_000
 
     @Test func killDuringPutObjectLeavesOldOrNewObject() async throws {
         let binary = try #require(ServerProcess.executable(), "oss-local-server was not built")
@@ -26,14 +27,8 @@ import Testing
         var outcomes: [String: Int] = [:]
         for iteration in 0..<Self.iterations {
             let next = randomBytes(Self.bodySize)
-            let delay = ServerProcess.killDelayMicroseconds(
-                iteration: iteration, of: Self.iterations, window: Self.windowMicroseconds)
-            server = try await server.killDuring(
-                { client in
-                    _ = try? await client.send(
-                        "PUT", bucket: "kill", key: "k", headers: ["x-oss-traffic-limit": Self.limit], body: next)
-                },
-                afterMicroseconds: delay, restart: binary, arguments: arguments)
+            server = try await Self.killDuringPut(
+                of: next, on: server, iteration: iteration, window: Self.windowMicroseconds, restart: binary, arguments: arguments)
             let get = try await server.client.send("GET", bucket: "kill", key: "k")
             #expect(get.status == 200, "iteration \(iteration)")
             #expect(get.header("x-oss-hash-crc64ecma") == String(CRC64.checksum(get.body)), "iteration \(iteration)")
@@ -48,5 +43,60 @@ import Testing
         }
         await server.stop(signal: SIGTERM)
         print("put kill loop outcomes: \(outcomes)")
+    }
+
+    /// The same for a key of a versioned bucket: every version acknowledged before is still listed and reads back
+    /// byte for byte, and the killed write left either no version or a whole one. The kills sweep 250 ms, so that
+    /// some land after the body (before or after its commit).
+    @Test func killDuringAVersionedPutKeepsEveryVersionWhole() async throws {
+        let binary = try #require(ServerProcess.executable(), "oss-local-server was not built")
+        let dir = try makeWorkDirectory("oss-server-test")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let arguments = ServerProcess.arguments(dataDirectory: dir, bucket: "kill")
+        var server = try await ServerProcess(binary, arguments: arguments)
+        #expect(try await Versioning.set(server.client, "kill", "Enabled").status == 200)
+        var known: [String: [UInt8]] = [:]
+        let first = randomBytes(Self.bodySize)
+        known[try #require(try await server.client.send("PUT", bucket: "kill", key: "k", body: first).header("x-oss-version-id"))] = first
+        var outcomes: [String: Int] = [:]
+        for iteration in 0..<Self.iterations {
+            let next = randomBytes(Self.bodySize)
+            server = try await Self.killDuringPut(
+                of: next, on: server, iteration: iteration, window: Self.versionedWindowMicroseconds, restart: binary, arguments: arguments)
+            let listed = try await Versioning.list(server.client, "kill")
+            let ids = Set(listed.map(\.versionId))
+            #expect(ids.isSuperset(of: known.keys), "iteration \(iteration): a version was lost")
+            let extra = ids.subtracting(known.keys)
+            #expect(extra.count <= 1, "iteration \(iteration)")
+            for id in extra {
+                let get = try await server.client.send("GET", bucket: "kill", key: "k", query: ["versionId": id])
+                #expect(get.body == next, "iteration \(iteration): the killed write left a partial version")
+                known[id] = next
+            }
+            outcomes[extra.isEmpty ? "none" : "whole", default: 0] += 1
+            for (id, body) in known {
+                let get = try await server.client.send("GET", bucket: "kill", key: "k", query: ["versionId": id])
+                #expect(get.status == 200 && get.body == body, "iteration \(iteration): version \(id)")
+                #expect(get.header("x-oss-hash-crc64ecma") == String(CRC64.checksum(get.body)), "iteration \(iteration)")
+            }
+            try CompleteKillLoopTests.expectNoOrphans(dir, bucket: "kill", iteration: iteration)
+        }
+        await server.stop(signal: SIGTERM)
+        print("versioned put kill loop outcomes: \(outcomes)")
+    }
+
+    /// Sends a traffic-limited PUT of `body` to `kill/k`, SIGKILLs the server at this iteration's point of `window`
+    /// and returns the restarted server.
+    static func killDuringPut(
+        of body: [UInt8], on server: ServerProcess, iteration: Int, window: UInt64, restart binary: URL,
+        arguments: [String]
+    ) async throws -> ServerProcess {
+        let delay = ServerProcess.killDelayMicroseconds(iteration: iteration, of: iterations, window: window)
+        return try await server.killDuring(
+            { client in
+                _ = try? await client.send(
+                    "PUT", bucket: "kill", key: "k", headers: ["x-oss-traffic-limit": limit], body: body)
+            },
+            afterMicroseconds: delay, restart: binary, arguments: arguments)
     }
 }
