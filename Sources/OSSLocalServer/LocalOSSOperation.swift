@@ -41,6 +41,10 @@ public enum LocalOSSOperation: String, Sendable, Codable, CaseIterable, Hashable
     case putLiveChannel = "PutLiveChannel"
     case getLiveChannelInfo = "GetLiveChannelInfo"
     case deleteLiveChannel = "DeleteLiveChannel"
+    case putBucketVersioning = "PutBucketVersioning"
+    case getBucketVersioning = "GetBucketVersioning"
+    /// `GET /?versions` (OSS also calls it GetBucketVersions).
+    case listObjectVersions = "ListObjectVersions"
 
     /// Looks an operation up by its OSS name, case-insensitively (`uploadpart`, `UploadPart`).
     public init?(name: String) {

@@ -41,18 +41,26 @@ extension ObjectStore {
         var record = record
         // ACL, tags and restore state may have changed while the body arrived (they do not change the files).
         if let previous { record.extra = previous.extra }
+        // An append changes the current version in place (OSS makes no version of it); a new Appendable object is a
+        // new version.
+        if let previous {
+            record.versionId = previous.versionId
+            record.versionSequence = previous.versionSequence
+        } else {
+            stampVersion(bucket, &record)
+        }
         record.dataFile = ""
         record.segments = keep + [segment]
         record.completedUpload = nil
         do {
-            try FileIO.writeAtomically(
-                try encoder.encode(record), to: dir + "/" + digest + ".json", tempDirectory: tempDirectory)
+            try FileIO.writeAtomically(try encoder.encode(record), to: recordPath(bucket, record), tempDirectory: tempDirectory)
         } catch {
             FileIO.remove(dir + "/" + segment.file)
             throw error
         }
-        if previous == nil { buckets[bucket]!.sortedKeys = nil }
-        buckets[bucket]!.objects[ExactKey(record.key)] = record
+        // A suspended bucket's new Appendable object replaces the `null` version, whose files go.
+        let replaced = install(bucket, record)
+        if previous == nil, let replaced { Self.removeFiles(replaced.dataFiles, in: dir) }
         if let previous {
             let kept = Set(record.dataFiles)
             Self.removeFiles(previous.dataFiles.filter { !kept.contains($0) }, in: dir)

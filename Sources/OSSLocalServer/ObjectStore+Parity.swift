@@ -15,17 +15,17 @@ extension ObjectStore {
         }
     }
 
-    /// Changes an object's record (not its bytes) and persists it; `change` may throw to refuse the change.
+    /// Changes a version's record (not its bytes; the current version when `versionId` is `nil`) and persists it;
+    /// `change` may throw to refuse the change.
     @discardableResult
     func updateObject(
-        _ bucket: String, _ key: String, _ change: @Sendable (inout ObjectRecord) throws(LocalOSSError) -> Void
+        _ bucket: String, _ key: String, versionId: String? = nil,
+        _ change: @Sendable (inout ObjectRecord) throws(LocalOSSError) -> Void
     ) throws -> ObjectRecord {
-        guard buckets[bucket] != nil else { throw LocalOSSError.noSuchBucket(bucket) }
-        guard var record = buckets[bucket]!.objects[ExactKey(key)] else { throw LocalOSSError.noSuchKey(key) }
+        var record = try object(bucket, key, versionId: versionId)
         try change(&record)
-        let path = objectsDirectory(bucket) + "/" + Self.keyDigest(key) + ".json"
-        try FileIO.writeAtomically(try encoder.encode(record), to: path, tempDirectory: tempDirectory)
-        buckets[bucket]!.objects[ExactKey(key)] = record  // in place: no copy of the bucket's object table
+        try FileIO.writeAtomically(try encoder.encode(record), to: recordPath(bucket, record), tempDirectory: tempDirectory)
+        install(bucket, record)  // in place: no copy of the bucket's object table
         return record
     }
 

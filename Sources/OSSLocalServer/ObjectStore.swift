@@ -12,6 +12,7 @@ import Foundation
 /// buckets/<bucket>/bucket.json
 /// buckets/<bucket>/objects/<sha256(key)>.json         ObjectRecord (holds the key)
 /// buckets/<bucket>/objects/<sha256(key)>.<random>.data      one file per object, or one per part (manifest)
+/// buckets/<bucket>/versions/…                          versions of a versioned bucket (ObjectStore+Versioning.swift)
 /// buckets/<bucket>/uploads/<uploadId>/upload.json     UploadRecord
 /// buckets/<bucket>/uploads/<uploadId>/part-<n>.<size>.<md5>.<crc64>.<mtime>.<random>.data   a part; its name is
 ///                                                     its PartRecord (earlier versions: part-<n>.json beside
@@ -44,11 +45,16 @@ actor ObjectStore {
         var objects: [ExactKey: ObjectRecord] = [:]
         var uploads: [String: Upload] = [:]
         var sortedKeys: [String]?
+        /// Each key's versions, newest first, for keys with more than a `null` version (ObjectStore+Versioning.swift).
+        var history: [ExactKey: [ObjectRecord]] = [:]
+        var sortedVersionedKeys: [String]?
     }
 
     let root: String
     let tempDirectory: String
     var buckets: [String: Bucket] = [:]
+    /// The largest version sequence given or loaded (ObjectStore+Versioning.swift).
+    var lastVersionSequence: UInt64 = 0
     let encoder: JSONEncoder = {
         let e = JSONEncoder()
         e.outputFormatting = [.sortedKeys]
@@ -81,13 +87,33 @@ actor ObjectStore {
             let objectsDir = dir + "/objects"
             var referenced = Set<String>()
             var completedUploads = Set<String>()
+            var histories: [ExactKey: [ObjectRecord]] = [:]
             for file in FileIO.list(objectsDir) where file.hasSuffix(".json") {
                 guard let data = FileIO.read(objectsDir + "/" + file),
                     let object = try? decoder.decode(ObjectRecord.self, from: data)
                 else { continue }
-                bucket.objects[ExactKey(object.key)] = object
+                if object.deleteMarker == true {
+                    histories[ExactKey(object.key), default: []].append(object)
+                } else {
+                    bucket.objects[ExactKey(object.key)] = object
+                }
                 referenced.formUnion(object.dataFiles)
                 if let id = object.completedUpload { completedUploads.insert(id) }
+                lastVersionSequence = max(lastVersionSequence, object.versionSequence ?? 0)
+            }
+            let versionsDir = dir + "/versions"
+            for file in FileIO.list(versionsDir) where file.hasSuffix(".json") {
+                guard let data = FileIO.read(versionsDir + "/" + file),
+                    let version = try? decoder.decode(ObjectRecord.self, from: data), version.versionId != nil
+                else { continue }
+                histories[ExactKey(version.key), default: []].append(version)
+                referenced.formUnion(version.dataFiles)
+                if let id = version.completedUpload { completedUploads.insert(id) }
+                lastVersionSequence = max(lastVersionSequence, version.versionSequence ?? 0)
+            }
+            for (key, versions) in histories {
+                let all = versions + (bucket.objects[key].map { [$0] } ?? [])
+                bucket.setHistory(key, all.sorted { ($0.versionSequence ?? 0) > ($1.versionSequence ?? 0) })
             }
             // Data files no record references: a crash between linking and committing, or before freeing.
             for file in FileIO.list(objectsDir) where file.hasSuffix(".data") && !referenced.contains(file) {
@@ -199,7 +225,7 @@ actor ObjectStore {
 
     func deleteBucket(_ name: String) throws(LocalOSSError) {
         guard let bucket = buckets[name] else { throw .noSuchBucket(name) }
-        guard bucket.objects.isEmpty, bucket.uploads.isEmpty else {
+        guard bucket.objects.isEmpty, bucket.history.isEmpty, bucket.uploads.isEmpty else {
             throw LocalOSSError(
                 409, "BucketNotEmpty", "The bucket you tried to delete is not empty.", fields: [("BucketName", name)])
         }
@@ -218,10 +244,9 @@ actor ObjectStore {
 
     // MARK: - Objects
 
+    /// The current version of an object (see ``object(_:_:versionId:allowMarker:)`` for others).
     func object(_ bucket: String, _ key: String) throws(LocalOSSError) -> ObjectRecord {
-        guard let b = buckets[bucket] else { throw .noSuchBucket(bucket) }
-        guard let object = b.objects[ExactKey(key)] else { throw .noSuchKey(key) }
-        return object
+        try object(bucket, key, versionId: nil)
     }
 
     func objectExists(_ bucket: String, _ key: String) -> Bool {
@@ -237,14 +262,14 @@ actor ObjectStore {
             throw LocalOSSError.noSuchBucket(bucket)
         }
         var record = record
+        stampVersion(bucket, &record)
         let digest = Self.keyDigest(record.key)
         record.dataFile = digest + "." + RequestID.make() + ".data"
         let dir = objectsDirectory(bucket)
         try FileIO.rename(tempPath, dir + "/" + record.dataFile)
-        try FileIO.writeAtomically(try encoder.encode(record), to: dir + "/" + digest + ".json", tempDirectory: tempDirectory)
-        let previous = buckets[bucket]!.objects.updateValue(record, forKey: ExactKey(record.key))
-        if previous == nil { buckets[bucket]!.sortedKeys = nil }
-        if let previous { Self.removeFiles(previous.dataFiles, in: dir) }
+        try FileIO.writeAtomically(try encoder.encode(record), to: recordPath(bucket, record), tempDirectory: tempDirectory)
+        // In a versioned bucket only the `null` version is ever replaced; a new version replaces nothing.
+        if let previous = install(bucket, record) { Self.removeFiles(previous.dataFiles, in: dir) }
         return record
     }
 
@@ -256,7 +281,7 @@ actor ObjectStore {
     func deleteObject(_ bucket: String, _ key: String) throws(LocalOSSError) {
         guard buckets[bucket] != nil else { throw .noSuchBucket(bucket) }
         guard let previous = buckets[bucket]!.objects.removeValue(forKey: ExactKey(key)) else { return }
-        buckets[bucket]!.sortedKeys = nil
+        buckets[bucket]!.keysChanged()
         let dir = objectsDirectory(bucket)
         FileIO.remove(dir + "/" + Self.keyDigest(key) + ".json")
         Self.removeFiles(previous.dataFiles, in: dir)
@@ -353,6 +378,7 @@ actor ObjectStore {
         guard let upload = buckets[bucket]?.uploads[uploadId], upload.record.key.utf8.elementsEqual(record.key.utf8)
         else { throw LocalOSSError.noSuchUpload(uploadId) }
         var record = record
+        stampVersion(bucket, &record)
         let digest = Self.keyDigest(record.key)
         let dir = objectsDirectory(bucket)
         let udir = uploadDirectory(bucket, uploadId)
@@ -366,14 +392,12 @@ actor ObjectStore {
             record.dataFile = ""
             record.segments = segments
             record.completedUpload = uploadId
-            try FileIO.writeAtomically(
-                try encoder.encode(record), to: dir + "/" + digest + ".json", tempDirectory: tempDirectory)
+            try FileIO.writeAtomically(try encoder.encode(record), to: recordPath(bucket, record), tempDirectory: tempDirectory)
         } catch {
             Self.removeFiles(segments.map(\.file), in: dir)
             throw error
         }
-        let previous = buckets[bucket]!.objects.updateValue(record, forKey: ExactKey(record.key))
-        if previous == nil { buckets[bucket]!.sortedKeys = nil }
+        let previous = install(bucket, record)
         buckets[bucket]!.uploads[uploadId] = nil
         if let previous { Self.removeFiles(previous.dataFiles, in: dir) }
         FileIO.remove(udir)

@@ -62,18 +62,22 @@ extension RequestHandler {
         guard let acl = try requestedObjectACL(context) else {
             throw LocalOSSError.invalidArgument("PutObjectACL needs the x-oss-object-acl header.", name: "x-oss-object-acl")
         }
-        try await store.updateObject(bucket, key) { record in
+        let updated = try await store.updateObject(bucket, key, versionId: try requestedVersionId(context)) { record in
             var extra = record.extra ?? ObjectExtra()
             extra.acl = acl == "default" ? nil : acl
             record.extra = extra.isEmpty ? nil : extra
         }
-        return ServerResponse(status: .ok)
+        var headers = HTTPHeaders()
+        addVersionHeader(&headers, updated)
+        return ServerResponse(status: .ok, headers: headers)
     }
 
     func getObjectACL(_ context: RequestContext) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
-        let object = try await store.object(bucket, key)
-        return .xml(try accessControlPolicy(object.extra?.acl ?? "default"))
+        let object = try await store.object(bucket, key, versionId: try requestedVersionId(context))
+        var response = ServerResponse.xml(try accessControlPolicy(object.extra?.acl ?? "default"))
+        addVersionHeader(&response.headers, object)
+        return response
     }
 
     func putBucketACL(_ context: RequestContext, reader: RequestBodyReader) async throws -> ServerResponse {

@@ -19,6 +19,9 @@ extension RequestHandler {
     func appendObject(_ context: RequestContext, reader: RequestBodyReader) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
         _ = try await store.bucket(bucket)
+        if context.query["versionId"] != nil {  // OSS appends to the current version only
+            throw LocalOSSError.invalidArgument("AppendObject does not take a versionId.", name: "versionId")
+        }
         let positionText = context.query["position"] ?? ""
         guard let position = Int64(positionText), position >= 0 else {
             throw LocalOSSError.invalidArgument(
@@ -63,6 +66,7 @@ extension RequestHandler {
         headers.add(name: "x-oss-next-append-position", value: String(committed.size))
         headers.add(name: "x-oss-hash-crc64ecma", value: String(committed.crc64))
         committed.extra?.addEncryptionHeaders(&headers)
+        addVersionHeader(&headers, committed)
         return ServerResponse(status: .ok, headers: headers)
     }
 

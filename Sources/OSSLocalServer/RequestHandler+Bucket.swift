@@ -89,6 +89,7 @@ extension RequestHandler {
         w.element("CrossRegionReplication", "Disabled")
         w.element("Name", record.name)
         w.element("Region", configuration.region)
+        if let versioning = record.versioning { w.element("Versioning", versioning) }
         w.open("Owner")
         w.element("DisplayName", ownerId)
         w.element("ID", ownerId)

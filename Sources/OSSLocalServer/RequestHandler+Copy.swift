@@ -7,14 +7,23 @@ import Foundation
 
 /// CopyObject and UploadPartCopy: server-side copies from `x-oss-copy-source: /bucket/url-encoded-key`.
 extension RequestHandler {
-    /// The source bucket and key of `x-oss-copy-source` (leading `/` optional; `?versionId=` ignored).
-    func copySource(_ context: RequestContext) throws(LocalOSSError) -> (bucket: String, key: String) {
+    /// The source bucket, key and version of `x-oss-copy-source` (leading `/` optional; `?versionId=` names a
+    /// version, `x-oss-copy-source-version-id` style).
+    func copySource(_ context: RequestContext) throws(LocalOSSError) -> (bucket: String, key: String, versionId: String?) {
         let raw = context.header("x-oss-copy-source") ?? ""
         let invalid = LocalOSSError.invalidArgument(
             "Copy Source must mention the source bucket and key: /sourcebucket/sourcekey.", name: "x-oss-copy-source",
             value: String(raw.prefix(256)))
         var text = Substring(raw)
-        if let q = text.firstIndex(of: "?") { text = text[..<q] }
+        var versionId: String?
+        if let q = text.firstIndex(of: "?") {
+            let query = OSSPercentEncoding.parseQuery(text[text.index(after: q)...]) ?? [:]
+            if let id = query["versionId"] {
+                guard !id.isEmpty else { throw invalid }
+                versionId = id
+            }
+            text = text[..<q]
+        }
         if text.hasPrefix("/") { text = text.dropFirst() }
         guard let slash = text.firstIndex(of: "/") else { throw invalid }
         let bucket = String(text[..<slash])
@@ -26,7 +35,7 @@ extension RequestHandler {
                 400, "InvalidObjectName", "The source object name is not valid.",
                 fields: [("ObjectName", String(key.prefix(64)))])
         }
-        return (bucket, key)
+        return (bucket, key, versionId)
     }
 
     /// The source object, checked: it exists, the caller may read it, it is restored if archived, and the
@@ -44,8 +53,13 @@ extension RequestHandler {
     /// bodiless 304) for the other two. The docs describe no S3-style rule combining two conditions, so none is
     /// applied.
     func readableCopySource(_ context: RequestContext) async throws -> (bucket: String, key: String, object: ObjectRecord) {
-        let (bucket, key) = try copySource(context)
-        let object = try await store.object(bucket, key)
+        let (bucket, key, versionId) = try copySource(context)
+        let object = try await store.object(bucket, key, versionId: versionId, allowMarker: true)
+        if object.deleteMarker == true {  // OSS refuses to copy a delete marker named by its version id
+            throw LocalOSSError.invalidArgument(
+                "The version of the copy source is a delete marker.", name: "x-oss-copy-source",
+                value: String((context.header("x-oss-copy-source") ?? "").prefix(256)))
+        }
         if isAnonymous(context), !(await anonymousCanRead(bucket, object)) {
             throw LocalOSSError.accessDenied("You have no right to access the copy source object.")
         }
@@ -123,6 +137,8 @@ extension RequestHandler {
         response.headers.add(name: "ETag", value: committed.etag)
         response.headers.add(name: "x-oss-hash-crc64ecma", value: String(committed.crc64))
         committed.extra?.addEncryptionHeaders(&response.headers)
+        addVersionHeader(&response.headers, committed)
+        addCopySourceVersionHeader(&response.headers, source.object)
         return response
     }
 
@@ -151,7 +167,14 @@ extension RequestHandler {
         var response = ServerResponse.xml(w.output)
         response.headers.add(name: "ETag", value: part.etag)
         response.headers.add(name: "x-oss-hash-crc64ecma", value: String(part.crc64))
+        addCopySourceVersionHeader(&response.headers, source.object)
         return response
+    }
+
+    /// `x-oss-copy-source-version-id`: the version copied, when the source is a version of a versioned bucket.
+    func addCopySourceVersionHeader(_ headers: inout HTTPHeaders, _ source: ObjectRecord) {
+        guard source.versionId != nil || source.versionSequence != nil else { return }
+        headers.replaceOrAdd(name: "x-oss-copy-source-version-id", value: source.versionId ?? "null")
     }
 
     /// `x-oss-copy-source-range: bytes=first-last` (inclusive, within the object); `nil` copies everything.

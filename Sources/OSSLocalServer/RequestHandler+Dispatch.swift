@@ -45,6 +45,9 @@ extension RequestHandler {
         case .putLiveChannel: return try await putLiveChannel(context, reader: reader)
         case .getLiveChannelInfo: return try await getLiveChannel(context)
         case .deleteLiveChannel: return try await deleteLiveChannel(context)
+        case .putBucketVersioning: return try await putBucketVersioning(context, reader: reader)
+        case .getBucketVersioning: return try await getBucketVersioning(context)
+        case .listObjectVersions: return try await listObjectVersions(context)
         }
     }
 }

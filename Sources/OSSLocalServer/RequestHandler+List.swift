@@ -191,20 +191,30 @@ extension RequestHandler {
         guard !objects.isEmpty, objects.count <= 1000 else {
             throw LocalOSSError.malformedXML("a Delete request names 1 to 1000 objects, not \(objects.count)")
         }
-        var deleted: [String] = []
+        var deleted: [(key: String, versionId: String?, outcome: ObjectStore.DeleteOutcome)] = []
         for object in objects {
             // encoding-type=url applies to the reply only: both official Python clients send keys as plain text.
             guard let key = object.string("Key") else { continue }
-            try await store.deleteObject(bucket, key)
-            deleted.append(key)
+            let versionId = object.child("VersionId").map { _ in object.string("VersionId") ?? "" }
+            if versionId == "" {
+                throw LocalOSSError.invalidArgument("The VersionId of an Object must not be empty.", name: "VersionId")
+            }
+            let outcome = try await store.deleteObject(bucket, key, versionId: versionId)
+            deleted.append((key, versionId, outcome))
         }
         var w = OSSXMLWriter()
         w.open("DeleteResult")
         if encode { w.element("EncodingType", "url") }
         if !quiet {
-            for key in deleted {
+            for (key, versionId, outcome) in deleted {
                 w.open("Deleted")
                 w.element("Key", urlEncoded(key, encode))
+                // As OSS: the version asked for, and whether a delete marker was added (its id) or removed.
+                if let versionId { w.element("VersionId", versionId) }
+                if outcome.deleteMarker {
+                    w.element("DeleteMarker", "true")
+                    w.element("DeleteMarkerVersionId", outcome.versionId ?? "null")
+                }
                 w.close("Deleted")
             }
         }

@@ -203,6 +203,7 @@ extension RequestHandler {
         headers.add(name: "ETag", value: committed.etag)
         headers.add(name: "x-oss-hash-crc64ecma", value: String(committed.crc64))
         committed.extra?.addEncryptionHeaders(&headers)
+        addVersionHeader(&headers, committed)
         if let callback {
             return try await callbackResponse(
                 callback, headers: headers, context: context, bucket: bucket, object: committed)

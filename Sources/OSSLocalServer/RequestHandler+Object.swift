@@ -83,6 +83,7 @@ extension RequestHandler {
         headers.add(name: "x-oss-hash-crc64ecma", value: String(committed.crc64))
         headers.add(name: "Content-MD5", value: digest.md5Base64)
         committed.extra?.addEncryptionHeaders(&headers)
+        addVersionHeader(&headers, committed)
         if let callback {
             return try await callbackResponse(
                 callback, headers: headers, context: context, bucket: bucket, object: committed)
@@ -127,6 +128,7 @@ extension RequestHandler {
         let readable = try await readableObject(bucket, key, context: context)
         let object = readable.data
         var headers = objectHeaders(readable, context: context)
+        addVersionHeader(&headers, readable.link ?? object)
         if try ObjectConditions.evaluate(context, object: object) == .notModified {
             headers.remove(name: "Content-Type")
             return ServerResponse(status: .notModified, headers: headers)
@@ -150,8 +152,9 @@ extension RequestHandler {
     /// `HEAD /key?objectMeta`: ETag, size and times only.
     func getObjectMeta(_ context: RequestContext) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
-        let object = try await store.object(bucket, key)
+        let object = try await store.object(bucket, key, versionId: try requestedVersionId(context))
         var headers = HTTPHeaders()
+        addVersionHeader(&headers, object)
         headers.add(name: "ETag", value: object.etag)
         headers.add(
             name: "Last-Modified",
@@ -169,7 +172,7 @@ extension RequestHandler {
 
     func deleteObject(_ context: RequestContext) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
-        try await store.deleteObject(bucket, key)
-        return ServerResponse(status: .noContent)
+        let outcome = try await store.deleteObject(bucket, key, versionId: try requestedVersionId(context))
+        return ServerResponse(status: .noContent, headers: deleteHeaders(outcome))
     }
 }

@@ -81,7 +81,7 @@ extension RequestHandler {
     /// checked the symlink's ACL, so an anonymous caller also needs read access to the target (403 AccessDenied), and
     /// a public-read symlink does not publish a private target.
     func readableObject(_ bucket: String, _ key: String, context: RequestContext) async throws -> ReadableObject {
-        let object = try await store.object(bucket, key)
+        let object = try await store.object(bucket, key, versionId: try requestedVersionId(context))
         var readable = ReadableObject(data: object, link: nil)
         if let target = object.extra?.symlinkTarget {
             guard let resolved = try? await store.object(bucket, target) else {

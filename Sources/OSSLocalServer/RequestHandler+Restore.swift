@@ -86,19 +86,21 @@ extension RequestHandler {
         let configuration = try RestoreConfiguration(parsing: body)
         let now = context.now.timeIntervalSince1970
         let delay = self.configuration.restoreDelay
-        let object = try await store.object(bucket, key)
+        let versionId = try requestedVersionId(context)
+        let object = try await store.object(bucket, key, versionId: versionId)
         guard let extra = object.extra, extra.needsRestore else {
             throw LocalOSSError(400, "OperationNotSupported", "The operation is not supported for this resource")
         }
         let priority = try configuration.priority(for: extra.storageClassName)
         var headers = HTTPHeaders()
         if let priority { headers.add(name: "x-oss-object-restore-priority", value: priority) }
+        addVersionHeader(&headers, object)
         if let ready = extra.restoreReadyAt, now < ready {
             // A running restore can only be sped up (OSS: the priority may be raised, never lowered).
             guard let priority, let running = extra.restoreTier, Self.isFaster(priority, than: running) else {
                 throw LocalOSSError(409, "RestoreAlreadyInProgress", "The restore operation is in progress.")
             }
-            try await store.updateObject(bucket, key) { record in
+            try await store.updateObject(bucket, key, versionId: versionId) { record in
                 var updated = record.extra ?? ObjectExtra()
                 updated.restoreTier = priority
                 record.extra = updated
@@ -107,7 +109,7 @@ extension RequestHandler {
         }
         let days = configuration.days
         let alreadyRestored = extra.restoreReadyAt != nil && now < (extra.restoreExpiresAt ?? 0)
-        try await store.updateObject(bucket, key) { record in
+        try await store.updateObject(bucket, key, versionId: versionId) { record in
             var updated = record.extra ?? ObjectExtra()
             if !alreadyRestored {
                 updated.restoreReadyAt = now + delay

@@ -34,17 +34,19 @@ extension RequestHandler {
         let committed = try await store.commitObject(bucket, record: record, tempPath: temp)
         var reply = HTTPHeaders()
         reply.add(name: "ETag", value: committed.etag)
+        addVersionHeader(&reply, committed)
         return ServerResponse(status: .ok, headers: reply)
     }
 
     func getSymlink(_ context: RequestContext) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
-        let object = try await store.object(bucket, key)
+        let object = try await store.object(bucket, key, versionId: try requestedVersionId(context))
         guard let target = object.extra?.symlinkTarget else {
             throw LocalOSSError(400, "NotSymlink", "The specified object is not a symlink.", fields: [("Key", key)])
         }
         var headers = HTTPHeaders()
         headers.add(name: "x-oss-symlink-target", value: OSSPercentEncoding.encode(target, keepSlash: true))
+        addVersionHeader(&headers, object)
         headers.add(name: "ETag", value: object.etag)
         headers.add(name: "Last-Modified", value: OSSDateFormat.rfc1123(.init(timeIntervalSince1970: Double(object.lastModified))))
         for (name, value) in object.userMetadata.sorted(by: { $0.key < $1.key }) { headers.add(name: name, value: value) }

@@ -67,29 +67,36 @@ extension RequestHandler {
         let tags = (document.tagSet?.tag ?? []).map { ObjectExtra.Tag(key: $0.key, value: $0.value ?? "") }
         try Self.validateTags(tags)
         let chosen = tags
-        try await store.updateObject(bucket, key) { record in
+        let updated = try await store.updateObject(bucket, key, versionId: try requestedVersionId(context)) { record in
             var extra = record.extra ?? ObjectExtra()
             extra.tags = chosen.isEmpty ? nil : chosen
             record.extra = extra.isEmpty ? nil : extra
         }
-        return ServerResponse(status: .ok)
+        var headers = HTTPHeaders()
+        addVersionHeader(&headers, updated)
+        return ServerResponse(status: .ok, headers: headers)
     }
 
     func getObjectTagging(_ context: RequestContext) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
-        let object = try await store.object(bucket, key)
+        let object = try await store.object(bucket, key, versionId: try requestedVersionId(context))
         let tags = (object.extra?.tags ?? []).map { TaggingDocument.Tag(key: $0.key, value: $0.value) }
-        return .xml(try OSSXMLEncoder().encode(TaggingDocument(tagSet: .init(tag: tags)), root: "Tagging"))
+        var response = ServerResponse.xml(
+            try OSSXMLEncoder().encode(TaggingDocument(tagSet: .init(tag: tags)), root: "Tagging"))
+        addVersionHeader(&response.headers, object)
+        return response
     }
 
     func deleteObjectTagging(_ context: RequestContext) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
-        try await store.updateObject(bucket, key) { record in
+        let updated = try await store.updateObject(bucket, key, versionId: try requestedVersionId(context)) { record in
             guard var extra = record.extra else { return }
             extra.tags = nil
             record.extra = extra.isEmpty ? nil : extra
         }
-        return ServerResponse(status: .noContent)
+        var headers = HTTPHeaders()
+        addVersionHeader(&headers, updated)
+        return ServerResponse(status: .noContent, headers: headers)
     }
 }
 

@@ -98,6 +98,7 @@ enum Router {
             switch context.method {
             case "PUT":
                 if q["acl"] != nil { return .putBucketACL }
+                if q["versioning"] != nil { return .putBucketVersioning }
                 return q.isEmpty ? .putBucket : nil
             case "DELETE":
                 return q.isEmpty ? .deleteBucket : nil
@@ -107,6 +108,8 @@ enum Router {
                 if q["bucketInfo"] != nil { return .getBucketInfo }
                 if q["location"] != nil { return .getBucketLocation }
                 if q["live"] != nil { return .listLiveChannel }
+                if q["versioning"] != nil { return .getBucketVersioning }
+                if q["versions"] != nil { return .listObjectVersions }
                 if q["list-type"] == "2" { return .listObjectsV2 }
                 let unsupported = q.keys.contains { OSSSignerV1.subresources.contains($0) && $0 != "security-token" }
                 return unsupported ? nil : .listObjects

@@ -4,6 +4,9 @@ struct BucketRecord: Codable, Sendable {
     var creationDate: Int64
     /// `private`, `public-read` or `public-read-write`; `nil` is private.
     var acl: String? = nil
+    /// `Enabled` or `Suspended` once versioning was configured; `nil` for a bucket that never had it (which it
+    /// never becomes again).
+    var versioning: String? = nil
 }
 
 /// The persisted metadata of an object (`objects/<sha256(key)>.json`); the key itself lives only here.
@@ -35,6 +38,15 @@ struct ObjectRecord: Codable, Sendable {
     var segments: [ObjectSegment]? = nil
     /// The upload this object completed; a restart removes that upload's directory if a crash left it behind.
     var completedUpload: String? = nil
+    /// The version id in a versioned bucket; `nil` is the `null` version (every object of an unversioned bucket,
+    /// objects written before versioning was enabled, and writes while it is suspended). See
+    /// ObjectStore+Versioning.swift.
+    var versionId: String? = nil
+    /// Where the version stands in its key's history (larger is newer); `nil` (0) for records written while the
+    /// bucket was unversioned, which are older than any version.
+    var versionSequence: UInt64? = nil
+    /// A delete marker: a version with no bytes that makes the key read as deleted while it is the latest.
+    var deleteMarker: Bool? = nil
 
     /// The names of every data file this object owns, inside the bucket's `objects` directory.
     var dataFiles: [String] {

@@ -10,7 +10,7 @@ import Testing
 
     static let sts = OSSCredentials(accessKeyId: "STS.JudgeKey", accessKeySecret: "JudgeStsSecret", securityToken: "CAIS+Judge/Token=")
 
-    @Test(arguments: ["judge_oss2.py", "judge_v2.py", "judge_oss2_callbacks_listings.py"])
+    @Test(arguments: ["judge_oss2.py", "judge_v2.py", "judge_oss2_callbacks_listings.py", "judge_versioning.py"])
     func officialClient(script: String) async throws {
         let python = Self.packageRoot.appendingPathComponent(".venv/bin/python")
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
