@@ -53,11 +53,7 @@ struct List: AsyncParsableCommand {
             let count = try await withClient(connection) { client in
                 var count = 0
                 for try await page in client.listObjectsV2Paginator(request) {
-                    for prefix in page.commonPrefixes {
-                        say(json
-                            ? Self.jsonLine(["url": "oss://\(uri.bucket)/\(prefix)", "prefix": prefix])
-                            : String(repeating: " ", count: 36) + "DIR  oss://\(uri.bucket)/\(prefix)")
-                    }
+                    for prefix in page.commonPrefixes { say(folderLine(prefix, bucket: uri.bucket)) }
                     // The folder's objects; when it has none, the object named exactly (oss ls oss://b/file.txt).
                     var objects = page.contents
                     if objects.isEmpty, page.commonPrefixes.isEmpty, count == 0,
@@ -76,6 +72,13 @@ struct List: AsyncParsableCommand {
         }
     }
 
+    /// A common prefix (without -r): `DIR  oss://bucket/prefix/`, or its JSON line.
+    func folderLine(_ prefix: String, bucket: String) -> String {
+        json
+            ? Self.jsonLine(["url": "oss://\(bucket)/\(prefix)", "prefix": prefix])
+            : String(repeating: " ", count: 36) + "DIR  oss://\(bucket)/\(prefix)"
+    }
+
     /// `ls --all-versions`: every version and delete marker under the folder, page by page.
     private func listVersions(_ bucket: String, folder: String) async throws {
         let request = OSSListObjectVersionsRequest(
@@ -83,11 +86,7 @@ struct List: AsyncParsableCommand {
         let count = try await withClient(connection) { client in
             var count = 0
             for try await page in client.listObjectVersionsPaginator(request) {
-                for prefix in page.commonPrefixes {
-                    say(json
-                        ? Self.jsonLine(["url": "oss://\(bucket)/\(prefix)", "prefix": prefix])
-                        : String(repeating: " ", count: 36) + "DIR  oss://\(bucket)/\(prefix)")
-                }
+                for prefix in page.commonPrefixes { say(folderLine(prefix, bucket: bucket)) }
                 for entry in page.entries {
                     say(json ? Self.jsonLine(entry, bucket: bucket) : line(entry, bucket: bucket))
                     count += 1

@@ -93,6 +93,8 @@ struct VersioningCommandTests {
             #expect(r.status == 0, "\(r.stderr)")
             try await putObjects(["dir/a", "dir/b", "keep/c"], bucket: "vbk", server: server)
             try await putObjects(["dir/a", "dir/b"], bucket: "vbk", server: server, size: 10)
+            r = try await tool.run(["ls", "--all-versions", "oss://vbk"])
+            #expect(r.stdout.contains("DIR  oss://vbk/dir/") && r.stdout.contains("DIR  oss://vbk/keep/"), "\(r.stdout)")
 
             // Without --all-versions: delete markers only, and the tool says so.
             r = try await tool.run(["rm", "-r", "--force", "oss://vbk/dir/"])
