@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The official oss2 (2.19.1) test modules for objects, multipart, resumable transfer, iterators, ListObjectsV2,
-# chunked put and CRC, run against a freshly started local server. Prints the pass/fail count of every module, the
+# chunked put, CRC and bucket versioning, run against a freshly started local server. Prints the pass/fail count of every module, the
 # total, and each test that did not pass with the reason and its first error line. Exits 1 when a test failed for
 # no known reason (the known ones: image processing, and two tests that expect a reply slower than 1 ms).
 #
-#   scripts/oss2-suite.sh                       # all eight modules
+#   scripts/oss2-suite.sh                       # all ten modules
 #   scripts/oss2-suite.sh test_object test_multipart   # only these modules
 #
 # The test code is not part of this repository: it comes from oss2's source distribution on PyPI, downloaded at run

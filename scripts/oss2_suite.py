@@ -21,6 +21,8 @@ MODULES = [
     "test_list_objects_v2",
     "test_put_object_chunked",
     "test_crc64_combine",
+    "test_bucket_versioning",
+    "test_object_versioning",
 ]
 
 # The key pair the server is started with and the tests sign with (oss2's KMS provider signs its KMS calls with it too).
@@ -194,6 +196,10 @@ def cause(test, reason):
     if name in ("test_timeout", "test_default_timeout"):
         return ("wall clock: expects no reply within a 1 ms timeout, true of a remote OSS; the local server on "
                 "loopback usually answers within it")
+    if name == "test_restore_object_with_version":
+        return ("not implemented: the test creates an Archive bucket (CreateBucketConfiguration/StorageClass) and "
+                "restores objects written without a storage class; the local server does not give objects their "
+                "bucket's storage class (restoring a version of an Archive object is tested in VersioningTests)")
     if "'NoneType' object is not subscriptable" in reason and name in ("test_tmp_file_removed", "test_relpath_and_abspath"):
         # oss2's record store rewrites the file in place (open 'w', json.dump) after every part, and its get() reads
         # a half-written file as no record: the test's own read of the record races the download's threads.

@@ -26,7 +26,8 @@ extension RequestHandler {
         let denied = LocalOSSError.accessDenied("You have no right to access this object because of bucket acl.")
         guard let bucket = context.bucket, let record = try? await store.bucket(bucket) else { throw denied }
         var acl = record.acl ?? "private"
-        if let key = context.key, let object = try? await store.object(bucket, key),
+        let versionId = context.query["versionId"].flatMap { $0.isEmpty ? nil : $0 }  // the version's own ACL
+        if let key = context.key, let object = try? await store.object(bucket, key, versionId: versionId),
             let own = object.extra?.acl, own != "default"
         {
             acl = own

@@ -90,6 +90,10 @@ extension RequestHandler {
         w.element("Name", record.name)
         w.element("Region", configuration.region)
         if let versioning = record.versioning { w.element("Versioning", versioning) }
+        // No default bucket encryption, as OSS reports it (oss2 reads it beside Versioning).
+        w.open("ServerSideEncryptionRule")
+        w.element("SSEAlgorithm", "None")
+        w.close("ServerSideEncryptionRule")
         w.open("Owner")
         w.element("DisplayName", ownerId)
         w.element("ID", ownerId)

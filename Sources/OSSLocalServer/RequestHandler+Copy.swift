@@ -19,7 +19,7 @@ extension RequestHandler {
         if let q = text.firstIndex(of: "?") {
             let query = OSSPercentEncoding.parseQuery(text[text.index(after: q)...]) ?? [:]
             if let id = query["versionId"] {
-                guard !id.isEmpty else { throw invalid }
+                try Self.checkVersionId(id, name: "x-oss-copy-source")
                 versionId = id
             }
             text = text[..<q]

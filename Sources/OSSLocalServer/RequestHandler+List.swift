@@ -191,16 +191,18 @@ extension RequestHandler {
         guard !objects.isEmpty, objects.count <= 1000 else {
             throw LocalOSSError.malformedXML("a Delete request names 1 to 1000 objects, not \(objects.count)")
         }
-        var deleted: [(key: String, versionId: String?, outcome: ObjectStore.DeleteOutcome)] = []
+        // The whole request is checked before anything is deleted.
+        var targets: [(key: String, versionId: String?)] = []
         for object in objects {
             // encoding-type=url applies to the reply only: both official Python clients send keys as plain text.
             guard let key = object.string("Key") else { continue }
             let versionId = object.child("VersionId").map { _ in object.string("VersionId") ?? "" }
-            if versionId == "" {
-                throw LocalOSSError.invalidArgument("The VersionId of an Object must not be empty.", name: "VersionId")
-            }
-            let outcome = try await store.deleteObject(bucket, key, versionId: versionId)
-            deleted.append((key, versionId, outcome))
+            if let versionId { try Self.checkVersionId(versionId, name: "VersionId") }
+            targets.append((key, versionId))
+        }
+        var deleted: [(key: String, versionId: String?, outcome: ObjectStore.DeleteOutcome)] = []
+        for (key, versionId) in targets {
+            deleted.append((key, versionId, try await store.deleteObject(bucket, key, versionId: versionId)))
         }
         var w = OSSXMLWriter()
         w.open("DeleteResult")

@@ -20,10 +20,17 @@ extension RequestHandler {
     /// The `versionId` query parameter (`null` names the null version), or `nil` when absent.
     func requestedVersionId(_ context: RequestContext) throws(LocalOSSError) -> String? {
         guard let id = context.query["versionId"] else { return nil }
-        guard !id.isEmpty else {
-            throw .invalidArgument("The versionId must not be empty.", name: "versionId", value: id)
-        }
+        try Self.checkVersionId(id, name: "versionId")
         return id
+    }
+
+    /// A version id that cannot be one (empty, or not of the form this server gives) is 400 InvalidArgument, as OSS
+    /// answers (oss2's test_object_versioning expects it for a multi-delete naming version `234`); a well-formed id
+    /// that names no version is NoSuchVersion.
+    static func checkVersionId(_ id: String, name: String) throws(LocalOSSError) {
+        guard id == "null" || ObjectStore.isValidVersionId(id) else {
+            throw .invalidArgument("Invalid version id specified.", name: name, value: String(id.prefix(64)))
+        }
     }
 
     /// Adds `x-oss-version-id` for a version of a versioned bucket (`null` for its null version); records of an
@@ -41,12 +48,10 @@ extension RequestHandler {
         do { root = try OSSXMLParser.parse(body.readableBytesView, root: "VersioningConfiguration") } catch {
             throw LocalOSSError.malformedXML("\(error)")
         }
-        guard let status = root.string("Status"), !status.isEmpty else {
-            throw LocalOSSError.malformedXML("VersioningConfiguration must contain a Status.")
-        }
-        guard Self.versioningStatuses.contains(status) else {
-            throw LocalOSSError.invalidArgument(
-                "The versioning status must be Enabled or Suspended.", name: "Status", value: String(status.prefix(64)))
+        // OSS answers MalformedXML for a missing Status and for any status but the two (oss2's own
+        // test_bucket_versioning expects it for "None" and "Disabled").
+        guard let status = root.string("Status"), Self.versioningStatuses.contains(status) else {
+            throw LocalOSSError.malformedXML("The Status of a VersioningConfiguration must be Enabled or Suspended.")
         }
         try await store.setVersioning(bucket, status)
         return ServerResponse(status: .ok)
@@ -68,7 +73,20 @@ extension RequestHandler {
         let delimiter = q["delimiter"] ?? ""
         let keyMarker = q["key-marker"] ?? ""
         let versionIdMarker = q["version-id-marker"] ?? ""
-        let maxKeys = try parseLimit(q["max-keys"], name: "max-keys", defaultValue: 100)
+        // As OSS (and oss2's test_bucket_versioning): names of 1024 bytes or more, and max-keys outside 1...1000,
+        // are InvalidArgument.
+        for (name, value) in [("prefix", prefix), ("delimiter", delimiter), ("key-marker", keyMarker),
+            ("version-id-marker", versionIdMarker)] where value.utf8.count >= 1024
+        {
+            throw LocalOSSError.invalidArgument(
+                "The \(name) must be shorter than 1024 bytes.", name: name, value: String(value.prefix(64)))
+        }
+        let maxKeysText = q["max-keys"] ?? ""
+        let maxKeys = maxKeysText.isEmpty ? 100 : Int(maxKeysText) ?? 0
+        guard (1...1000).contains(maxKeys) else {
+            throw LocalOSSError.invalidArgument(
+                "max-keys must be an integer from 1 to 1000.", name: "max-keys", value: String(maxKeysText.prefix(64)))
+        }
         if !versionIdMarker.isEmpty, keyMarker.isEmpty {
             throw LocalOSSError.invalidArgument(
                 "A version-id-marker cannot be specified without a key-marker.", name: "version-id-marker",

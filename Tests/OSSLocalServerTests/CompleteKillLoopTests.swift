@@ -65,13 +65,16 @@ import Testing
         let fm = FileManager.default
         let objects = dir.appendingPathComponent("buckets/\(bucket)/objects")
         var referenced = Set<String>()
-        for file in try fm.contentsOfDirectory(atPath: objects.path) where file.hasSuffix(".json") {
-            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: objects.appendingPathComponent(file)))
-            let record = try #require(json as? [String: Any])
-            if let segments = record["segments"] as? [[String: Any]] {
-                referenced.formUnion(segments.compactMap { $0["file"] as? String })
-            } else if let file = record["dataFile"] as? String {
-                referenced.insert(file)
+        // Records: objects/ (an object, or a versioned key's null version) and versions/ (the other versions).
+        for records in [objects, dir.appendingPathComponent("buckets/\(bucket)/versions")] {
+            for file in (try? fm.contentsOfDirectory(atPath: records.path)) ?? [] where file.hasSuffix(".json") {
+                let json = try JSONSerialization.jsonObject(with: Data(contentsOf: records.appendingPathComponent(file)))
+                let record = try #require(json as? [String: Any])
+                if let segments = record["segments"] as? [[String: Any]] {
+                    referenced.formUnion(segments.compactMap { $0["file"] as? String })
+                } else if let file = record["dataFile"] as? String, !file.isEmpty {
+                    referenced.insert(file)
+                }
             }
         }
         let files = Set(try fm.contentsOfDirectory(atPath: objects.path).filter { $0.hasSuffix(".data") })
