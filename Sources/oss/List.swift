@@ -47,7 +47,7 @@ struct List: AsyncParsableCommand {
             }
             let uri = try parseRemote(location, requireKey: false)
             let folder = PathRule.folder(uri)
-            if allVersions { return try await listVersions(uri.bucket, folder: folder) }
+            if allVersions { return try await listVersions(uri, folder: folder) }
             let request = OSSListObjectsV2Request(
                 bucketName: uri.bucket, prefix: folder.isEmpty ? nil : folder, delimiter: recursive ? nil : "/")
             let count = try await withClient(connection) { client in
@@ -80,14 +80,26 @@ struct List: AsyncParsableCommand {
     }
 
     /// `ls --all-versions`: every version and delete marker under the folder, page by page.
-    private func listVersions(_ bucket: String, folder: String) async throws {
+    private func listVersions(_ uri: OSSURI, folder: String) async throws {
+        let bucket = uri.bucket
         let request = OSSListObjectVersionsRequest(
             bucketName: bucket, prefix: folder.isEmpty ? nil : folder, delimiter: recursive ? nil : "/")
         let count = try await withClient(connection) { client in
             var count = 0
+            var folders = 0
             for try await page in client.listObjectVersionsPaginator(request) {
                 for prefix in page.commonPrefixes { say(folderLine(prefix, bucket: bucket)) }
+                folders += page.commonPrefixes.count
                 for entry in page.entries {
+                    say(json ? Self.jsonLine(entry, bucket: bucket) : line(entry, bucket: bucket))
+                    count += 1
+                }
+            }
+            // Nothing under the folder: the history of the key named exactly (oss ls --all-versions oss://b/file.txt).
+            guard count == 0, folders == 0, !uri.key.isEmpty, !uri.key.hasSuffix("/") else { return count }
+            let exact = OSSListObjectVersionsRequest(bucketName: bucket, prefix: uri.key)
+            for try await page in client.listObjectVersionsPaginator(exact) {
+                for entry in page.entries where entry.objectKey == uri.key {
                     say(json ? Self.jsonLine(entry, bucket: bucket) : line(entry, bucket: bucket))
                     count += 1
                 }

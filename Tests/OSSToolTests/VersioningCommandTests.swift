@@ -54,6 +54,8 @@ struct VersioningCommandTests {
             #expect(lines[3].contains(" 3  \(v1)  "), "size and id of the oldest: \(lines[3])")
             r = try await tool.run(["ls", "oss://vbk/"])
             #expect(r.stdout.isEmpty, "a plain listing hides a key under a delete marker: \(r.stdout)")
+            r = try await tool.run(["ls", "--all-versions", "oss://vbk/doc.txt"])
+            #expect(r.stdout.split(separator: "\n").count == 4, "one key's history, named exactly: \(r.stdout)")
 
             // stat and cp of old versions.
             r = try await tool.run(["stat", "oss://vbk/doc.txt"])
