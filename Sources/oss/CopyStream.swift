@@ -51,7 +51,7 @@ extension Copy {
         let (bytes, crc) = try await withClient(connection) { client in
             try await runInterruptibly {
                 let stream = try await client.downloadStream(
-                    OSSDownloadStreamRequest(bucketName: origin.bucket, objectKey: origin.key))
+                    OSSDownloadStreamRequest(bucketName: origin.bucket, objectKey: origin.key, versionId: versionId))
                 for try await chunk in stream {
                     try await writeToStandardOutput(chunk)
                 }

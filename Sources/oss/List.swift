@@ -12,6 +12,11 @@ struct List: AsyncParsableCommand {
             {"url","key","size","lastModified","etag","storageClass"}, a folder (without -r) {"url","prefix"}, a
             bucket {"url","name","creationDate","location","region","storageClass"}; absent values are null. The
             count goes to standard error, the data to standard output. -h is --human-readable here; --help is the help.
+
+            --all-versions lists every version and delete marker (versioned buckets, oss bucket-versioning), each
+            key's newest first: date, size (or DELETE-MARKER), the version id, `latest` for the current one, and
+            the URL. Read a version with oss cp/stat --version-id ID. With --json a version is the object's fields
+            plus "versionId", "isLatest" and "isDeleteMarker".
             """),
         helpNames: .long)
 
@@ -20,6 +25,7 @@ struct List: AsyncParsableCommand {
     @Flag(name: [.customShort("h"), .customLong("human-readable")], help: "Sizes as 1.5 MiB (powers of 1024) instead of bytes.")
     var humanReadable = false
     @Flag(help: "One JSON object per line (JSON Lines) on standard output.") var json = false
+    @Flag(help: "List every version and delete marker, with their ids (versioned buckets).") var allVersions = false
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
@@ -41,16 +47,13 @@ struct List: AsyncParsableCommand {
             }
             let uri = try parseRemote(location, requireKey: false)
             let folder = PathRule.folder(uri)
+            if allVersions { return try await listVersions(uri, folder: folder) }
             let request = OSSListObjectsV2Request(
                 bucketName: uri.bucket, prefix: folder.isEmpty ? nil : folder, delimiter: recursive ? nil : "/")
             let count = try await withClient(connection) { client in
                 var count = 0
                 for try await page in client.listObjectsV2Paginator(request) {
-                    for prefix in page.commonPrefixes {
-                        say(json
-                            ? Self.jsonLine(["url": "oss://\(uri.bucket)/\(prefix)", "prefix": prefix])
-                            : String(repeating: " ", count: 36) + "DIR  oss://\(uri.bucket)/\(prefix)")
-                    }
+                    for prefix in page.commonPrefixes { say(folderLine(prefix, bucket: uri.bucket)) }
                     // The folder's objects; when it has none, the object named exactly (oss ls oss://b/file.txt).
                     var objects = page.contents
                     if objects.isEmpty, page.commonPrefixes.isEmpty, count == 0,
@@ -67,6 +70,69 @@ struct List: AsyncParsableCommand {
             }
             printError("\(count) object(s)")
         }
+    }
+
+    /// A common prefix (without -r): `DIR  oss://bucket/prefix/`, or its JSON line.
+    func folderLine(_ prefix: String, bucket: String) -> String {
+        json
+            ? Self.jsonLine(["url": "oss://\(bucket)/\(prefix)", "prefix": prefix])
+            : String(repeating: " ", count: 36) + "DIR  oss://\(bucket)/\(prefix)"
+    }
+
+    /// `ls --all-versions`: every version and delete marker under the folder, page by page.
+    private func listVersions(_ uri: OSSURI, folder: String) async throws {
+        let bucket = uri.bucket
+        let request = OSSListObjectVersionsRequest(
+            bucketName: bucket, prefix: folder.isEmpty ? nil : folder, delimiter: recursive ? nil : "/")
+        let count = try await withClient(connection) { client in
+            var count = 0
+            var folders = 0
+            for try await page in client.listObjectVersionsPaginator(request) {
+                for prefix in page.commonPrefixes { say(folderLine(prefix, bucket: bucket)) }
+                folders += page.commonPrefixes.count
+                for entry in page.entries {
+                    say(json ? Self.jsonLine(entry, bucket: bucket) : line(entry, bucket: bucket))
+                    count += 1
+                }
+            }
+            // Nothing under the folder: the history of the key named exactly (oss ls --all-versions oss://b/file.txt).
+            guard count == 0, folders == 0, !uri.key.isEmpty, !uri.key.hasSuffix("/") else { return count }
+            let exact = OSSListObjectVersionsRequest(bucketName: bucket, prefix: uri.key)
+            for try await page in client.listObjectVersionsPaginator(exact) {
+                for entry in page.entries where entry.objectKey == uri.key {
+                    say(json ? Self.jsonLine(entry, bucket: bucket) : line(entry, bucket: bucket))
+                    count += 1
+                }
+            }
+            return count
+        }
+        printError("\(count) version(s) and delete marker(s)")
+    }
+
+    /// `date  size|DELETE-MARKER  versionId  latest  oss://bucket/key`.
+    func line(_ entry: OSSObjectVersionEntry, bucket: String) -> String {
+        let date = entry.lastModified.map(OSSDateFormat.iso8601Milliseconds) ?? "-"
+        var size = "DELETE-MARKER"
+        if case .version(let version) = entry {
+            size = humanReadable ? formatBytes(version.size) : String(version.size)
+        }
+        let padded = String(repeating: " ", count: max(0, 13 - size.count)) + size
+        return "\(date)  \(padded)  \(entry.versionId)  \(entry.isLatest ? "latest" : "      ")  oss://\(bucket)/\(entry.objectKey)"
+    }
+
+    static func jsonLine(_ entry: OSSObjectVersionEntry, bucket: String) -> String {
+        var fields: [String: Any?] = [
+            "url": "oss://\(bucket)/\(entry.objectKey)", "key": entry.objectKey, "versionId": entry.versionId,
+            "isLatest": entry.isLatest, "isDeleteMarker": entry.isDeleteMarker,
+            "lastModified": entry.lastModified.map(OSSDateFormat.iso8601Milliseconds), "size": nil, "etag": nil,
+            "storageClass": nil,
+        ]
+        if case .version(let version) = entry {
+            fields["size"] = version.size
+            fields["etag"] = version.eTag
+            fields["storageClass"] = version.storageClass
+        }
+        return jsonLine(fields)
     }
 
     /// `date  size  oss://bucket/key`, the size right-aligned in bytes or, with -h, as `1.5 MiB`.
@@ -94,16 +160,23 @@ struct List: AsyncParsableCommand {
 }
 
 struct Stat: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "stat", abstract: "Show an object's metadata: oss stat oss://bucket/key")
+    static let configuration = CommandConfiguration(
+        commandName: "stat", abstract: "Show an object's metadata: oss stat oss://bucket/key [--version-id ID]",
+        discussion: helpProse("""
+            On a versioned bucket the current version's id is shown; --version-id describes an older version (oss
+            ls --all-versions lists them). A key whose current version is a delete marker is not found (404, exit 1).
+            """))
 
     @Argument(help: "The object, as oss://bucket/key.") var object: String
+    @Option(help: "Describe this version of the object (versioned buckets).") var versionId: String?
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
         try await runCommand {
             let uri = try parseRemote(object, requireKey: true)
+            let versionId = versionId
             let head = try await withClient(connection) {
-                try await $0.headObject(OSSHeadObjectRequest(bucketName: uri.bucket, objectKey: uri.key))
+                try await $0.headObject(OSSHeadObjectRequest(bucketName: uri.bucket, objectKey: uri.key, versionId: versionId))
             }
             say("object:         \(uri)")
             say("size:           \(head.contentLength) (\(formatBytes(head.contentLength)))")
@@ -112,6 +185,7 @@ struct Stat: AsyncParsableCommand {
             say("crc64:          \(head.crc64.map(String.init) ?? "-")")
             say("content-type:   \(head.contentType ?? "-")")
             say("object-type:    \(head.objectType ?? "-")")
+            if let version = head.versionId { say("version-id:     \(version)") }
             for (name, value) in head.metadata.sorted(by: { $0.key < $1.key }) {
                 say("meta \(name): \(value)")
             }

@@ -23,7 +23,7 @@ struct OSSTool: AsyncParsableCommand {
             \(ExitStatus.helpText)
             """),
         subcommands: [
-            Demo.self, MakeBucket.self, RemoveBucket.self, List.self, Stat.self, Remove.self, Copy.self, Sync.self, Presign.self, Serve.self,
+            Demo.self, MakeBucket.self, RemoveBucket.self, BucketVersioning.self, List.self, Stat.self, Remove.self, Copy.self, Sync.self, Presign.self, Serve.self,
             TransferDaemon.self, BackgroundApp.self,
         ]
     )

@@ -25,12 +25,15 @@ extension OSSClient {
 extension OSSPutObjectACLRequest: OSSObjectOperation {
     typealias Result = OSSEmptyResult
     var api: OSSAPI { OSSAPI("PutObjectACL", "PUT", subresource: "acl") }
-    static var parameters: [OSSParameter<Self>] { [.header("x-oss-object-acl", \.acl)] }
+    static var parameters: [OSSParameter<Self>] {
+        [.header("x-oss-object-acl", \.acl), .query("versionId", \.versionId)]
+    }
 }
 
 extension OSSGetObjectACLRequest: OSSObjectOperation {
     typealias Result = OSSGetACLResult
     var api: OSSAPI { OSSAPI("GetObjectACL", "GET", subresource: "acl") }
+    static var parameters: [OSSParameter<Self>] { [.query("versionId", \.versionId)] }
 }
 
 extension OSSPutBucketACLRequest: OSSBucketOperation {
@@ -55,7 +58,7 @@ extension OSSGetACLResult: OSSDeclaredResult {
         let policy = try await response.xml(OSSAccessControlPolicy.self)
         return Self(
             grant: OSSACL(rawValue: policy.accessControlList.grant), ownerId: policy.owner?.id,
-            requestId: response.requestId)
+            versionId: response.headers["x-oss-version-id"], requestId: response.requestId)
     }
 }
 

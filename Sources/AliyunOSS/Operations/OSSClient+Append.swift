@@ -53,7 +53,8 @@ extension OSSClient {
                 throw OSSClientError(.exceptionCaught, "AppendObject response has no x-oss-next-append-position")
             }
             return OSSAppendObjectResult(
-                eTag: response.eTag, xOssNextAppendPosition: next, crc64: response.crc64, requestId: response.requestId,
+                eTag: response.eTag, xOssNextAppendPosition: next, crc64: response.crc64,
+                versionId: response.headers["x-oss-version-id"], requestId: response.requestId,
                 headers: response.publicHeaders)
         }
     }

@@ -103,6 +103,7 @@ struct OSSBucketElement: Decodable {
     var intranetEndpoint: String?
     var owner: OSSOwnerElement?
     var accessControlList: OSSAccessControlListElement?
+    var versioning: OSSVersioningStatus?
 }
 
 extension OSSGetBucketInfoRequest: OSSBucketOperation {
@@ -117,7 +118,7 @@ extension OSSGetBucketInfoResult: OSSDeclaredResult {
             bucketName: bucket.name, creationDate: bucket.creationDate, extranetEndpoint: bucket.extranetEndpoint,
             intranetEndpoint: bucket.intranetEndpoint, location: bucket.location, region: bucket.region,
             storageClass: bucket.storageClass, ownerId: bucket.owner?.id, ownerDisplayName: bucket.owner?.displayName,
-            acl: bucket.accessControlList?.grant, requestId: response.requestId)
+            acl: bucket.accessControlList?.grant, versioning: bucket.versioning, requestId: response.requestId)
     }
 
     /// `<BucketInfo><Bucket>…</Bucket></BucketInfo>`.

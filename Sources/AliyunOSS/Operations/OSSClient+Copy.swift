@@ -15,8 +15,9 @@ extension OSSClient {
         var operation = OSSOperation(
             name: "CopyObject", method: "PUT", bucket: request.bucketName, key: request.objectKey,
             headers: request.headers)
-        Self.applyCopySource(
-            to: &operation, bucket: request.sourceBucketName, key: request.sourceObjectKey, conditions: request.conditions)
+        try Self.applyCopySource(
+            to: &operation, bucket: request.sourceBucketName, key: request.sourceObjectKey,
+            versionId: request.sourceVersionId, conditions: request.conditions)
         operation.setHeader("content-type", request.contentType)
         OSSObjectMetadata.apply(request.metadata, to: &operation)
         if let directive = request.metadataDirective {
@@ -30,7 +31,8 @@ extension OSSClient {
             let xml = try await response.xml(root: "CopyObjectResult")
             return OSSCopyObjectResult(
                 eTag: xml.string("ETag") ?? response.eTag, lastModified: xml.date("LastModified"), crc64: response.crc64,
-                versionId: response.headers["x-oss-version-id"], requestId: response.requestId,
+                versionId: response.headers["x-oss-version-id"],
+                sourceVersionId: response.headers["x-oss-copy-source-version-id"], requestId: response.requestId,
                 headers: response.publicHeaders)
         }
     }
@@ -50,8 +52,9 @@ extension OSSClient {
         var operation = OSSOperation(
             name: "UploadPartCopy", method: "PUT", bucket: request.bucketName, key: request.objectKey,
             query: ["partNumber": String(request.partNumber), "uploadId": request.uploadId], headers: request.headers)
-        Self.applyCopySource(
-            to: &operation, bucket: request.sourceBucketName, key: request.sourceObjectKey, conditions: request.conditions)
+        try Self.applyCopySource(
+            to: &operation, bucket: request.sourceBucketName, key: request.sourceObjectKey,
+            versionId: request.sourceVersionId, conditions: request.conditions)
         operation.setHeader(
             "x-oss-copy-source-range", request.sourceRange.map { "bytes=\($0.lowerBound)-\($0.upperBound)" })
         return try await execute(operation) { response in
@@ -61,15 +64,25 @@ extension OSSClient {
             }
             return OSSUploadPartCopyResult(
                 partNumber: request.partNumber, eTag: eTag, lastModified: xml.date("LastModified"),
-                crc64: response.crc64, requestId: response.requestId)
+                crc64: response.crc64, sourceVersionId: response.headers["x-oss-copy-source-version-id"],
+                requestId: response.requestId)
         }
     }
 
-    /// `x-oss-copy-source: /bucket/<url-encoded key>` and the copy conditions.
+    /// `x-oss-copy-source: /bucket/<url-encoded key>[?versionId=<id>]` and the copy conditions.
     static func applyCopySource(
-        to operation: inout OSSOperation, bucket: String, key: String, conditions: OSSCopySourceConditions
-    ) {
-        operation.setHeader("x-oss-copy-source", "/\(bucket)/\(OSSPercentEncoding.encode(key))")
+        to operation: inout OSSOperation, bucket: String, key: String, versionId: String?,
+        conditions: OSSCopySourceConditions
+    ) throws {
+        var source = "/\(bucket)/\(OSSPercentEncoding.encode(key))"
+        if let versionId {
+            guard !versionId.isEmpty, versionId.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "&" && $0 != "#" })
+            else {
+                throw OSSClientError.invalidArgument("the source version id \(versionId.debugDescription.prefix(80)) is not one OSS gives")
+            }
+            source += "?versionId=\(versionId)"
+        }
+        operation.setHeader("x-oss-copy-source", source)
         operation.setHeader("x-oss-copy-source-if-match", conditions.ifMatch)
         operation.setHeader("x-oss-copy-source-if-none-match", conditions.ifNoneMatch)
         operation.setHeader(

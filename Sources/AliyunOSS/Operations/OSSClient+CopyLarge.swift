@@ -35,7 +35,9 @@ extension OSSClient {
     /// ``copyLargeObject(_:)`` once it holds its transfer slot.
     private func copyScheduledObject(_ request: OSSCopyLargeObjectRequest) async throws -> OSSCopyLargeObjectResult {
         let source = try await headObject(
-            OSSHeadObjectRequest(bucketName: request.sourceBucketName, objectKey: request.sourceObjectKey))
+            OSSHeadObjectRequest(
+                bucketName: request.sourceBucketName, objectKey: request.sourceObjectKey,
+                versionId: request.sourceVersionId))
         let size = source.contentLength
         let partCount = size == 0 ? 1 : Int((size + request.partSize - 1) / request.partSize)
         guard partCount <= 10_000 else {
@@ -44,14 +46,16 @@ extension OSSClient {
         if partCount == 1 {
             let copyRequest = OSSCopyObjectRequest(
                 sourceBucketName: request.sourceBucketName, sourceObjectKey: request.sourceObjectKey,
-                bucketName: request.bucketName, objectKey: request.objectKey,
+                sourceVersionId: request.sourceVersionId, bucketName: request.bucketName, objectKey: request.objectKey,
                 contentType: request.contentType, metadata: request.metadata ?? [:],
                 conditions: .init(ifMatch: source.eTag), headers: request.headers)
             let copy = try await scheduler.withPartSlot(priority: .normal, bytes: 0) {
                 try await copyObject(copyRequest)
             }
             try checkCopyCRC(copy.crc64, source: source.crc64, key: request.objectKey)
-            return OSSCopyLargeObjectResult(eTag: copy.eTag, crc64: copy.crc64, partCount: 0, requestId: copy.requestId)
+            return OSSCopyLargeObjectResult(
+                eTag: copy.eTag, crc64: copy.crc64, partCount: 0, versionId: copy.versionId,
+                sourceVersionId: copy.sourceVersionId ?? request.sourceVersionId, requestId: copy.requestId)
         }
         let initiated = try await initiateMultipartUpload(
             OSSInitiateMultipartUploadRequest(
@@ -60,7 +64,9 @@ extension OSSClient {
                 headers: request.headers))
         let uploadId = initiated.uploadId
         do {
-            let parts = try await copyParts(request, uploadId: uploadId, size: size, partCount: partCount, eTag: source.eTag)
+            let parts = try await copyParts(
+                request, uploadId: uploadId, size: size, partCount: partCount, eTag: source.eTag,
+                versionId: request.sourceVersionId ?? source.versionId)
             let done = try await completeMultipartUpload(
                 OSSCompleteMultipartUploadRequest(
                     bucketName: request.bucketName, objectKey: request.objectKey, uploadId: uploadId, parts: parts))
@@ -68,7 +74,8 @@ extension OSSClient {
                 ? CRC64.combine(parts: parts.map { (crc: $0.crc64 ?? 0, length: UInt64($0.size)) }) : nil
             try checkCopyCRC(done.crc64 ?? combined, source: source.crc64, key: request.objectKey)
             return OSSCopyLargeObjectResult(
-                eTag: done.eTag, crc64: done.crc64 ?? combined, partCount: parts.count, requestId: done.requestId)
+                eTag: done.eTag, crc64: done.crc64 ?? combined, partCount: parts.count, versionId: done.versionId,
+                sourceVersionId: request.sourceVersionId ?? source.versionId, requestId: done.requestId)
         } catch {
             let abort = OSSAbortMultipartUploadRequest(
                 bucketName: request.bucketName, objectKey: request.objectKey, uploadId: uploadId)
@@ -81,7 +88,8 @@ extension OSSClient {
     /// Copies every part, at most `threadNum` at a time (and as many as the scheduler lets into flight); returns
     /// them sorted by number.
     private func copyParts(
-        _ request: OSSCopyLargeObjectRequest, uploadId: String, size: Int64, partCount: Int, eTag: String?
+        _ request: OSSCopyLargeObjectRequest, uploadId: String, size: Int64, partCount: Int, eTag: String?,
+        versionId: String?
     ) async throws -> [OSSPartInfo] {
         try await withThrowingTaskGroup(of: OSSPartInfo.self) { group in
             var parts: [OSSPartInfo] = []
@@ -94,7 +102,7 @@ extension OSSClient {
                 let partRequest = OSSUploadPartCopyRequest(
                     bucketName: request.bucketName, objectKey: request.objectKey, uploadId: uploadId,
                     partNumber: number, sourceBucketName: request.sourceBucketName,
-                    sourceObjectKey: request.sourceObjectKey, sourceRange: first...last,
+                    sourceObjectKey: request.sourceObjectKey, sourceVersionId: versionId, sourceRange: first...last,
                     conditions: .init(ifMatch: eTag))
                 group.addTask {
                     let copied = try await self.scheduler.withPartSlot(priority: .normal, bytes: 0) {

@@ -31,7 +31,9 @@ extension OSSClient {
         }
     }
 
-    /// DeleteObject. Deleting a missing object succeeds (204), as on OSS.
+    /// DeleteObject. Deleting a missing object succeeds (204), as on OSS. On a versioned bucket a delete without a
+    /// version id adds a delete marker (``OSSDeleteObjectResult/deleteMarker``, its id in
+    /// ``OSSDeleteObjectResult/versionId``); with one it removes that version.
     @discardableResult
     public func deleteObject(_ request: OSSDeleteObjectRequest) async throws -> OSSDeleteObjectResult {
         var operation = OSSOperation(
@@ -39,7 +41,10 @@ extension OSSClient {
         operation.setQuery("versionId", request.versionId)
         return try await execute(operation) { response in
             try await response.body.drain()
-            return OSSDeleteObjectResult(statusCode: response.status, requestId: response.requestId)
+            return OSSDeleteObjectResult(
+                statusCode: response.status, versionId: response.headers["x-oss-version-id"],
+                deleteMarker: response.headers["x-oss-delete-marker"]?.lowercased() == "true",
+                requestId: response.requestId)
         }
     }
 

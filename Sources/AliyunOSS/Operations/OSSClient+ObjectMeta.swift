@@ -18,9 +18,10 @@ extension OSSClient {
 
     /// GetObjectMeta (`HEAD /key?objectMeta`): ETag, size and Last-Modified only.
     public func getObjectMeta(_ request: OSSGetObjectMetaRequest) async throws -> OSSGetObjectMetaResult {
-        let operation = OSSOperation(
+        var operation = OSSOperation(
             name: "GetObjectMeta", method: "HEAD", bucket: request.bucketName, key: request.objectKey,
             query: ["objectMeta": ""])
+        operation.setQuery("versionId", request.versionId)
         return try await execute(operation) { response in
             let length = response.contentLength ?? response.headers["x-oss-content-length"].flatMap { Int64($0) }
             guard let length, length >= 0 else {
@@ -28,7 +29,8 @@ extension OSSClient {
             }
             return OSSGetObjectMetaResult(
                 contentLength: length, eTag: response.eTag, lastModified: response.lastModified, crc64: response.crc64,
-                requestId: response.requestId, headers: response.publicHeaders)
+                versionId: response.headers["x-oss-version-id"], requestId: response.requestId,
+                headers: response.publicHeaders)
         }
     }
 }

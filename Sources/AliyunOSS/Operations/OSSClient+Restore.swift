@@ -11,6 +11,7 @@ extension OSSClient {
 extension OSSRestoreObjectRequest: OSSObjectOperation {
     typealias Result = OSSEmptyResult
     var api: OSSAPI { OSSAPI("RestoreObject", "POST", subresource: "restore") }
+    static var parameters: [OSSParameter<Self>] { [.query("versionId", \.versionId)] }
     var body: OSSRestoreRequestDocument? { OSSRestoreRequestDocument(days: days) }
 
     func validate() throws {

@@ -17,15 +17,17 @@ extension OSSClient {
         OSSObjectMetadata.apply(request.metadata, to: &operation)
         return try await execute(operation) { response in
             try await response.body.drain()
-            return OSSPutSymlinkResult(eTag: response.eTag, requestId: response.requestId)
+            return OSSPutSymlinkResult(
+                eTag: response.eTag, versionId: response.headers["x-oss-version-id"], requestId: response.requestId)
         }
     }
 
     /// GetSymlink (`GET /key?symlink`): the target's key. A key that is not a symlink is 400 `NotSymlink`.
     public func getSymlink(_ request: OSSGetSymlinkRequest) async throws -> OSSGetSymlinkResult {
-        let operation = OSSOperation(
+        var operation = OSSOperation(
             name: "GetSymlink", method: "GET", bucket: request.bucketName, key: request.objectKey,
             query: ["symlink": ""])
+        operation.setQuery("versionId", request.versionId)
         return try await execute(operation) { response in
             try await response.body.drain()
             guard let raw = response.headers["x-oss-symlink-target"] else {
@@ -36,7 +38,7 @@ extension OSSClient {
             }
             return OSSGetSymlinkResult(
                 targetObjectName: target, eTag: response.eTag, lastModified: response.lastModified,
-                requestId: response.requestId)
+                versionId: response.headers["x-oss-version-id"], requestId: response.requestId)
         }
     }
 }

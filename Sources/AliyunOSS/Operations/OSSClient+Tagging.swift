@@ -10,7 +10,7 @@ extension OSSClient {
         try await perform(
             OSSCall(
                 OSSAPI("GetObjectTagging", "GET", subresource: "tagging"), bucket: request.bucketName,
-                key: request.objectKey, as: OSSGetObjectTaggingResult.self))
+                key: request.objectKey, versionId: request.versionId, as: OSSGetObjectTaggingResult.self))
     }
 
     /// DeleteObjectTagging (`DELETE /key?tagging`).
@@ -19,13 +19,14 @@ extension OSSClient {
         try await perform(
             OSSCall(
                 OSSAPI("DeleteObjectTagging", "DELETE", subresource: "tagging"), bucket: request.bucketName,
-                key: request.objectKey, as: OSSEmptyResult.self))
+                key: request.objectKey, versionId: request.versionId, as: OSSEmptyResult.self))
     }
 }
 
 extension OSSPutObjectTaggingRequest: OSSObjectOperation {
     typealias Result = OSSEmptyResult
     var api: OSSAPI { OSSAPI("PutObjectTagging", "PUT", subresource: "tagging") }
+    static var parameters: [OSSParameter<Self>] { [.query("versionId", \.versionId)] }
     var body: OSSTaggingDocument? { OSSTaggingDocument(tags) }
     func validate() throws { try OSSObjectTagging.validate(tags) }
 }
@@ -34,7 +35,9 @@ extension OSSGetObjectTaggingResult: OSSDeclaredResult {
     static func decode(_ response: OSSHTTPResponse) async throws -> Self {
         let document = try await response.xml(OSSTaggingDocument.self)
         let pairs = document.tagSet.tag.map { ($0.key, $0.value ?? "") }
-        return Self(tags: Dictionary(pairs) { _, last in last }, requestId: response.requestId)
+        return Self(
+            tags: Dictionary(pairs) { _, last in last }, versionId: response.headers["x-oss-version-id"],
+            requestId: response.requestId)
     }
 }
 

@@ -97,16 +97,24 @@ extension OSSDeclaredOperation where Body == OSSNoBody {
 }
 
 /// A call declared where it is made, for a request model that serves several APIs (GetObjectTagging and
-/// DeleteObjectTagging share one) or for calls with nothing but an address.
+/// DeleteObjectTagging share one) or for calls with nothing but an address (and an object's version).
 struct OSSCall<Result: OSSDeclaredResult>: OSSDeclaredOperation {
     var api: OSSAPI
     var bucket: String?
     var key: String?
+    /// `?versionId=`: the version of `key` the call is about.
+    var versionId: String?
 
-    init(_ api: OSSAPI, bucket: String?, key: String? = nil, as result: Result.Type = Result.self) {
+    static var parameters: [OSSParameter<Self>] { [.query("versionId", \.versionId)] }
+
+    init(
+        _ api: OSSAPI, bucket: String?, key: String? = nil, versionId: String? = nil,
+        as result: Result.Type = Result.self
+    ) {
         self.api = api
         self.bucket = bucket
         self.key = key
+        self.versionId = versionId
     }
 }
 

@@ -20,11 +20,14 @@ public struct OSSPutObjectACLRequest: Sendable {
     public var bucketName: String
     public var objectKey: String
     public var acl: OSSACL
+    /// The version whose ACL is set; `nil` is the current one.
+    public var versionId: String?
 
-    public init(bucketName: String, objectKey: String, acl: OSSACL) {
+    public init(bucketName: String, objectKey: String, acl: OSSACL, versionId: String? = nil) {
         self.bucketName = bucketName
         self.objectKey = objectKey
         self.acl = acl
+        self.versionId = versionId
     }
 }
 
@@ -32,10 +35,13 @@ public struct OSSPutObjectACLRequest: Sendable {
 public struct OSSGetObjectACLRequest: Sendable {
     public var bucketName: String
     public var objectKey: String
+    /// The version whose ACL is read; `nil` is the current one.
+    public var versionId: String?
 
-    public init(bucketName: String, objectKey: String) {
+    public init(bucketName: String, objectKey: String, versionId: String? = nil) {
         self.bucketName = bucketName
         self.objectKey = objectKey
+        self.versionId = versionId
     }
 }
 
@@ -65,6 +71,8 @@ public struct OSSGetACLResult: Sendable {
     /// The `<Grant>`.
     public var grant: OSSACL
     public var ownerId: String?
+    /// `x-oss-version-id` (GetObjectACL on a versioned bucket): the version whose ACL this is.
+    public var versionId: String?
     public var requestId: String
 }
 

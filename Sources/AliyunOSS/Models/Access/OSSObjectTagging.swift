@@ -35,11 +35,14 @@ public struct OSSPutObjectTaggingRequest: Sendable {
     public var bucketName: String
     public var objectKey: String
     public var tags: [String: String]
+    /// The version whose tags are replaced; `nil` is the current one.
+    public var versionId: String?
 
-    public init(bucketName: String, objectKey: String, tags: [String: String]) {
+    public init(bucketName: String, objectKey: String, tags: [String: String], versionId: String? = nil) {
         self.bucketName = bucketName
         self.objectKey = objectKey
         self.tags = tags
+        self.versionId = versionId
     }
 }
 
@@ -47,10 +50,13 @@ public struct OSSPutObjectTaggingRequest: Sendable {
 public struct OSSObjectTaggingRequest: Sendable {
     public var bucketName: String
     public var objectKey: String
+    /// The version whose tags are read or removed; `nil` is the current one.
+    public var versionId: String?
 
-    public init(bucketName: String, objectKey: String) {
+    public init(bucketName: String, objectKey: String, versionId: String? = nil) {
         self.bucketName = bucketName
         self.objectKey = objectKey
+        self.versionId = versionId
     }
 }
 
@@ -60,5 +66,7 @@ public typealias OSSDeleteObjectTaggingRequest = OSSObjectTaggingRequest
 /// The result of GetObjectTagging.
 public struct OSSGetObjectTaggingResult: Sendable {
     public var tags: [String: String]
+    /// `x-oss-version-id`: the version whose tags these are (versioned buckets).
+    public var versionId: String?
     public var requestId: String
 }

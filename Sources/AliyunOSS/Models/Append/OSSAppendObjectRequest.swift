@@ -55,6 +55,8 @@ public struct OSSAppendObjectResult: Sendable {
     public var xOssNextAppendPosition: Int64
     /// The whole object's CRC-64 (pass it as the next append's `initCRC64`).
     public var crc64: UInt64?
+    /// `x-oss-version-id` (versioned buckets).
+    public var versionId: String?
     public var requestId: String
     public var headers: [String: String]
 }

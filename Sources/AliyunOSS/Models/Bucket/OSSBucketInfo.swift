@@ -28,6 +28,8 @@ public struct OSSGetBucketInfoResult: Sendable {
     public var ownerDisplayName: String?
     /// `private`, `public-read` or `public-read-write`.
     public var acl: String?
+    /// `Enabled` or `Suspended`; `nil` when versioning was never enabled.
+    public var versioning: OSSVersioningStatus?
     public var requestId: String
 }
 

@@ -13,6 +13,8 @@ public struct OSSCopyLargeObjectRequest: Sendable {
 
     public var sourceBucketName: String
     public var sourceObjectKey: String
+    /// The version of the source to copy; `nil` is the current one (pinned by its ETag for the whole copy).
+    public var sourceVersionId: String?
     public var bucketName: String
     public var objectKey: String
     /// Bytes per part, at least ``minimumPartSize``. Default 8 MiB.
@@ -27,12 +29,13 @@ public struct OSSCopyLargeObjectRequest: Sendable {
     public var headers: [String: String]
 
     public init(
-        sourceBucketName: String, sourceObjectKey: String, bucketName: String, objectKey: String,
-        partSize: Int64 = 8 << 20, threadNum: Int = 4, contentType: String? = nil, metadata: [String: String]? = nil,
-        headers: [String: String] = [:]
+        sourceBucketName: String, sourceObjectKey: String, sourceVersionId: String? = nil, bucketName: String,
+        objectKey: String, partSize: Int64 = 8 << 20, threadNum: Int = 4, contentType: String? = nil,
+        metadata: [String: String]? = nil, headers: [String: String] = [:]
     ) {
         self.sourceBucketName = sourceBucketName
         self.sourceObjectKey = sourceObjectKey
+        self.sourceVersionId = sourceVersionId
         self.bucketName = bucketName
         self.objectKey = objectKey
         self.partSize = partSize
@@ -50,5 +53,9 @@ public struct OSSCopyLargeObjectResult: Sendable {
     public var crc64: UInt64?
     /// The number of parts (0 when a single CopyObject sufficed).
     public var partCount: Int
+    /// The copy's version (versioned destination bucket).
+    public var versionId: String?
+    /// The source version that was copied (versioned source bucket).
+    public var sourceVersionId: String?
     public var requestId: String
 }

@@ -35,6 +35,8 @@ public struct OSSCopySourceConditions: Sendable {
 public struct OSSCopyObjectRequest: Sendable {
     public var sourceBucketName: String
     public var sourceObjectKey: String
+    /// The version of the source to copy (`x-oss-copy-source: /bucket/key?versionId=…`); `nil` is the current one.
+    public var sourceVersionId: String?
     public var bucketName: String
     public var objectKey: String
     /// `nil` chooses `REPLACE` when `contentType`, user metadata or a standard object header (`Cache-Control`, ...)
@@ -50,12 +52,13 @@ public struct OSSCopyObjectRequest: Sendable {
     public var headers: [String: String]
 
     public init(
-        sourceBucketName: String, sourceObjectKey: String, bucketName: String, objectKey: String,
-        metadataDirective: OSSMetadataDirective? = nil, contentType: String? = nil, metadata: [String: String] = [:],
-        conditions: OSSCopySourceConditions = .init(), headers: [String: String] = [:]
+        sourceBucketName: String, sourceObjectKey: String, sourceVersionId: String? = nil, bucketName: String,
+        objectKey: String, metadataDirective: OSSMetadataDirective? = nil, contentType: String? = nil,
+        metadata: [String: String] = [:], conditions: OSSCopySourceConditions = .init(), headers: [String: String] = [:]
     ) {
         self.sourceBucketName = sourceBucketName
         self.sourceObjectKey = sourceObjectKey
+        self.sourceVersionId = sourceVersionId
         self.bucketName = bucketName
         self.objectKey = objectKey
         self.metadataDirective = metadataDirective
@@ -73,7 +76,10 @@ public struct OSSCopyObjectResult: Sendable {
     public var lastModified: Date?
     /// The copy's CRC-64, when the server reports it.
     public var crc64: UInt64?
+    /// `x-oss-version-id`: the copy's version (versioned destination bucket).
     public var versionId: String?
+    /// `x-oss-copy-source-version-id`: the source version that was copied.
+    public var sourceVersionId: String?
     public var requestId: String
     public var headers: [String: String]
 }

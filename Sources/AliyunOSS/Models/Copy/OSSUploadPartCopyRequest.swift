@@ -14,6 +14,8 @@ public struct OSSUploadPartCopyRequest: Sendable {
     public var partNumber: Int
     public var sourceBucketName: String
     public var sourceObjectKey: String
+    /// The version of the source to copy from; `nil` is the current one.
+    public var sourceVersionId: String?
     /// The inclusive byte range of the source to copy (`x-oss-copy-source-range`); `nil` copies all of it.
     public var sourceRange: ClosedRange<Int64>?
     public var conditions: OSSCopySourceConditions
@@ -21,9 +23,10 @@ public struct OSSUploadPartCopyRequest: Sendable {
 
     public init(
         bucketName: String, objectKey: String, uploadId: String, partNumber: Int, sourceBucketName: String,
-        sourceObjectKey: String, sourceRange: ClosedRange<Int64>? = nil, conditions: OSSCopySourceConditions = .init(),
-        headers: [String: String] = [:]
+        sourceObjectKey: String, sourceVersionId: String? = nil, sourceRange: ClosedRange<Int64>? = nil,
+        conditions: OSSCopySourceConditions = .init(), headers: [String: String] = [:]
     ) {
+        self.sourceVersionId = sourceVersionId
         self.bucketName = bucketName
         self.objectKey = objectKey
         self.uploadId = uploadId
@@ -44,5 +47,7 @@ public struct OSSUploadPartCopyResult: Sendable {
     public var lastModified: Date?
     /// The part's CRC-64, when the server reports it.
     public var crc64: UInt64?
+    /// `x-oss-copy-source-version-id`: the source version the part was copied from.
+    public var sourceVersionId: String?
     public var requestId: String
 }

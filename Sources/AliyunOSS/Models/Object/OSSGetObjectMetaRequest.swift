@@ -9,10 +9,13 @@ import Foundation
 public struct OSSGetObjectMetaRequest: Sendable {
     public var bucketName: String
     public var objectKey: String
+    /// The version to describe; `nil` is the current one.
+    public var versionId: String?
 
-    public init(bucketName: String, objectKey: String) {
+    public init(bucketName: String, objectKey: String, versionId: String? = nil) {
         self.bucketName = bucketName
         self.objectKey = objectKey
+        self.versionId = versionId
     }
 }
 
@@ -22,6 +25,8 @@ public struct OSSGetObjectMetaResult: Sendable {
     public var eTag: String?
     public var lastModified: Date?
     public var crc64: UInt64?
+    /// `x-oss-version-id` (versioned buckets).
+    public var versionId: String?
     public var requestId: String
     public var headers: [String: String]
 }

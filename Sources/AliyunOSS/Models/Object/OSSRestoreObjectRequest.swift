@@ -29,11 +29,14 @@ public struct OSSRestoreObjectRequest: Sendable {
     public var objectKey: String
     /// 1...365.
     public var days: Int
+    /// The version to restore; `nil` is the current one.
+    public var versionId: String?
 
-    public init(bucketName: String, objectKey: String, days: Int = 1) {
+    public init(bucketName: String, objectKey: String, days: Int = 1, versionId: String? = nil) {
         self.bucketName = bucketName
         self.objectKey = objectKey
         self.days = days
+        self.versionId = versionId
     }
 }
 

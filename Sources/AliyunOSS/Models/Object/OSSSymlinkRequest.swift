@@ -30,6 +30,8 @@ public struct OSSPutSymlinkRequest: Sendable {
 /// The result of PutSymlink.
 public struct OSSPutSymlinkResult: Sendable {
     public var eTag: String?
+    /// `x-oss-version-id`: the symlink's version (versioned buckets).
+    public var versionId: String?
     public var requestId: String
 }
 
@@ -37,10 +39,13 @@ public struct OSSPutSymlinkResult: Sendable {
 public struct OSSGetSymlinkRequest: Sendable {
     public var bucketName: String
     public var objectKey: String
+    /// The symlink version to read; `nil` is the current one.
+    public var versionId: String?
 
-    public init(bucketName: String, objectKey: String) {
+    public init(bucketName: String, objectKey: String, versionId: String? = nil) {
         self.bucketName = bucketName
         self.objectKey = objectKey
+        self.versionId = versionId
     }
 }
 
@@ -49,5 +54,7 @@ public struct OSSGetSymlinkResult: Sendable {
     public var targetObjectName: String
     public var eTag: String?
     public var lastModified: Date?
+    /// `x-oss-version-id`: the symlink version read (versioned buckets).
+    public var versionId: String?
     public var requestId: String
 }
