@@ -137,7 +137,6 @@ struct Copy: AsyncParsableCommand {
     func download() async throws {
         let origin = try parseRemote(source, requireKey: true)
         let file = try PathRule.localTarget(destination, sourceName: PathRule.name(of: origin.key))
-        if let versionId { return try await downloadVersion(origin, versionId: versionId, to: file) }
         let progress = ProgressReporter(label: "download")
         var request = OSSResumableDownloadRequest(
             bucketName: origin.bucket, objectKey: origin.key, downloadToFileURL: file, threadNum: threads,
@@ -146,6 +145,7 @@ struct Copy: AsyncParsableCommand {
         if let partSize { request.partSize = partSize }
         request.trafficLimit = trafficLimit
         request.progressGranularity = .bytes
+        request.versionId = versionId  // a named version resumes like any download (its record is of that version)
         let download = request
         let result = try await withClient(connection) { client in
             do {
@@ -158,8 +158,10 @@ struct Copy: AsyncParsableCommand {
             }
         }
         await progress.finish()
-        say("downloaded \(origin) to \(file.path) (\(formatBytes(result.totalBytes))) crc64 \(result.crc64)"
-            + (result.resumedBytes > 0 ? " (resumed after \(formatBytes(result.resumedBytes)))" : ""))
+        say("downloaded \(origin)\(result.versionId.map { " version \($0)" } ?? "") to \(file.path) "
+            + "(\(formatBytes(result.totalBytes))) crc64 \(result.crc64)"
+            + (result.resumedBytes > 0 ? " (resumed after \(formatBytes(result.resumedBytes)))" : "")
+            + (result.newerVersionId.map { "; finished the version it began, the key's latest is now \($0)" } ?? ""))
     }
 }
 
@@ -179,27 +181,6 @@ extension Copy {
             + "\(result.eTag ?? "-") crc64 \(result.crc64.map(String.init) ?? "-")"
             + (result.partCount > 0 ? " (\(result.partCount) parts)" : "")
             + (result.versionId.map { ", new version \($0)" } ?? ""))
-    }
-
-    /// `oss cp oss://b/k FILE --version-id ID`: that version in one GetObject, written to a temporary file and
-    /// renamed over `file` once whole and CRC-64 checked.
-    func downloadVersion(_ origin: OSSURI, versionId: String, to file: URL) async throws {
-        let progress = ProgressReporter(label: "download")
-        let request = OSSGetObjectRequest(
-            bucketName: origin.bucket, objectKey: origin.key, versionId: versionId,
-            downloadProgress: { _, done, total in Task { await progress.report(done: done, total: total) } })
-        let result: OSSGetObjectResult
-        do {
-            result = try await withClient(connection) { client in
-                try await runInterruptibly { try await client.getObject(request, toFile: file) }
-            }
-        } catch {
-            await progress.finish()
-            throw error
-        }
-        await progress.finish()
-        say("downloaded \(origin) version \(versionId) to \(file.path) (\(formatBytes(result.contentLength ?? 0))) "
-            + "crc64 \(result.crc64.map(String.init) ?? "-")")
     }
 }
 

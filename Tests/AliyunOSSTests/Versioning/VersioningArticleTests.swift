@@ -41,6 +41,19 @@ func purgeVersions(_ key: String, keeping latest: String, in client: OSSClient) 
     }
 }
 
+func downloadVersion(_ key: String, _ versionId: String?, to file: URL, records: String, in client: OSSClient)
+    async throws -> OSSResumableDownloadResult
+{
+    var request = OSSResumableDownloadRequest(
+        bucketName: "my-bucket", objectKey: key, downloadToFileURL: file, recordDirectoryPath: records)
+    request.versionId = versionId   // nil: the current version, kept to until the end
+    let result = try await client.resumableDownload(request)
+    if let newer = result.newerVersionId {
+        print("finished version", result.versionId ?? "", "which it began; the latest is now", newer)
+    }
+    return result
+}
+
 /// The Versioning article: its code is this file's, and it runs (enable, history, restore, purge).
 @Suite("Versioning article")
 struct VersioningArticleTests {
@@ -48,7 +61,7 @@ struct VersioningArticleTests {
 
     @Test func everyBlockOfTheArticleIsThisFilesCodeVerbatim() throws {
         let blocks = try DocSnippetsTests.blocks(of: "Versioning.md")
-        #expect(blocks.count == 4)
+        #expect(blocks.count == 5)
         let lines = try String(contentsOf: Self.source, encoding: .utf8).components(separatedBy: "\n")
         for block in blocks {
             #expect(DocSnippetsTests.contains(block, in: lines), "not in \(Self.source.lastPathComponent):\n\(block.joined(separator: "\n"))")
@@ -79,6 +92,14 @@ struct VersioningArticleTests {
             try await purgeVersions("report.txt", keeping: restored, in: client)
             #expect(try await versionHistory(of: "report.txt", in: client).map(\.versionId) == [restored])
             #expect(try await versionHistory(of: "report.txt.bak", in: client).count == 1, "another key is left alone")
+
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("article-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            let file = scratch.appendingPathComponent("report.txt")
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            let second = try await downloadVersion(
+                "report.txt.bak", nil, to: file, records: scratch.appendingPathComponent("records").path, in: client)
+            #expect(try Data(contentsOf: file) == Data("other".utf8) && second.newerVersionId == nil)
         }
     }
 }
