@@ -45,6 +45,15 @@ extension RequestHandler {
         case .putLiveChannel: return try await putLiveChannel(context, reader: reader)
         case .getLiveChannelInfo: return try await getLiveChannel(context)
         case .deleteLiveChannel: return try await deleteLiveChannel(context)
+        case .optionObject: return try await optionObject(context)
+        case .putBucketCors, .getBucketCors, .deleteBucketCors, .putBucketLifecycle, .getBucketLifecycle,
+            .deleteBucketLifecycle, .putBucketReferer, .getBucketReferer, .putBucketTags, .getBucketTags,
+            .deleteBucketTags, .putBucketEncryption, .getBucketEncryption, .deleteBucketEncryption, .putBucketLogging,
+            .getBucketLogging, .deleteBucketLogging, .putBucketWebsite, .getBucketWebsite, .deleteBucketWebsite,
+            .putBucketRequestPayment, .getBucketRequestPayment, .putBucketPolicy, .getBucketPolicy, .deleteBucketPolicy,
+            .putBucketTransferAcceleration, .getBucketTransferAcceleration:
+            guard let family = BucketConfigurationFamily.serving(operation) else { throw LocalOSSError.internalError("no family") }
+            return try await bucketConfiguration(operation, family, context: context, reader: reader)
         }
     }
 }

@@ -94,6 +94,10 @@ enum Router {
                 400, "InvalidObjectName", "The object name must not start with '/' or '\\'.",
                 fields: [("ObjectName", String(key.prefix(64)))])
         }
+        if context.method == "OPTIONS" { return .optionObject }
+        if context.key == nil, let family = BucketConfigurationFamily.named(in: q) {
+            return family.operation(for: context.method)
+        }
         if context.key == nil {
             switch context.method {
             case "PUT":
