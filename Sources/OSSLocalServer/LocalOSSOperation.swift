@@ -71,6 +71,7 @@ public enum LocalOSSOperation: String, Sendable, Codable, CaseIterable, Hashable
     case deleteBucketPolicy = "DeleteBucketPolicy"
     case putBucketTransferAcceleration = "PutBucketTransferAcceleration"
     case getBucketTransferAcceleration = "GetBucketTransferAcceleration"
+    case getBucketStat = "GetBucketStat"
 
     /// Looks an operation up by its OSS name, case-insensitively (`uploadpart`, `UploadPart`).
     public init?(name: String) {

@@ -46,6 +46,7 @@ extension RequestHandler {
         case .getLiveChannelInfo: return try await getLiveChannel(context)
         case .deleteLiveChannel: return try await deleteLiveChannel(context)
         case .optionObject: return try await optionObject(context)
+        case .getBucketStat: return try await getBucketStat(context)
         case .putBucketCors, .getBucketCors, .deleteBucketCors, .putBucketLifecycle, .getBucketLifecycle,
             .deleteBucketLifecycle, .putBucketReferer, .getBucketReferer, .putBucketTags, .getBucketTags,
             .deleteBucketTags, .putBucketEncryption, .getBucketEncryption, .deleteBucketEncryption, .putBucketLogging,

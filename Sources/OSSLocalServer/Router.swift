@@ -109,6 +109,7 @@ enum Router {
                 if q["acl"] != nil { return .getBucketACL }
                 if q["uploads"] != nil { return .listMultipartUploads }
                 if q["bucketInfo"] != nil { return .getBucketInfo }
+                if q["stat"] != nil { return .getBucketStat }
                 if q["location"] != nil { return .getBucketLocation }
                 if q["live"] != nil { return .listLiveChannel }
                 if q["list-type"] == "2" { return .listObjectsV2 }

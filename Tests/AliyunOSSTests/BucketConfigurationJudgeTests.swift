@@ -1,6 +1,7 @@
 import AliyunOSS
 import Foundation
 import OSSLocalServer
+import OSSTestSupport
 import Testing
 
 /// The official Python clients judge the bucket configuration families (Tests/python/judge_bucket_config.py):
@@ -79,26 +80,11 @@ struct BucketConfigurationJudgeTests {
 
     /// Runs one phase of the judge; returns its exit status and output.
     static func run(_ python: URL, phase: String, bucket: String, server: LocalOSSServer) async throws -> (Int32, String) {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("judge-cfg-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: output) }
-        let handle = try FileHandle(forWritingTo: output)
-        let process = Process()
-        process.executableURL = python
-        process.currentDirectoryURL = packageRoot.appendingPathComponent("Tests/python")
-        process.arguments = [
-            "judge_bucket_config.py", "--phase", phase, "--bucket", bucket, "--endpoint", server.endpoint.absoluteString,
-            "--access-key-id", server.credentials.accessKeyId, "--access-key-secret", server.credentials.accessKeySecret,
-        ]
-        process.standardOutput = handle
-        process.standardError = handle
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        try handle.close()
-        let log = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-        print("---- judge_bucket_config.py \(phase) ----\n\(log)")
-        return (status, log)
+        try await runPythonScript(
+            python,
+            [
+                "judge_bucket_config.py", "--phase", phase, "--bucket", bucket, "--endpoint", server.endpoint.absoluteString,
+                "--access-key-id", server.credentials.accessKeyId, "--access-key-secret", server.credentials.accessKeySecret,
+            ], in: packageRoot.appendingPathComponent("Tests/python"))
     }
 }

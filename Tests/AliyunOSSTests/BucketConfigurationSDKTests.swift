@@ -145,4 +145,36 @@ struct BucketConfigurationSDKTests {
             #expect(await server.stats().operations["PutBucketCors"] == nil)
         }
     }
+
+    @Test func bucketStatCountsWhatTheBucketHolds() async throws {
+        try await withServerAndClient { _, client in
+            let empty = try await client.getBucketStat(bucketName: "bkt").stat
+            #expect(empty.storage == 0 && empty.objectCount == 0 && empty.multipartUploadCount == 0)
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "a", data: Data(count: 10)))
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "b", data: Data(count: 20)))
+            var cold = OSSPutObjectRequest(bucketName: "bkt", objectKey: "c", data: Data(count: 5))
+            cold.setStorageClass(.ia)
+            _ = try await client.putObject(cold)
+            let upload = try await client.initiateMultipartUpload(OSSInitiateMultipartUploadRequest(bucketName: "bkt", objectKey: "m"))
+            for number in 1...2 {
+                _ = try await client.uploadPart(
+                    OSSUploadPartRequest(
+                        bucketName: "bkt", objectKey: "m", uploadId: upload.uploadId, partNumber: number, source: .data(Data([1]))))
+            }
+            let stat = try await client.getBucketStat(bucketName: "bkt").stat
+            #expect(stat.storage == 35 && stat.objectCount == 3)
+            #expect(stat.standardStorage == 30 && stat.standardObjectCount == 2)
+            #expect(stat.infrequentAccessStorage == 5 && stat.infrequentAccessObjectCount == 1)
+            #expect(stat.multipartUploadCount == 1 && stat.multipartPartCount == 2)
+            #expect((stat.lastModifiedTime ?? 0) > 1_700_000_000)
+        }
+    }
+
+    @Test func bucketExistence() async throws {
+        try await withServerAndClient { _, client in
+            let exists = try await client.doesBucketExist("bkt")
+            let missing = try await client.doesBucketExist("no-such-bucket")
+            #expect(exists && !missing)
+        }
+    }
 }

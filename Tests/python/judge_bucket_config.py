@@ -236,9 +236,21 @@ def preflight():
         403, "AccessForbidden", "preflight from another origin")
 
 
+def stat_and_existence():
+    for key, size in (("s/a", 100), ("s/b", 23)):
+        client.put_object(oss.PutObjectRequest(bucket="judge-logs", key=key, body=b"x" * size))
+    stat = client.get_bucket_stat(oss.GetBucketStatRequest(bucket="judge-logs"))
+    equal((stat.storage, stat.object_count, stat.multi_part_upload_count), (123, 2, 0), "v2 GetBucketStat")
+    equal(stat.standard_object_count, 2, "v2 StandardObjectCount")
+    s2 = oss2.Bucket(bucket2.auth, args.endpoint, "judge-logs").get_bucket_stat()
+    equal((s2.storage_size_in_bytes, s2.object_count), (123, 2), "oss2 GetBucketStat")
+    equal((client.is_bucket_exist(BUCKET), client.is_bucket_exist("judge-missing")), (True, False), "IsBucketExist")
+
+
 if PHASE == "write":
     run_cases([("write every family (v2)", write_all), ("v2 reads its own writes", check_all),
-               ("oss2 reads them", check_oss2), ("refusals", refusals), ("CORS preflight", preflight)])
+               ("oss2 reads them", check_oss2), ("refusals", refusals), ("CORS preflight", preflight),
+               ("bucket stat and existence", stat_and_existence)])
 else:
     run_cases([("v2 reads what the Swift SDK wrote", check_all), ("oss2 reads it", check_oss2),
                ("CORS preflight", preflight)])

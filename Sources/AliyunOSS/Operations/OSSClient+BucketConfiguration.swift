@@ -25,6 +25,28 @@ extension OSSBucketConfiguration {
     public func validate() throws {}
 }
 
+extension OSSBucketConfiguration {
+    /// The configuration as the XML document OSS exchanges (`<CORSConfiguration>…</CORSConfiguration>`), to keep
+    /// in a file or show.
+    public func xmlDocument() throws -> String {
+        do {
+            return try OSSXMLEncoder().encode(self, root: Self.family.root)
+        } catch {
+            throw OSSClientError.invalidArgument("\(Self.family.name): the configuration cannot be written as XML: \(error)")
+        }
+    }
+
+    /// Reads a configuration from its XML document; a document that is not one is `.invalidArgument`, naming the
+    /// element at fault.
+    public init(xmlDocument bytes: some Collection<UInt8>) throws {
+        do {
+            self = try OSSXMLDecoder().decode(Self.self, from: bytes, root: Self.family.root)
+        } catch {
+            throw OSSClientError.invalidArgument("not a \(Self.family.root) document: \(error)")
+        }
+    }
+}
+
 /// What names a family on the wire.
 public struct OSSBucketConfigurationFamily: Sendable, Hashable, CustomStringConvertible {
     /// The name inside OSS's API names: `Cors` in PutBucketCors, GetBucketCors, DeleteBucketCors.
