@@ -1,4 +1,5 @@
 import Foundation
+import OSSXML
 
 /// The server's models of the governance families (bucket tags, default encryption, logging, policy), written
 /// from OSS's API reference with OSS's checks.
@@ -47,6 +48,15 @@ struct BucketTagsDocument: ConfigurationDocument {
                 throw LocalOSSError(400, "InvalidTag", "Cannot provide multiple Tags with the same key.", fields: [("Tag", tag.key)])
             }
         }
+    }
+}
+
+extension BucketTagsDocument {
+    /// The stored document without the tags `keys` names.
+    static func removing(_ keys: Set<String>, from stored: [UInt8]) throws -> [UInt8] {
+        var document = try parse(stored)
+        document.set.tags.removeAll { keys.contains($0.key) }
+        return Array(try OSSXMLEncoder().encode(document, root: root).utf8)
     }
 }
 

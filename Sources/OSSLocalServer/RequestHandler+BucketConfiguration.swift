@@ -167,6 +167,14 @@ extension RequestHandler {
                 return ServerResponse(status: .ok, headers: headers, body: .buffer(ByteBuffer(string: text)))
             }
         default:
+            if family.subresource == BucketConfigurationFamily.tags.subresource, let keys = context.query["tagging"],
+                !keys.isEmpty, let stored = try await store.configuration(bucket, family)
+            {
+                // DeleteBucketTags with `?tagging=k1,k2` removes those keys only.
+                let remaining = try BucketTagsDocument.removing(Set(keys.split(separator: ",").map(String.init)), from: stored)
+                try await store.setConfiguration(bucket, family, remaining)
+                return ServerResponse(status: .noContent)
+            }
             try await store.removeConfiguration(bucket, family)
             return ServerResponse(status: .noContent)
         }

@@ -236,6 +236,19 @@ def preflight():
         403, "AccessForbidden", "preflight from another origin")
 
 
+def partial_tag_delete():
+    """oss2's DeleteBucketTagging with keys (?tagging=k1,k2) removes those tags only."""
+    b2 = oss2.Bucket(bucket2.auth, args.endpoint, "judge-logs")
+    rule = oss2.models.TaggingRule()
+    for k, v in (("a", "1"), ("b", "2"), ("c", "3")):
+        rule.add(k, v)
+    b2.put_bucket_tagging(oss2.models.Tagging(rule))
+    b2.delete_bucket_tagging(params={"tagging": "a,c"})
+    equal(b2.get_bucket_tagging().tag_set.tagging_rule, {"b": "2"}, "tags left after a partial delete")
+    b2.delete_bucket_tagging()
+    equal(b2.get_bucket_tagging().tag_set.tagging_rule, {}, "tags left after a full delete")
+
+
 def stat_and_existence():
     for key, size in (("s/a", 100), ("s/b", 23)):
         client.put_object(oss.PutObjectRequest(bucket="judge-logs", key=key, body=b"x" * size))
@@ -250,7 +263,7 @@ def stat_and_existence():
 if PHASE == "write":
     run_cases([("write every family (v2)", write_all), ("v2 reads its own writes", check_all),
                ("oss2 reads them", check_oss2), ("refusals", refusals), ("CORS preflight", preflight),
-               ("bucket stat and existence", stat_and_existence)])
+               ("bucket stat and existence", stat_and_existence), ("partial tag delete (oss2)", partial_tag_delete)])
 else:
     run_cases([("v2 reads what the Swift SDK wrote", check_all), ("oss2 reads it", check_oss2),
                ("CORS preflight", preflight)])

@@ -200,10 +200,20 @@ extension OSSClient {
     public func getBucketTags(bucketName: String) async throws -> OSSGetBucketConfigurationResult<OSSBucketTagging> {
         try await getBucketConfiguration(OSSBucketConfigurationRequest(bucketName: bucketName))
     }
-    /// DeleteBucketTags (`DELETE /?tagging`): removes every tag.
+    /// DeleteBucketTags (`DELETE /?tagging`): removes every tag, or only those with the given keys
+    /// (`?tagging=k1,k2`).
     @discardableResult
-    public func deleteBucketTags(bucketName: String) async throws -> OSSEmptyResult {
-        try await deleteBucketConfiguration(OSSBucketConfigurationRequest(bucketName: bucketName, OSSBucketTagging.self))
+    public func deleteBucketTags(bucketName: String, keys: [String] = []) async throws -> OSSEmptyResult {
+        guard !keys.isEmpty else {
+            return try await deleteBucketConfiguration(OSSBucketConfigurationRequest(bucketName: bucketName, OSSBucketTagging.self))
+        }
+        guard keys.allSatisfy({ !$0.isEmpty && !$0.contains(",") }) else {
+            throw OSSClientError.invalidArgument("tag keys to delete are non-empty and contain no comma")
+        }
+        var operation = try OSSCall(OSSAPI("DeleteBucketTags", "DELETE", subresource: "tagging"), bucket: bucketName, as: OSSEmptyResult.self)
+            .operation()
+        operation.query["tagging"] = keys.joined(separator: ",")
+        return try await execute(operation) { try await OSSEmptyResult.decode($0) }
     }
 
     /// PutBucketEncryption (`PUT /?encryption`).
