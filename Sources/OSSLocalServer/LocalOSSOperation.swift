@@ -45,6 +45,37 @@ public enum LocalOSSOperation: String, Sendable, Codable, CaseIterable, Hashable
     case getBucketVersioning = "GetBucketVersioning"
     /// `GET /?versions` (OSS also calls it GetBucketVersions).
     case listObjectVersions = "ListObjectVersions"
+    // Bucket configuration families (RequestHandler+BucketConfiguration.swift).
+    case putBucketCors = "PutBucketCors"
+    case getBucketCors = "GetBucketCors"
+    case deleteBucketCors = "DeleteBucketCors"
+    /// A CORS preflight (`OPTIONS`), answered from the bucket's CORS rules.
+    case optionObject = "OptionObject"
+    case putBucketLifecycle = "PutBucketLifecycle"
+    case getBucketLifecycle = "GetBucketLifecycle"
+    case deleteBucketLifecycle = "DeleteBucketLifecycle"
+    case putBucketReferer = "PutBucketReferer"
+    case getBucketReferer = "GetBucketReferer"
+    case putBucketTags = "PutBucketTags"
+    case getBucketTags = "GetBucketTags"
+    case deleteBucketTags = "DeleteBucketTags"
+    case putBucketEncryption = "PutBucketEncryption"
+    case getBucketEncryption = "GetBucketEncryption"
+    case deleteBucketEncryption = "DeleteBucketEncryption"
+    case putBucketLogging = "PutBucketLogging"
+    case getBucketLogging = "GetBucketLogging"
+    case deleteBucketLogging = "DeleteBucketLogging"
+    case putBucketWebsite = "PutBucketWebsite"
+    case getBucketWebsite = "GetBucketWebsite"
+    case deleteBucketWebsite = "DeleteBucketWebsite"
+    case putBucketRequestPayment = "PutBucketRequestPayment"
+    case getBucketRequestPayment = "GetBucketRequestPayment"
+    case putBucketPolicy = "PutBucketPolicy"
+    case getBucketPolicy = "GetBucketPolicy"
+    case deleteBucketPolicy = "DeleteBucketPolicy"
+    case putBucketTransferAcceleration = "PutBucketTransferAcceleration"
+    case getBucketTransferAcceleration = "GetBucketTransferAcceleration"
+    case getBucketStat = "GetBucketStat"
 
     /// Looks an operation up by its OSS name, case-insensitively (`uploadpart`, `UploadPart`).
     public init?(name: String) {

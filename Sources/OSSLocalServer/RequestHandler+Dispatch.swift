@@ -48,6 +48,16 @@ extension RequestHandler {
         case .putBucketVersioning: return try await putBucketVersioning(context, reader: reader)
         case .getBucketVersioning: return try await getBucketVersioning(context)
         case .listObjectVersions: return try await listObjectVersions(context)
+        case .optionObject: return try await optionObject(context)
+        case .getBucketStat: return try await getBucketStat(context)
+        case .putBucketCors, .getBucketCors, .deleteBucketCors, .putBucketLifecycle, .getBucketLifecycle,
+            .deleteBucketLifecycle, .putBucketReferer, .getBucketReferer, .putBucketTags, .getBucketTags,
+            .deleteBucketTags, .putBucketEncryption, .getBucketEncryption, .deleteBucketEncryption, .putBucketLogging,
+            .getBucketLogging, .deleteBucketLogging, .putBucketWebsite, .getBucketWebsite, .deleteBucketWebsite,
+            .putBucketRequestPayment, .getBucketRequestPayment, .putBucketPolicy, .getBucketPolicy, .deleteBucketPolicy,
+            .putBucketTransferAcceleration, .getBucketTransferAcceleration:
+            guard let family = BucketConfigurationFamily.serving(operation) else { throw LocalOSSError.internalError("no family") }
+            return try await bucketConfiguration(operation, family, context: context, reader: reader)
         }
     }
 }

@@ -148,6 +148,7 @@ final class RequestHandler: Sendable {
         } catch {
             response = errorResponse(.internalError("\(error)"), context: context)
         }
+        if operation != .optionObject { response = await withCORSHeaders(response, context: context) }
         if outcome.blackHole {
             // The request took effect; its answer never comes, and the connection stays open and silent.
             await state.finish(operation, requestBytes: reader.bytesRead, responseBytes: 0)

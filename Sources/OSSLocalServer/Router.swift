@@ -94,6 +94,10 @@ enum Router {
                 400, "InvalidObjectName", "The object name must not start with '/' or '\\'.",
                 fields: [("ObjectName", String(key.prefix(64)))])
         }
+        if context.method == "OPTIONS" { return .optionObject }
+        if context.key == nil, let family = BucketConfigurationFamily.named(in: q) {
+            return family.operation(for: context.method)
+        }
         if context.key == nil {
             switch context.method {
             case "PUT":
@@ -106,6 +110,7 @@ enum Router {
                 if q["acl"] != nil { return .getBucketACL }
                 if q["uploads"] != nil { return .listMultipartUploads }
                 if q["bucketInfo"] != nil { return .getBucketInfo }
+                if q["stat"] != nil { return .getBucketStat }
                 if q["location"] != nil { return .getBucketLocation }
                 if q["live"] != nil { return .listLiveChannel }
                 if q["versioning"] != nil { return .getBucketVersioning }

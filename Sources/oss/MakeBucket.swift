@@ -18,11 +18,13 @@ struct MakeBucket: AsyncParsableCommand {
             let uri = try parseRemote(bucket, requireKey: false)
             guard uri.key.isEmpty else { throw CLIFailure(.clientError, "mb takes a bucket, not an object: \(bucket)") }
             let outcome = try await withClient(connection) { client -> String in
-                // OSS answers PutBucket for a bucket its owner has already with 200 too, so ask first.
-                if let info = try? await client.getBucketInfo(OSSGetBucketInfoRequest(bucketName: uri.bucket)) {
+                // OSS answers PutBucket for a bucket its owner has already with 200 too, so ask first. Only "no such
+                // bucket" (404) or "not yours" (403) goes on to PutBucket; a network failure or a cancel is the answer.
+                do {
+                    let info = try await client.getBucketInfo(OSSGetBucketInfoRequest(bucketName: uri.bucket))
                     let created = info.creationDate.map { ", created \(OSSDateFormat.iso8601Milliseconds($0))" } ?? ""
                     return "\(uri) already exists and is yours (location \(info.location ?? "-")\(created)): nothing was created or changed"
-                }
+                } catch let error as OSSServerError where error.statusCode == 404 || error.statusCode == 403 {}
                 do {
                     let result = try await client.putBucket(OSSPutBucketRequest(bucketName: uri.bucket))
                     return "created \(uri) (request id \(result.requestId))"

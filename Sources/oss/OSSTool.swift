@@ -24,6 +24,7 @@ struct OSSTool: AsyncParsableCommand {
             """),
         subcommands: [
             Demo.self, MakeBucket.self, RemoveBucket.self, BucketVersioning.self, List.self, Stat.self, Remove.self, Copy.self, Sync.self, Presign.self, Serve.self,
+            BucketConfig.self,
             TransferDaemon.self, BackgroundApp.self,
         ]
     )

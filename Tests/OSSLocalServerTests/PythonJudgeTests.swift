@@ -1,6 +1,7 @@
 import Foundation
 import OSSLocalServer
 import OSSSigning
+import OSSTestSupport
 import Testing
 
 /// Runs the official Python clients' judge suites (Tests/python) against an in-process server.
@@ -25,31 +26,16 @@ import Testing
     /// Runs one judge script against a fresh in-process server; returns its exit status and output.
     static func run(_ script: String, python: URL) async throws -> (Int32, String) {
         try await withLocalOSSServer(.init(stsCredentials: [Self.sts])) { server in
-            let output = FileManager.default.temporaryDirectory.appendingPathComponent("judge-\(UUID().uuidString).log")
-            FileManager.default.createFile(atPath: output.path, contents: nil)
-            defer { try? FileManager.default.removeItem(at: output) }
-            let handle = try FileHandle(forWritingTo: output)
-            let process = Process()
-            process.executableURL = python
-            process.currentDirectoryURL = Self.packageRoot.appendingPathComponent("Tests/python")
-            process.arguments = [
-                script, "--endpoint", server.endpoint.absoluteString,
-                "--access-key-id", server.credentials.accessKeyId,
-                "--access-key-secret", server.credentials.accessKeySecret,
-                "--sts-access-key-id", Self.sts.accessKeyId,
-                "--sts-access-key-secret", Self.sts.accessKeySecret,
-                "--sts-security-token", Self.sts.securityToken ?? "",
-            ]
-            process.standardOutput = handle
-            process.standardError = handle
-            let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-                process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-                do { try process.run() } catch { continuation.resume(throwing: error) }
-            }
-            try handle.close()
-            let log = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-            print("---- \(script) ----\n\(log)")
-            return (status, log)
+            return try await runPythonScript(
+                python,
+                [
+                    script, "--endpoint", server.endpoint.absoluteString,
+                    "--access-key-id", server.credentials.accessKeyId,
+                    "--access-key-secret", server.credentials.accessKeySecret,
+                    "--sts-access-key-id", Self.sts.accessKeyId,
+                    "--sts-access-key-secret", Self.sts.accessKeySecret,
+                    "--sts-security-token", Self.sts.securityToken ?? "",
+                ], in: Self.packageRoot.appendingPathComponent("Tests/python"))
         }
     }
 }

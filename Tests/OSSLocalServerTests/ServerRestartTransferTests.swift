@@ -57,13 +57,20 @@ import Testing
             when operation: LocalOSSOperation, reaches requests: Int64,
             _ transfer: @escaping @Sendable () async throws -> T
         ) async throws -> Result<T, any Error> {
-            let task = Task { try await transfer() }
             let admin = server.client
             let url = server.endpoint.absoluteString + "/-/stats"
+            func count() async throws -> Int64 {
+                try JSONDecoder().decode(
+                    LocalOSSServerStats.self, from: Data(try await admin.execute("GET", url: url).body))[operation]
+                    .requests
+            }
+            // Counted from now: a restarted server may already have served requests of an earlier transfer (one
+            // that carried on after a kill between two of its requests), and a kill counted from those would land
+            // on this transfer's first request (its InitiateMultipartUpload), before it has anything to resume.
+            let baseline = try await count()
+            let task = Task { try await transfer() }
             for _ in 0..<2000 {
-                let stats = try JSONDecoder().decode(
-                    LocalOSSServerStats.self, from: Data(try await admin.execute("GET", url: url).body))
-                if stats[operation].requests >= requests { break }
+                if try await count() >= baseline + requests { break }
                 try await Task.sleep(for: .milliseconds(2))
             }
             await server.stop(signal: SIGKILL)

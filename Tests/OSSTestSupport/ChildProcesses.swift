@@ -46,3 +46,26 @@ package func waitForExit(_ process: Process) async {
         }
     }
 }
+
+/// Runs `python arguments...` in `directory` (the judge scripts under Tests/python) to completion; returns its exit
+/// status and its output (standard output and error together, also printed so a failing test shows it).
+package func runPythonScript(_ python: URL, _ arguments: [String], in directory: URL) async throws -> (Int32, String) {
+    let output = FileManager.default.temporaryDirectory.appendingPathComponent("judge-\(UUID().uuidString).log")
+    FileManager.default.createFile(atPath: output.path, contents: nil)
+    defer { try? FileManager.default.removeItem(at: output) }
+    let handle = try FileHandle(forWritingTo: output)
+    let process = Process()
+    process.executableURL = python
+    process.currentDirectoryURL = directory
+    process.arguments = arguments
+    process.standardOutput = handle
+    process.standardError = handle
+    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+        do { try process.run() } catch { continuation.resume(throwing: error) }
+    }
+    try handle.close()
+    let log = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+    print("---- \(arguments.first ?? "python") ----\n\(log)")
+    return (status, log)
+}

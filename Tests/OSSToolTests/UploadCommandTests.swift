@@ -153,4 +153,19 @@ struct UploadCommandTests {
             #expect(r.stderr.contains("choose another name"), "\(r.stderr)")
         }
     }
+
+    @Test("mb whose check of the bucket fails (a 503) reports that failure and creates nothing")
+    func makeBucketCheckFails() async throws {
+        let work = try makeWorkDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let unavailable = try LocalOSSFaultRule(parsing: "GetBucketInfo:always:status=503:code=ServiceUnavailable")
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["mine"], faults: [unavailable])) { server in
+            let tool = ToolRunner(server: server, home: work)
+            let r = try await tool.run(["mb", "oss://mine"])
+            #expect(r.status != 0, "\(r.stdout)")
+            #expect(r.stderr.contains("ServiceUnavailable"), "\(r.stderr)")
+            #expect(!r.stdout.contains("created"), "an existing bucket is never reported as created: \(r.stdout)")
+            #expect(await server.stats()[.putBucket].requests == 0)
+        }
+    }
 }

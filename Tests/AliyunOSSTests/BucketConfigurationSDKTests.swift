@@ -1,0 +1,183 @@
+import AliyunOSS
+import Foundation
+import OSSLocalServer
+import OSSTestSupport
+import Testing
+
+/// The SDK's bucket configuration families against the local server: each written and read back field for field,
+/// deleted where OSS has a delete, and the unset answer OSS gives.
+@Suite("Bucket configuration families through the SDK")
+struct BucketConfigurationSDKTests {
+    static let midnight = Date(timeIntervalSince1970: 1_705_276_800)  // 2024-01-15T00:00:00Z
+
+    static let cors = OSSCORSConfiguration(
+        rules: [
+            OSSCORSRule(
+                allowedOrigins: ["https://*.example.com", "http://localhost:8080"], allowedMethods: ["GET", "PUT", "POST"],
+                allowedHeaders: ["x-oss-*", "content-type"], exposeHeaders: ["ETag", "x-oss-request-id"], maxAgeSeconds: 600),
+            OSSCORSRule(allowedOrigins: ["*"], allowedMethods: ["HEAD"]),
+        ], responseVary: true)
+
+    static let lifecycle = OSSLifecycleConfiguration(rules: [
+        OSSLifecycleRule(
+            id: "tmp", prefix: "tmp/", status: .enabled, expiration: .init(days: 30),
+            transitions: [
+                .init(days: 7, storageClass: "IA", isAccessTime: false),
+                .init(days: 14, storageClass: "Archive"),
+            ],
+            tags: [OSSTag(key: "kind", value: "scratch")],
+            filter: .init(objectSizeGreaterThan: 1024, objectSizeLessThan: 1 << 30, not: [.init(prefix: "tmp/keep/")])),
+        OSSLifecycleRule(
+            id: "uploads", prefix: "", status: .disabled,
+            abortMultipartUpload: .init(createdBeforeDate: midnight),
+            noncurrentVersionExpiration: .init(noncurrentDays: 10),
+            noncurrentVersionTransitions: [.init(noncurrentDays: 5, storageClass: "ColdArchive")]),
+        OSSLifecycleRule(id: "markers", status: .enabled, expiration: .init(expiredObjectDeleteMarker: true)),
+        OSSLifecycleRule(id: "old", prefix: "old/", expiration: .init(createdBeforeDate: midnight)),
+    ])
+
+    static let referer = OSSRefererConfiguration(
+        allowEmptyReferer: false, allowTruncateQueryString: true, truncatePath: true,
+        refererList: OSSRefererList(["https://*.example.com", "http://www.?.org"]),
+        refererBlacklist: OSSRefererList(["https://bad.example.com"]))
+
+    static let website = OSSWebsiteConfiguration(
+        indexDocument: .init(suffix: "index.html", supportSubDir: true, type: 0),
+        errorDocument: .init(key: "404.html", httpStatus: 404),
+        routingRules: .init([
+            .init(
+                ruleNumber: 1, condition: .init(keyPrefixEquals: "old/", httpErrorCodeReturnedEquals: 404),
+                redirect: .init(
+                    redirectType: "External", passQueryString: true, replaceKeyPrefixWith: "new/", protocol: "https",
+                    hostName: "example.com", httpRedirectCode: 301))
+        ]))
+
+    @Test func eachFamilyReadsBackWhatItWrote() async throws {
+        try await withServerAndClient(extraBuckets: ["logs"]) { _, client in
+            try await client.putBucketCors(Self.cors, bucketName: "bkt")
+            #expect(try await client.getBucketCors(bucketName: "bkt").configuration == Self.cors)
+            try await client.putBucketLifecycle(Self.lifecycle, bucketName: "bkt")
+            #expect(try await client.getBucketLifecycle(bucketName: "bkt").configuration == Self.lifecycle)
+            try await client.putBucketReferer(Self.referer, bucketName: "bkt")
+            #expect(try await client.getBucketReferer(bucketName: "bkt").configuration == Self.referer)
+            let tags = [OSSTag(key: "team", value: "storage"), OSSTag(key: "cost-center", value: "")]
+            try await client.putBucketTags(tags, bucketName: "bkt")
+            #expect(try await client.getBucketTags(bucketName: "bkt").configuration.tags == tags)
+            let encryption = OSSBucketEncryption(.init(sseAlgorithm: "KMS", kmsDataEncryption: "SM4", kmsMasterKeyId: "key-1"))
+            try await client.putBucketEncryption(encryption, bucketName: "bkt")
+            #expect(try await client.getBucketEncryption(bucketName: "bkt").configuration == encryption)
+            let logging = OSSBucketLogging(loggingEnabled: .init(targetBucket: "logs", targetPrefix: "bkt/"))
+            try await client.putBucketLogging(logging, bucketName: "bkt")
+            #expect(try await client.getBucketLogging(bucketName: "bkt").configuration == logging)
+            try await client.putBucketWebsite(Self.website, bucketName: "bkt")
+            #expect(try await client.getBucketWebsite(bucketName: "bkt").configuration == Self.website)
+            try await client.putBucketRequestPayment(.init(payer: OSSRequestPaymentConfiguration.requester), bucketName: "bkt")
+            #expect(try await client.getBucketRequestPayment(bucketName: "bkt").configuration.payer == "Requester")
+            try await client.putBucketTransferAcceleration(.init(enabled: true), bucketName: "bkt")
+            #expect(try await client.getBucketTransferAcceleration(bucketName: "bkt").configuration.enabled)
+            let policy = #"{"Version":"1","Statement":[{"Effect":"Deny","Action":["oss:DeleteObject"],"Principal":["*"],"Resource":["acs:oss:*:*:bkt/*"]}]}"#
+            try await client.putBucketPolicy(policy, bucketName: "bkt")
+            #expect(try await client.getBucketPolicy(bucketName: "bkt").policy == policy)
+
+            // The generic calls serve any family the same way.
+            let generic = try await client.getBucketConfiguration(OSSBucketConfigurationRequest(bucketName: "bkt", OSSCORSConfiguration.self))
+            #expect(generic.configuration == Self.cors && !generic.requestId.isEmpty)
+        }
+    }
+
+    @Test func unsetFamiliesAnswerAsOSSDoes() async throws {
+        try await withServerAndClient { _, client in
+            #expect(await serverError { _ = try await client.getBucketCors(bucketName: "bkt") }?.code == "NoSuchCORSConfiguration")
+            #expect(await serverError { _ = try await client.getBucketLifecycle(bucketName: "bkt") }?.code == "NoSuchLifecycle")
+            #expect(await serverError { _ = try await client.getBucketWebsite(bucketName: "bkt") }?.code == "NoSuchWebsiteConfiguration")
+            #expect(await serverError { _ = try await client.getBucketEncryption(bucketName: "bkt") }?.code == "NoSuchServerSideEncryptionRule")
+            #expect(await serverError { _ = try await client.getBucketPolicy(bucketName: "bkt") }?.code == "NoSuchBucketPolicy")
+            #expect(
+                await serverError { _ = try await client.getBucketTransferAcceleration(bucketName: "bkt") }?.code
+                    == "NoSuchTransferAccelerationConfiguration")
+            let referer = try await client.getBucketReferer(bucketName: "bkt").configuration
+            #expect(referer.allowEmptyReferer && referer.refererList.referers.isEmpty)
+            #expect(try await client.getBucketTags(bucketName: "bkt").configuration.tags.isEmpty)
+            #expect(try await client.getBucketLogging(bucketName: "bkt").configuration.loggingEnabled == nil)
+            #expect(try await client.getBucketRequestPayment(bucketName: "bkt").configuration.payer == "BucketOwner")
+        }
+    }
+
+    @Test func deletesRemoveTheFamily() async throws {
+        try await withServerAndClient { _, client in
+            try await client.putBucketCors(Self.cors, bucketName: "bkt")
+            try await client.putBucketLifecycle(Self.lifecycle, bucketName: "bkt")
+            try await client.putBucketTags([OSSTag(key: "a", value: "b")], bucketName: "bkt")
+            try await client.deleteBucketCors(bucketName: "bkt")
+            try await client.deleteBucketConfiguration(OSSBucketConfigurationRequest(bucketName: "bkt", OSSLifecycleConfiguration.self))
+            try await client.putBucketTags([OSSTag(key: "a", value: "b"), OSSTag(key: "c", value: "d"), OSSTag(key: "e", value: "f")], bucketName: "bkt")
+            try await client.deleteBucketTags(bucketName: "bkt", keys: ["a", "e"])
+            #expect(try await client.getBucketTags(bucketName: "bkt").configuration.tags == [OSSTag(key: "c", value: "d")])
+            try await client.deleteBucketTags(bucketName: "bkt")
+            #expect(await serverError { _ = try await client.getBucketCors(bucketName: "bkt") }?.code == "NoSuchCORSConfiguration")
+            #expect(await serverError { _ = try await client.getBucketLifecycle(bucketName: "bkt") }?.code == "NoSuchLifecycle")
+            #expect(try await client.getBucketTags(bucketName: "bkt").configuration.tags.isEmpty)
+        }
+    }
+
+    @Test func theServerRefusesWhatOSSRefuses() async throws {
+        try await withServerAndClient { _, client in
+            let badMethod = OSSCORSConfiguration(rules: [OSSCORSRule(allowedOrigins: ["*"], allowedMethods: ["PATCH"])])
+            #expect(await serverError { try await client.putBucketCors(badMethod, bucketName: "bkt") }?.code == "InvalidArgument")
+            let late = OSSLifecycleConfiguration(rules: [
+                OSSLifecycleRule(expiration: .init(days: 3), transitions: [.init(days: 9, storageClass: "IA")])
+            ])
+            #expect(await serverError { try await client.putBucketLifecycle(late, bucketName: "bkt") }?.code == "InvalidArgument")
+            let noTarget = OSSBucketLogging(loggingEnabled: .init(targetBucket: "nowhere"))
+            #expect(
+                await serverError { try await client.putBucketLogging(noTarget, bucketName: "bkt") }?.code
+                    == "InvalidTargetBucketForLogging")
+            #expect(await serverError { try await client.putBucketPolicy("{", bucketName: "bkt") }?.code == "InvalidPolicyDocument")
+        }
+    }
+
+    @Test func theSDKRefusesBeforeSending() async throws {
+        try await withServerAndClient { server, client in
+            let empty = await clientErrorCode { try await client.putBucketCors(OSSCORSConfiguration(rules: []), bucketName: "bkt") }
+            #expect(empty == .invalidArgument)
+            let tooMany = (0...20).map { OSSTag(key: "k\($0)", value: "v") }
+            #expect(await clientErrorCode { try await client.putBucketTags(tooMany, bucketName: "bkt") } == .invalidArgument)
+            let status = OSSLifecycleConfiguration(rules: [OSSLifecycleRule(status: OSSRuleStatus(rawValue: "On"), expiration: .init(days: 1))])
+            #expect(await clientErrorCode { try await client.putBucketLifecycle(status, bucketName: "bkt") } == .invalidArgument)
+            #expect(await clientErrorCode { try await client.putBucketPolicy("", bucketName: "bkt") } == .invalidArgument)
+            #expect(await server.stats().operations["PutBucketCors"] == nil)
+        }
+    }
+
+    @Test func bucketStatCountsWhatTheBucketHolds() async throws {
+        try await withServerAndClient { _, client in
+            let empty = try await client.getBucketStat(bucketName: "bkt").stat
+            #expect(empty.storage == 0 && empty.objectCount == 0 && empty.multipartUploadCount == 0)
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "a", data: Data(count: 10)))
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "b", data: Data(count: 20)))
+            var cold = OSSPutObjectRequest(bucketName: "bkt", objectKey: "c", data: Data(count: 5))
+            cold.setStorageClass(.ia)
+            _ = try await client.putObject(cold)
+            let upload = try await client.initiateMultipartUpload(OSSInitiateMultipartUploadRequest(bucketName: "bkt", objectKey: "m"))
+            for number in 1...2 {
+                _ = try await client.uploadPart(
+                    OSSUploadPartRequest(
+                        bucketName: "bkt", objectKey: "m", uploadId: upload.uploadId, partNumber: number, source: .data(Data([1]))))
+            }
+            let stat = try await client.getBucketStat(bucketName: "bkt").stat
+            #expect(stat.storage == 35 && stat.objectCount == 3)
+            #expect(stat.standardStorage == 30 && stat.standardObjectCount == 2)
+            #expect(stat.infrequentAccessStorage == 5 && stat.infrequentAccessObjectCount == 1)
+            #expect(stat.multipartUploadCount == 1 && stat.multipartPartCount == 2)
+            #expect((stat.lastModifiedTime ?? 0) > 1_700_000_000)
+        }
+    }
+
+    @Test func bucketExistence() async throws {
+        try await withServerAndClient { _, client in
+            let exists = try await client.doesBucketExist("bkt")
+            let missing = try await client.doesBucketExist("no-such-bucket")
+            #expect(exists && !missing)
+        }
+    }
+}
