@@ -36,17 +36,25 @@ struct BucketStatistics: Sendable {
     var objectCount: Int64 = 0
     var multipartUploadCount: Int64 = 0
     var multipartPartCount: Int64 = 0
+    var deleteMarkerCount: Int64 = 0
     var lastModified: Int64 = 0
     /// Bytes and objects per storage class (`Standard`, `IA`, `Archive`, `ColdArchive`, `DeepColdArchive`).
     var byClass: [String: (storage: Int64, count: Int64)] = [:]
 }
 
 extension ObjectStore {
-    /// Counts the bucket's objects (by storage class), multipart uploads and their parts.
+    /// Counts the bucket's objects (by storage class; in a versioned bucket every version, current or not, as OSS
+    /// bills them), its delete markers, multipart uploads and their parts.
     func statistics(_ bucket: String) throws(LocalOSSError) -> BucketStatistics {
         guard let b = buckets[bucket] else { throw .noSuchBucket(bucket) }
         var stat = BucketStatistics()
-        for object in b.objects.values {
+        var records = Array(b.history.values.joined())
+        for (key, object) in b.objects where b.history[key] == nil { records.append(object) }
+        for object in records {
+            if object.deleteMarker == true {
+                stat.deleteMarkerCount += 1
+                continue
+            }
             stat.storage += object.size
             stat.objectCount += 1
             stat.lastModified = max(stat.lastModified, object.lastModified)

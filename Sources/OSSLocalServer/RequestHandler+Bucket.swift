@@ -90,9 +90,13 @@ extension RequestHandler {
         w.element("Name", record.name)
         w.element("Region", configuration.region)
         if let versioning = record.versioning { w.element("Versioning", versioning) }
-        // No default bucket encryption, as OSS reports it (oss2 reads it beside Versioning).
+        // The bucket's default encryption (PutBucketEncryption), or `None` as OSS reports a bucket without one (oss2
+        // reads it beside Versioning).
+        let encryption = await storedConfiguration(EncryptionDocument.self, .encryption, bucket: record.name)
         w.open("ServerSideEncryptionRule")
-        w.element("SSEAlgorithm", "None")
+        w.element("SSEAlgorithm", encryption?.byDefault.algorithm ?? "None")
+        if let key = encryption?.byDefault.keyId, !key.isEmpty { w.element("KMSMasterKeyID", key) }
+        if let data = encryption?.byDefault.dataEncryption, !data.isEmpty { w.element("KMSDataEncryption", data) }
         w.close("ServerSideEncryptionRule")
         w.open("Owner")
         w.element("DisplayName", ownerId)

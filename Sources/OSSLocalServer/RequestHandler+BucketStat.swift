@@ -18,7 +18,7 @@ extension RequestHandler {
             coldArchiveObjectCount: count("ColdArchive"),
             deepColdArchiveStorage: size("DeepColdArchive"), deepColdArchiveRealStorage: size("DeepColdArchive"),
             deepColdArchiveObjectCount: count("DeepColdArchive"),
-            multipartPartCount: stat.multipartPartCount, deleteMarkerCount: 0)
+            multipartPartCount: stat.multipartPartCount, deleteMarkerCount: stat.deleteMarkerCount)
         return .xml(try OSSXMLEncoder().encode(document, root: "BucketStat"))
     }
 }

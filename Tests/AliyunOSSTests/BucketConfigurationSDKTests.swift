@@ -173,6 +173,37 @@ struct BucketConfigurationSDKTests {
         }
     }
 
+    @Test("GetBucketStat of a versioned bucket counts every version as OSS bills them, and the delete markers")
+    func bucketStatCountsVersions() async throws {
+        try await withServerAndClient { _, client in
+            try await client.putBucketVersioning(OSSPutBucketVersioningRequest(bucketName: "bkt", status: .enabled))
+            for size in [10, 20] {
+                _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "k", data: Data(count: size)))
+            }
+            _ = try await client.deleteObject(OSSDeleteObjectRequest(bucketName: "bkt", objectKey: "k"))
+            let stat = try await client.getBucketStat(bucketName: "bkt").stat
+            #expect(stat.storage == 30 && stat.objectCount == 2, "\(stat)")
+            #expect(stat.deleteMarkerCount == 1)
+        }
+    }
+
+    @Test("GetBucketInfo reports the bucket's default encryption once it is set")
+    func bucketInfoReportsDefaultEncryption() async throws {
+        try await withServerAndClient { _, client in
+            func bucketInfo() async throws -> String {
+                try await client.invoke(
+                    OSSOperation(name: "GetBucketInfo", method: "GET", bucket: "bkt", query: ["bucketInfo": ""])
+                ) { String(decoding: try await $0.body.collect(upTo: 1 << 20), as: UTF8.self) }
+            }
+            #expect(try await bucketInfo().contains("<SSEAlgorithm>None</SSEAlgorithm>"))
+            let rule = OSSBucketEncryption(.init(sseAlgorithm: "KMS", kmsMasterKeyId: "key-1"))
+            try await client.putBucketConfiguration(.init(bucketName: "bkt", configuration: rule))
+            let after = try await bucketInfo()
+            #expect(after.contains("<SSEAlgorithm>KMS</SSEAlgorithm>"), "\(after)")
+            #expect(after.contains("<KMSMasterKeyID>key-1</KMSMasterKeyID>"), "\(after)")
+        }
+    }
+
     @Test func bucketExistence() async throws {
         try await withServerAndClient { _, client in
             let exists = try await client.doesBucketExist("bkt")
