@@ -114,6 +114,13 @@ public final class LocalOSSServer: Sendable {
         handler.issuer.issue(lifetime: lifetime)
     }
 
+    /// Makes every temporary credential issued so far expire now, as if its lifetime had passed: requests signed with
+    /// one are refused with 403 `SecurityTokenExpired` from now on. For tests that need the expiry at a point of their
+    /// choosing (after a transfer's first part) rather than after a time a loaded machine may overrun.
+    public func expireTemporaryCredentials() {
+        handler.issuer.expireAll()
+    }
+
     /// How many temporary credentials the server has issued since start.
     public var temporaryCredentialsIssued: Int { handler.issuer.count }
 

@@ -57,6 +57,13 @@ final class TemporaryCredentialIssuer: Sendable {
         issued.withLockedValue { $0[accessKeyId] }
     }
 
+    /// Makes every credential issued so far expire now.
+    func expireAll(now: Date = Date()) {
+        issued.withLockedValue { issued in
+            for id in issued.keys { issued[id]?.expiration = min(issued[id]!.expiration, now) }
+        }
+    }
+
     /// How many credentials were issued since start.
     var count: Int { issued.withLockedValue { $0.count } }
 

@@ -133,13 +133,17 @@ struct ExpiringCredentialTests {
         let source = try scratch.write(bytes, to: "source.bin")
         let box = TMServerBox()
         let calls = TMCounter()
-        let provider = Self.provider(box, calls: calls, firstLifetime: .seconds(1), failure: RefreshDenied())
+        let provider = Self.provider(box, calls: calls, firstLifetime: .seconds(3600), failure: RefreshDenied())
         try await withTMServer(provider: provider, faults: [Self.slowParts[0]]) { server, client in
             box.set(server)
             let request = OSSResumableUploadRequest(
                 bucketName: "bkt", objectKey: "denied.bin", uploadingFileURL: source, partSize: tmPartSize,
                 threadNum: Self.threads, recordDirectoryPath: scratch.recordDirectory)
-            let error = await thrownClientError { _ = try await client.resumableUpload(request) }
+            // The credentials expire once the first part is confirmed (not after a time, which a loaded machine can
+            // overrun before the upload even began: CI once saw the Initiate refused, and no record to keep).
+            var failing = request
+            failing.uploadProgress = { _, total, _ in if total >= tmPartSize { server.expireTemporaryCredentials() } }
+            let error = await thrownClientError { _ = try await client.resumableUpload(failing) }
             #expect(error?.code == .signFailed)
             #expect(error?.underlying is RefreshDenied)
             // The record and the upload are kept.
