@@ -597,8 +597,29 @@ def cli_cases(oss_path):
         cli("rm", "-r", "--all-versions", "--force", "oss://%s/" % name)
         equal(history(a, "k"), {}, "oss rm -r --all-versions purges every version and marker")
 
+    def suspended_delete_from_cli():
+        # OSS (versioning-suspended bucket, delete): a delete of an object whose current version is null inserts a
+        # null delete marker, and "since an object has only one null version, the old null version is overwritten".
+        cli("bucket-versioning", "oss://" + name, "suspend")
+        equal(a.versioning(), "Suspended", "oss bucket-versioning suspend, read by oss2")
+        path = os.path.join(work, "null-body")
+        with open(path, "wb") as f:
+            f.write(b"the null version")
+        cli("cp", path, "oss://%s/n" % name)
+        equal(a.get("n"), (b"the null version", "null"), "a CLI upload to a suspended bucket is the null version")
+        out = cli("rm", "oss://%s/n" % name).stdout
+        equal(history(a, "n"), {"null": ("D", True)}, "the null marker replaced the null version (oss2)")
+        check("versions remain" not in out and "null" in out,
+              "oss rm on a suspended bucket must not promise the replaced null version remains: %r" % out)
+        r = cli("rm", "-r", "--dry-run", "oss://%s/" % name)
+        check("keeps every version" not in r.stderr,
+              "the rm -r note on a suspended bucket must not promise every version stays: %r" % r.stderr)
+        cli("rm", "oss://%s/n" % name, "--version-id", "null")
+        equal(history(a, "n"), {}, "oss rm --version-id null removes the null marker")
+
     return [("cli %s" % fn.__name__, fn) for fn in (
-        versioning_from_cli, history_from_cli, read_and_stat_versions, restore_and_remove_from_cli, purge_from_cli)]
+        versioning_from_cli, history_from_cli, read_and_stat_versions, restore_and_remove_from_cli, purge_from_cli,
+        suspended_delete_from_cli)]
 
 
 cases = []
