@@ -23,7 +23,8 @@ import Testing
     }
 
     /// Runs one judge script against a fresh in-process server; returns its exit status and output.
-    static func run(_ script: String, python: URL) async throws -> (Int32, String) {
+    /// `extraArguments` follow the endpoint and credentials.
+    static func run(_ script: String, python: URL, extraArguments: [String] = []) async throws -> (Int32, String) {
         try await withLocalOSSServer(.init(stsCredentials: [Self.sts])) { server in
             let output = FileManager.default.temporaryDirectory.appendingPathComponent("judge-\(UUID().uuidString).log")
             FileManager.default.createFile(atPath: output.path, contents: nil)
@@ -39,7 +40,7 @@ import Testing
                 "--sts-access-key-id", Self.sts.accessKeyId,
                 "--sts-access-key-secret", Self.sts.accessKeySecret,
                 "--sts-security-token", Self.sts.securityToken ?? "",
-            ]
+            ] + extraArguments
             process.standardOutput = handle
             process.standardError = handle
             let status: Int32 = try await withCheckedThrowingContinuation { continuation in
