@@ -23,6 +23,7 @@ The expectations, and where they come from (OSS documentation):
 - CopyObject: x-oss-copy-source: /bucket/key?versionId=ID copies that version; the result carries
   x-oss-copy-source-version-id and the new x-oss-version-id.
 """
+import concurrent.futures
 import os
 import subprocess
 import sys
@@ -406,6 +407,17 @@ def flow_cases(make):
         check(v not in s["all_ids"] and v != "null", "re-enabled: new id")
         s["all_ids"].add(v)
 
+    def racing_writers_all_kept():
+        race = "docs/race.txt"
+        payloads = [("writer %d " % i).encode() * (i + 1) for i in range(8)]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+            ids = list(pool.map(lambda body: c.put(race, body), payloads))
+        check(len(set(ids)) == 8 and not (set(ids) & s["all_ids"]), "eight racing puts, eight new ids: %s" % ids)
+        s["all_ids"].update(ids)
+        equal(sorted(history(c, race)), sorted(ids), "every racing write is a version")
+        for vid, body in zip(ids, payloads):
+            check(c.get(race, vid)[0] == body, "racing version %s reads back its own bytes" % vid)
+
     def purge_and_no_reuse():
         versions, markers, _, _, _, _ = c.list_page()
         pairs = [(v[0], v[1]) for v in versions] + [(d[0], d[1]) for d in markers]
@@ -422,7 +434,7 @@ def flow_cases(make):
     return [("%s %s" % (make.name, fn.__name__), fn) for fn in (
         enable, three_versions_and_marker, latest_marker_hides_key, list_in_order, read_each_version,
         version_acl_and_tags, delete_without_version_keeps_data, copy_old_version_back, multi_delete_per_version,
-        suspended_and_null, purge_and_no_reuse)]
+        suspended_and_null, racing_writers_all_kept, purge_and_no_reuse)]
 
 
 def listing_cases(make):
