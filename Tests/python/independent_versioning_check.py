@@ -23,9 +23,12 @@ The expectations, and where they come from (OSS documentation):
 - CopyObject: x-oss-copy-source: /bucket/key?versionId=ID copies that version; the result carries
   x-oss-copy-source-version-id and the new x-oss-version-id.
 """
+import atexit
 import concurrent.futures
 import os
+import shutil
 import subprocess
+import tempfile
 import sys
 import urllib.parse
 import xml.etree.ElementTree as ET
@@ -544,7 +547,8 @@ def cli_cases(oss_path):
     a = OSS2(name)
     env = dict(os.environ, OSS_ACCESS_KEY_ID=args.access_key_id, OSS_ACCESS_KEY_SECRET=args.access_key_secret,
                OSS_ENDPOINT=args.endpoint)
-    work = __import__("tempfile").mkdtemp(prefix="ivc-cli-")
+    work = tempfile.mkdtemp(prefix="ivc-cli-")
+    atexit.register(shutil.rmtree, work, True)
     s = {}
 
     def cli(*argv, ok=True):
