@@ -85,8 +85,18 @@ enum Versions {
 
     /// The note for `rm -r` without `--all-versions` on a versioned bucket.
     static func markersOnlyNote(_ status: OSSVersioningStatus, folder: OSSURI) -> String {
-        "oss: note: versioning of oss://\(folder.bucket) is \(status.rawValue): deleting adds a delete marker per "
-            + "object and keeps every version (oss ls --all-versions \(folder) lists them); "
-            + "oss rm -r --all-versions \(folder) removes them for good"
+        let keeps = status == .suspended
+            ? "adds the delete marker null per object, which replaces its null version; versions with an id stay"
+            : "adds a delete marker per object and keeps every version"
+        return "oss: note: versioning of oss://\(folder.bucket) is \(status.rawValue): deleting \(keeps) "
+            + "(oss ls --all-versions \(folder) lists them); oss rm -r --all-versions \(folder) removes them for good"
+    }
+
+    /// What a delete that added the delete marker `markerVersionId` kept: on a suspended bucket the marker is the
+    /// version `null`, and OSS keeps one null version per object, so it replaced the object's null version.
+    static func markerKeeps(_ markerVersionId: String) -> String {
+        markerVersionId == "null"
+            ? "versioning is suspended, so it replaced the object's null version, if any; versions with an id remain"
+            : "its versions remain"
     }
 }

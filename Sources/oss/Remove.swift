@@ -12,7 +12,9 @@ struct Remove: AsyncParsableCommand {
             deleted after a yes at a terminal or with --force. Each deleted object is printed on standard output.
 
             Versioned buckets (oss bucket-versioning): a delete without --version-id removes nothing; it adds a
-            delete marker, which hides the object, and every version stays (rm -r says so). --version-id ID removes
+            delete marker, which hides the object, and every version stays (rm -r says so); with versioning
+            suspended the marker is the version `null`, which replaces the object's null version (as an upload
+            does) while versions with an id stay. --version-id ID removes
             that one version of one object for good (or a delete marker, which brings the version under it back).
             rm -r --all-versions removes every version and delete marker under the folder for good, after the same
             question; --dry-run lists them.
@@ -73,7 +75,7 @@ struct Remove: AsyncParsableCommand {
             }
             for uri in uris {
                 if let marker = markers[uri.description] {
-                    say("deleted \(uri) (delete marker \(marker) added; its versions remain)")
+                    say("deleted \(uri) (delete marker \(marker) added; \(Versions.markerKeeps(marker)))")
                 } else {
                     say("deleted \(uri)\(version)")
                 }

@@ -24,7 +24,8 @@ import Testing
     }
 
     /// Runs one judge script against a fresh in-process server; returns its exit status and output.
-    static func run(_ script: String, python: URL) async throws -> (Int32, String) {
+    /// `extraArguments` follow the endpoint and credentials.
+    static func run(_ script: String, python: URL, extraArguments: [String] = []) async throws -> (Int32, String) {
         try await withLocalOSSServer(.init(stsCredentials: [Self.sts])) { server in
             return try await runPythonScript(
                 python,
@@ -35,7 +36,7 @@ import Testing
                     "--sts-access-key-id", Self.sts.accessKeyId,
                     "--sts-access-key-secret", Self.sts.accessKeySecret,
                     "--sts-security-token", Self.sts.securityToken ?? "",
-                ], in: Self.packageRoot.appendingPathComponent("Tests/python"))
+                ] + extraArguments, in: Self.packageRoot.appendingPathComponent("Tests/python"))
         }
     }
 }
