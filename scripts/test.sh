@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The project's one test command (see README.md):
-#   1. makes sure .venv holds the official OSS Python clients (oss2, alibabacloud-oss-v2), which judge the
+#   1. makes sure .venv holds the official OSS Python clients (oss2, alibabacloud-oss-v2) and credentials library, which judge the
 #      local server and cross-check our signatures;
 #   2. checks the C CRC-64 kernels: natively, on arm64 under qemu, and for Apple targets
 #      (scripts/test-crc-arm64.sh; CRC_ARM64_SKIP=1 skips it locally);
@@ -22,10 +22,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! .venv/bin/python -c "import oss2, alibabacloud_oss_v2" >/dev/null 2>&1; then
-    echo "scripts/test.sh: creating .venv with oss2 and alibabacloud-oss-v2 from PyPI"
+if ! .venv/bin/python -c "import oss2, alibabacloud_oss_v2, alibabacloud_credentials" >/dev/null 2>&1; then
+    echo "scripts/test.sh: creating .venv with oss2, alibabacloud-oss-v2 and alibabacloud-credentials from PyPI"
     python3 -m venv .venv
-    .venv/bin/pip install --quiet --disable-pip-version-check oss2 alibabacloud-oss-v2
+    .venv/bin/pip install --quiet --disable-pip-version-check oss2 alibabacloud-oss-v2 alibabacloud-credentials
 fi
 
 # At most 8 tests at a time. Swift Testing otherwise starts all ~460 at once; on a 2-core machine the in-process

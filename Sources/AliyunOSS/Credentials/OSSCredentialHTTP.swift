@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 
 /// The one way credential providers talk HTTP to the services they get credentials from (an app's auth server, the
-/// ECS metadata service): a request with a timeout, its status and body back, and failures that name the service.
+/// ECS metadata service, a credentials URI): a request with a timeout, its status and body back, and failures that name the service.
 /// Never logs: bodies carry secrets.
 enum OSSCredentialHTTP {
     struct Reply: Sendable {
@@ -56,6 +56,39 @@ enum OSSCredentialHTTP {
         } catch {
             throw OSSClientError(.networkError, "cannot reach \(service)", underlying: error)
         }
+    }
+
+    /// STS-shaped credentials as the ECS metadata service and credentials URIs send them: `Code` (`Success`; when
+    /// `codeRequired` is false an absent `Code` is accepted too), `AccessKeyId`, `AccessKeySecret`, `SecurityToken`,
+    /// `Expiration`. `source` names where they came from in errors; the body is never echoed (it holds the secret).
+    static func parseSessionCredentials(_ body: Data, from source: String, codeRequired: Bool) throws
+        -> OSSFederationToken
+    {
+        struct Answer: Decodable {
+            var Code: String?
+            var AccessKeyId: String?
+            var AccessKeySecret: String?
+            var SecurityToken: String?
+            var Expiration: String?
+        }
+        let answer: Answer
+        do {
+            answer = try JSONDecoder().decode(Answer.self, from: body)
+        } catch {
+            throw OSSClientError(.signFailed, "\(source) are not the expected JSON")
+        }
+        guard answer.Code == "Success" || (answer.Code == nil && !codeRequired) else {
+            throw OSSClientError(.signFailed, "\(source) came with Code \(answer.Code ?? "(none)"), not Success")
+        }
+        guard let id = answer.AccessKeyId, !id.isEmpty, let secret = answer.AccessKeySecret, !secret.isEmpty,
+            let token = answer.SecurityToken, !token.isEmpty
+        else {
+            throw OSSClientError(.signFailed, "\(source) lack AccessKeyId, AccessKeySecret or SecurityToken")
+        }
+        guard let text = answer.Expiration, let expiration = parseExpiration(text) else {
+            throw OSSClientError(.signFailed, "\(source) have no valid Expiration")
+        }
+        return OSSFederationToken(accessKeyId: id, accessKeySecret: secret, securityToken: token, expiration: expiration)
     }
 
     /// An ISO 8601 date as credential services send it (`2026-11-27T10:00:00Z`, fractional seconds allowed).

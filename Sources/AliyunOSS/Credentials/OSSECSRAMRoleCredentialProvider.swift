@@ -148,36 +148,10 @@ public final class OSSECSRAMRoleCredentialProvider: OSSCredentialProvider, Custo
             URL(string: endpoint.absoluteString.trimmingSuffix("/") + path) ?? endpoint
         }
 
-        /// The role's credentials as the service sends them; never echoes the body (it holds the secret).
+        /// The role's credentials as the service sends them.
         static func parse(_ body: Data, role: String) throws -> OSSFederationToken {
-            struct Answer: Decodable {
-                var Code: String?
-                var AccessKeyId: String?
-                var AccessKeySecret: String?
-                var SecurityToken: String?
-                var Expiration: String?
-            }
-            let answer: Answer
-            do {
-                answer = try JSONDecoder().decode(Answer.self, from: body)
-            } catch {
-                throw OSSClientError(.signFailed, "\(name)'s credentials for role \(role) are not the expected JSON")
-            }
-            guard answer.Code == "Success" else {
-                throw OSSClientError(
-                    .signFailed, "\(name) answered Code \(answer.Code ?? "(none)") for role \(role)")
-            }
-            guard let id = answer.AccessKeyId, !id.isEmpty, let secret = answer.AccessKeySecret, !secret.isEmpty,
-                let token = answer.SecurityToken, !token.isEmpty
-            else {
-                throw OSSClientError(
-                    .signFailed, "\(name)'s credentials for role \(role) lack AccessKeyId, AccessKeySecret or SecurityToken")
-            }
-            guard let text = answer.Expiration, let expiration = OSSCredentialHTTP.parseExpiration(text) else {
-                throw OSSClientError(.signFailed, "\(name)'s credentials for role \(role) have no valid Expiration")
-            }
-            return OSSFederationToken(
-                accessKeyId: id, accessKeySecret: secret, securityToken: token, expiration: expiration)
+            try OSSCredentialHTTP.parseSessionCredentials(
+                body, from: "\(name)'s credentials for role \(role)", codeRequired: true)
         }
     }
 }
