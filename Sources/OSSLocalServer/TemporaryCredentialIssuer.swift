@@ -60,7 +60,11 @@ final class TemporaryCredentialIssuer: Sendable {
     /// Makes every credential issued so far expire now.
     func expireAll(now: Date = Date()) {
         issued.withLockedValue { issued in
-            for id in issued.keys { issued[id]?.expiration = min(issued[id]!.expiration, now) }
+            for id in Array(issued.keys) {
+                guard var credential = issued[id] else { continue }
+                credential.expiration = min(credential.expiration, now)
+                issued[id] = credential
+            }
         }
     }
 
