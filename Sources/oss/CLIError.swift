@@ -89,7 +89,15 @@ struct CLIFailure: Error, CustomStringConvertible {
             self = failure
         case let server as OSSServerError:
             let code = server.code.isEmpty ? "HTTP \(server.statusCode)" : server.code
-            let message = server.message.isEmpty ? "" : ": \(server.message)"
+            var message = server.message.isEmpty ? "" : ": \(server.message)"
+            // A versioned key hidden by a delete marker (404), or a version id naming a marker (405): say so, as
+            // the server does in `x-oss-delete-marker`.
+            if server.headers["x-oss-delete-marker"] == "true" {
+                let marker = server.headers["x-oss-version-id"].map { " \($0)" } ?? ""
+                message += server.statusCode == 405
+                    ? " (that version is the delete marker\(marker), which has no content)"
+                    : " (the key's latest version is the delete marker\(marker); oss ls --all-versions lists the versions)"
+            }
             self.init(.serverError, "\(code)\(message) (HTTP \(server.statusCode), request id \(server.requestId.isEmpty ? "-" : server.requestId))")
         case let client as OSSClientError:
             var message = "\(client.code): \(client.message)"

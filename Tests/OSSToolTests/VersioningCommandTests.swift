@@ -60,6 +60,9 @@ struct VersioningCommandTests {
             // stat and cp of old versions.
             r = try await tool.run(["stat", "oss://vbk/doc.txt"])
             #expect(r.status == 1, "the latest version is a delete marker: \(r.stderr)")
+            #expect(r.stderr.contains("latest version is the delete marker \(history[0].id)"), "\(r.stderr)")
+            r = try await tool.run(["cp", "oss://vbk/doc.txt", "-", "--version-id", history[0].id])
+            #expect(r.status == 1 && r.stderr.contains("that version is the delete marker"), "\(r.stderr)")
             r = try await tool.run(["stat", "oss://vbk/doc.txt", "--version-id", v2])
             #expect(r.status == 0 && r.stdout.contains("size:           4 ") && r.stdout.contains("version-id:     \(v2)"), "\(r.stdout)")
             let copy = work.appendingPathComponent("copy.txt")
