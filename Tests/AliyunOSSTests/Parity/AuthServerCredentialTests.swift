@@ -53,13 +53,15 @@ import Testing
     }
 
     @Test func refreshesBeforeExpiry() async throws {
-        // Living four seconds, shorter than the 5-minute refresh window: used for half its lifetime (not fetched
-        // for every request), then fetched again before it expires.
-        try await withSTSClient({ _ in .init(body: Self.tokenJSON(expiresIn: 4)) }) { tokens, _, client in
+        // Living 20 seconds, shorter than the 5-minute refresh window: used for half its lifetime (not fetched
+        // for every request), then fetched again before it expires. (Four seconds were once overrun by two PUTs on
+        // a loaded CI machine: the margins are now seconds, not milliseconds.)
+        try await withSTSClient({ _ in .init(body: Self.tokenJSON(expiresIn: 20)) }) { tokens, _, client in
+            let fetched = ContinuousClock.now
             _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "a", data: Data("a".utf8)))
             _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "b", data: Data("b".utf8)))
             #expect(tokens.requests.count == 1)
-            try await Task.sleep(for: .milliseconds(2500))
+            try await Task.sleep(until: fetched + .seconds(14), clock: .continuous)
             _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "c", data: Data("c".utf8)))
             #expect(tokens.requests.count == 2)
         }
