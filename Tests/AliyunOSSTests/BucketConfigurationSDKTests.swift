@@ -54,27 +54,27 @@ struct BucketConfigurationSDKTests {
 
     @Test func eachFamilyReadsBackWhatItWrote() async throws {
         try await withServerAndClient(extraBuckets: ["logs"]) { _, client in
-            try await client.putBucketCors(Self.cors, bucketName: "bkt")
-            #expect(try await client.getBucketCors(bucketName: "bkt").configuration == Self.cors)
-            try await client.putBucketLifecycle(Self.lifecycle, bucketName: "bkt")
-            #expect(try await client.getBucketLifecycle(bucketName: "bkt").configuration == Self.lifecycle)
-            try await client.putBucketReferer(Self.referer, bucketName: "bkt")
-            #expect(try await client.getBucketReferer(bucketName: "bkt").configuration == Self.referer)
+            try await client.putBucketConfiguration(Self.cors, bucketName: "bkt")
+            #expect(try await client.getBucketConfiguration(OSSCORSConfiguration.self, bucketName: "bkt").configuration == Self.cors)
+            try await client.putBucketConfiguration(Self.lifecycle, bucketName: "bkt")
+            #expect(try await client.getBucketConfiguration(OSSLifecycleConfiguration.self, bucketName: "bkt").configuration == Self.lifecycle)
+            try await client.putBucketConfiguration(Self.referer, bucketName: "bkt")
+            #expect(try await client.getBucketConfiguration(OSSRefererConfiguration.self, bucketName: "bkt").configuration == Self.referer)
             let tags = [OSSTag(key: "team", value: "storage"), OSSTag(key: "cost-center", value: "")]
-            try await client.putBucketTags(tags, bucketName: "bkt")
-            #expect(try await client.getBucketTags(bucketName: "bkt").configuration.tags == tags)
+            try await client.putBucketConfiguration(OSSBucketTagging(tags: tags), bucketName: "bkt")
+            #expect(try await client.getBucketConfiguration(OSSBucketTagging.self, bucketName: "bkt").configuration.tags == tags)
             let encryption = OSSBucketEncryption(.init(sseAlgorithm: "KMS", kmsDataEncryption: "SM4", kmsMasterKeyId: "key-1"))
-            try await client.putBucketEncryption(encryption, bucketName: "bkt")
-            #expect(try await client.getBucketEncryption(bucketName: "bkt").configuration == encryption)
+            try await client.putBucketConfiguration(encryption, bucketName: "bkt")
+            #expect(try await client.getBucketConfiguration(OSSBucketEncryption.self, bucketName: "bkt").configuration == encryption)
             let logging = OSSBucketLogging(loggingEnabled: .init(targetBucket: "logs", targetPrefix: "bkt/"))
-            try await client.putBucketLogging(logging, bucketName: "bkt")
-            #expect(try await client.getBucketLogging(bucketName: "bkt").configuration == logging)
-            try await client.putBucketWebsite(Self.website, bucketName: "bkt")
-            #expect(try await client.getBucketWebsite(bucketName: "bkt").configuration == Self.website)
-            try await client.putBucketRequestPayment(.init(payer: OSSRequestPaymentConfiguration.requester), bucketName: "bkt")
-            #expect(try await client.getBucketRequestPayment(bucketName: "bkt").configuration.payer == "Requester")
-            try await client.putBucketTransferAcceleration(.init(enabled: true), bucketName: "bkt")
-            #expect(try await client.getBucketTransferAcceleration(bucketName: "bkt").configuration.enabled)
+            try await client.putBucketConfiguration(logging, bucketName: "bkt")
+            #expect(try await client.getBucketConfiguration(OSSBucketLogging.self, bucketName: "bkt").configuration == logging)
+            try await client.putBucketConfiguration(Self.website, bucketName: "bkt")
+            #expect(try await client.getBucketConfiguration(OSSWebsiteConfiguration.self, bucketName: "bkt").configuration == Self.website)
+            try await client.putBucketConfiguration(OSSRequestPaymentConfiguration(payer: OSSRequestPaymentConfiguration.requester), bucketName: "bkt")
+            #expect(try await client.getBucketConfiguration(OSSRequestPaymentConfiguration.self, bucketName: "bkt").configuration.payer == "Requester")
+            try await client.putBucketConfiguration(OSSTransferAccelerationConfiguration(enabled: true), bucketName: "bkt")
+            #expect(try await client.getBucketConfiguration(OSSTransferAccelerationConfiguration.self, bucketName: "bkt").configuration.enabled)
             let policy = #"{"Version":"1","Statement":[{"Effect":"Deny","Action":["oss:DeleteObject"],"Principal":["*"],"Resource":["acs:oss:*:*:bkt/*"]}]}"#
             try await client.putBucketPolicy(policy, bucketName: "bkt")
             #expect(try await client.getBucketPolicy(bucketName: "bkt").policy == policy)
@@ -87,50 +87,50 @@ struct BucketConfigurationSDKTests {
 
     @Test func unsetFamiliesAnswerAsOSSDoes() async throws {
         try await withServerAndClient { _, client in
-            #expect(await serverError { _ = try await client.getBucketCors(bucketName: "bkt") }?.code == "NoSuchCORSConfiguration")
-            #expect(await serverError { _ = try await client.getBucketLifecycle(bucketName: "bkt") }?.code == "NoSuchLifecycle")
-            #expect(await serverError { _ = try await client.getBucketWebsite(bucketName: "bkt") }?.code == "NoSuchWebsiteConfiguration")
-            #expect(await serverError { _ = try await client.getBucketEncryption(bucketName: "bkt") }?.code == "NoSuchServerSideEncryptionRule")
+            #expect(await serverError { _ = try await client.getBucketConfiguration(OSSCORSConfiguration.self, bucketName: "bkt") }?.code == "NoSuchCORSConfiguration")
+            #expect(await serverError { _ = try await client.getBucketConfiguration(OSSLifecycleConfiguration.self, bucketName: "bkt") }?.code == "NoSuchLifecycle")
+            #expect(await serverError { _ = try await client.getBucketConfiguration(OSSWebsiteConfiguration.self, bucketName: "bkt") }?.code == "NoSuchWebsiteConfiguration")
+            #expect(await serverError { _ = try await client.getBucketConfiguration(OSSBucketEncryption.self, bucketName: "bkt") }?.code == "NoSuchServerSideEncryptionRule")
             #expect(await serverError { _ = try await client.getBucketPolicy(bucketName: "bkt") }?.code == "NoSuchBucketPolicy")
             #expect(
-                await serverError { _ = try await client.getBucketTransferAcceleration(bucketName: "bkt") }?.code
+                await serverError { _ = try await client.getBucketConfiguration(OSSTransferAccelerationConfiguration.self, bucketName: "bkt") }?.code
                     == "NoSuchTransferAccelerationConfiguration")
-            let referer = try await client.getBucketReferer(bucketName: "bkt").configuration
+            let referer = try await client.getBucketConfiguration(OSSRefererConfiguration.self, bucketName: "bkt").configuration
             #expect(referer.allowEmptyReferer && referer.refererList.referers.isEmpty)
-            #expect(try await client.getBucketTags(bucketName: "bkt").configuration.tags.isEmpty)
-            #expect(try await client.getBucketLogging(bucketName: "bkt").configuration.loggingEnabled == nil)
-            #expect(try await client.getBucketRequestPayment(bucketName: "bkt").configuration.payer == "BucketOwner")
+            #expect(try await client.getBucketConfiguration(OSSBucketTagging.self, bucketName: "bkt").configuration.tags.isEmpty)
+            #expect(try await client.getBucketConfiguration(OSSBucketLogging.self, bucketName: "bkt").configuration.loggingEnabled == nil)
+            #expect(try await client.getBucketConfiguration(OSSRequestPaymentConfiguration.self, bucketName: "bkt").configuration.payer == "BucketOwner")
         }
     }
 
     @Test func deletesRemoveTheFamily() async throws {
         try await withServerAndClient { _, client in
-            try await client.putBucketCors(Self.cors, bucketName: "bkt")
-            try await client.putBucketLifecycle(Self.lifecycle, bucketName: "bkt")
-            try await client.putBucketTags([OSSTag(key: "a", value: "b")], bucketName: "bkt")
-            try await client.deleteBucketCors(bucketName: "bkt")
+            try await client.putBucketConfiguration(Self.cors, bucketName: "bkt")
+            try await client.putBucketConfiguration(Self.lifecycle, bucketName: "bkt")
+            try await client.putBucketConfiguration(OSSBucketTagging(tags: [OSSTag(key: "a", value: "b")]), bucketName: "bkt")
+            try await client.deleteBucketConfiguration(OSSCORSConfiguration.self, bucketName: "bkt")
             try await client.deleteBucketConfiguration(OSSBucketConfigurationRequest(bucketName: "bkt", OSSLifecycleConfiguration.self))
-            try await client.putBucketTags([OSSTag(key: "a", value: "b"), OSSTag(key: "c", value: "d"), OSSTag(key: "e", value: "f")], bucketName: "bkt")
+            try await client.putBucketConfiguration(OSSBucketTagging(tags: [OSSTag(key: "a", value: "b"), OSSTag(key: "c", value: "d"), OSSTag(key: "e", value: "f")]), bucketName: "bkt")
             try await client.deleteBucketTags(bucketName: "bkt", keys: ["a", "e"])
-            #expect(try await client.getBucketTags(bucketName: "bkt").configuration.tags == [OSSTag(key: "c", value: "d")])
+            #expect(try await client.getBucketConfiguration(OSSBucketTagging.self, bucketName: "bkt").configuration.tags == [OSSTag(key: "c", value: "d")])
             try await client.deleteBucketTags(bucketName: "bkt")
-            #expect(await serverError { _ = try await client.getBucketCors(bucketName: "bkt") }?.code == "NoSuchCORSConfiguration")
-            #expect(await serverError { _ = try await client.getBucketLifecycle(bucketName: "bkt") }?.code == "NoSuchLifecycle")
-            #expect(try await client.getBucketTags(bucketName: "bkt").configuration.tags.isEmpty)
+            #expect(await serverError { _ = try await client.getBucketConfiguration(OSSCORSConfiguration.self, bucketName: "bkt") }?.code == "NoSuchCORSConfiguration")
+            #expect(await serverError { _ = try await client.getBucketConfiguration(OSSLifecycleConfiguration.self, bucketName: "bkt") }?.code == "NoSuchLifecycle")
+            #expect(try await client.getBucketConfiguration(OSSBucketTagging.self, bucketName: "bkt").configuration.tags.isEmpty)
         }
     }
 
     @Test func theServerRefusesWhatOSSRefuses() async throws {
         try await withServerAndClient { _, client in
             let badMethod = OSSCORSConfiguration(rules: [OSSCORSRule(allowedOrigins: ["*"], allowedMethods: ["PATCH"])])
-            #expect(await serverError { try await client.putBucketCors(badMethod, bucketName: "bkt") }?.code == "InvalidArgument")
+            #expect(await serverError { try await client.putBucketConfiguration(badMethod, bucketName: "bkt") }?.code == "InvalidArgument")
             let late = OSSLifecycleConfiguration(rules: [
                 OSSLifecycleRule(expiration: .init(days: 3), transitions: [.init(days: 9, storageClass: "IA")])
             ])
-            #expect(await serverError { try await client.putBucketLifecycle(late, bucketName: "bkt") }?.code == "InvalidArgument")
+            #expect(await serverError { try await client.putBucketConfiguration(late, bucketName: "bkt") }?.code == "InvalidArgument")
             let noTarget = OSSBucketLogging(loggingEnabled: .init(targetBucket: "nowhere"))
             #expect(
-                await serverError { try await client.putBucketLogging(noTarget, bucketName: "bkt") }?.code
+                await serverError { try await client.putBucketConfiguration(noTarget, bucketName: "bkt") }?.code
                     == "InvalidTargetBucketForLogging")
             #expect(await serverError { try await client.putBucketPolicy("{", bucketName: "bkt") }?.code == "InvalidPolicyDocument")
         }
@@ -138,12 +138,12 @@ struct BucketConfigurationSDKTests {
 
     @Test func theSDKRefusesBeforeSending() async throws {
         try await withServerAndClient { server, client in
-            let empty = await clientErrorCode { try await client.putBucketCors(OSSCORSConfiguration(rules: []), bucketName: "bkt") }
+            let empty = await clientErrorCode { try await client.putBucketConfiguration(OSSCORSConfiguration(rules: []), bucketName: "bkt") }
             #expect(empty == .invalidArgument)
             let tooMany = (0...20).map { OSSTag(key: "k\($0)", value: "v") }
-            #expect(await clientErrorCode { try await client.putBucketTags(tooMany, bucketName: "bkt") } == .invalidArgument)
+            #expect(await clientErrorCode { try await client.putBucketConfiguration(OSSBucketTagging(tags: tooMany), bucketName: "bkt") } == .invalidArgument)
             let status = OSSLifecycleConfiguration(rules: [OSSLifecycleRule(status: OSSRuleStatus(rawValue: "On"), expiration: .init(days: 1))])
-            #expect(await clientErrorCode { try await client.putBucketLifecycle(status, bucketName: "bkt") } == .invalidArgument)
+            #expect(await clientErrorCode { try await client.putBucketConfiguration(status, bucketName: "bkt") } == .invalidArgument)
             #expect(await clientErrorCode { try await client.putBucketPolicy("", bucketName: "bkt") } == .invalidArgument)
             #expect(await server.stats().operations["PutBucketCors"] == nil)
         }

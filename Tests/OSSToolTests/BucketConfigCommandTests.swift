@@ -33,7 +33,7 @@ struct BucketConfigCommandTests {
             r = try await tool.run(["bucket-config", "oss://cfgb", "cors", "put", json.path])
             #expect(r.status == 0, "\(r.stderr)")
             try await withOSSClient(endpoint: server.endpoint, credentialProvider: server.credentials.provider) { client in
-                let cors = try await client.getBucketCors(bucketName: "cfgb").configuration
+                let cors = try await client.getBucketConfiguration(OSSCORSConfiguration.self, bucketName: "cfgb").configuration
                 #expect(cors.rules.first?.allowedMethods == ["POST"] && cors.rules.first?.maxAgeSeconds == 60)
             }
 

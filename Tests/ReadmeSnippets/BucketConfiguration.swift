@@ -6,9 +6,9 @@ func bucketConfiguration(_ client: OSSClient) async throws {
         OSSCORSRule(allowedOrigins: ["https://*.example.com"], allowedMethods: ["GET", "PUT"],
                     allowedHeaders: ["x-oss-*", "content-type"], exposeHeaders: ["ETag"], maxAgeSeconds: 600)
     ])
-    try await client.putBucketCors(cors, bucketName: "my-bucket")
-    let rules = try await client.getBucketCors(bucketName: "my-bucket").configuration
-    try await client.putBucketLifecycle(OSSLifecycleConfiguration(rules: [
+    try await client.putBucketConfiguration(cors, bucketName: "my-bucket")
+    let rules = try await client.getBucketConfiguration(OSSCORSConfiguration.self, bucketName: "my-bucket").configuration
+    try await client.putBucketConfiguration(OSSLifecycleConfiguration(rules: [
         OSSLifecycleRule(id: "uploads", abortMultipartUpload: .init(days: 7))
     ]), bucketName: "my-bucket")
     let stat = try await client.getBucketStat(bucketName: "my-bucket").stat   // storage, object and upload counts

@@ -119,6 +119,33 @@ extension OSSClient {
     }
 }
 
+extension OSSClient {
+    /// PutBucketXxx for the configuration's family: `putBucketConfiguration(cors, bucketName: "b")` is PutBucketCors.
+    @discardableResult
+    public func putBucketConfiguration<Configuration: OSSBucketConfiguration>(
+        _ configuration: Configuration, bucketName: String
+    ) async throws -> OSSEmptyResult {
+        try await putBucketConfiguration(OSSPutBucketConfigurationRequest(bucketName: bucketName, configuration: configuration))
+    }
+
+    /// GetBucketXxx for a family: `getBucketConfiguration(OSSCORSConfiguration.self, bucketName: "b")` is
+    /// GetBucketCors.
+    public func getBucketConfiguration<Configuration: OSSBucketConfiguration>(
+        _ family: Configuration.Type, bucketName: String
+    ) async throws -> OSSGetBucketConfigurationResult<Configuration> {
+        try await getBucketConfiguration(OSSBucketConfigurationRequest(bucketName: bucketName, family))
+    }
+
+    /// DeleteBucketXxx for a family: `deleteBucketConfiguration(OSSCORSConfiguration.self, bucketName: "b")` is
+    /// DeleteBucketCors.
+    @discardableResult
+    public func deleteBucketConfiguration<Configuration: OSSDeletableBucketConfiguration>(
+        _ family: Configuration.Type, bucketName: String
+    ) async throws -> OSSEmptyResult {
+        try await deleteBucketConfiguration(OSSBucketConfigurationRequest(bucketName: bucketName, family))
+    }
+}
+
 extension OSSPutBucketConfigurationRequest: OSSBucketOperation {
     typealias Result = OSSEmptyResult
     var api: OSSAPI { OSSAPI("PutBucket" + Configuration.family.name, "PUT", subresource: Configuration.family.subresource) }
@@ -149,57 +176,8 @@ struct OSSBucketConfigurationDocument<Configuration: OSSBucketConfiguration>: OS
     func encode(to encoder: any Encoder) throws { try configuration.encode(to: encoder) }
 }
 
-/// The families by their OSS names: each a shorthand for the generic calls above.
+/// DeleteBucketTags with keys: the one family call with more than the generic ones.
 extension OSSClient {
-    /// PutBucketCors (`PUT /?cors`).
-    @discardableResult
-    public func putBucketCors(_ configuration: OSSCORSConfiguration, bucketName: String) async throws -> OSSEmptyResult {
-        try await putBucketConfiguration(OSSPutBucketConfigurationRequest(bucketName: bucketName, configuration: configuration))
-    }
-    /// GetBucketCors (`GET /?cors`); `NoSuchCORSConfiguration` when none is set.
-    public func getBucketCors(bucketName: String) async throws -> OSSGetBucketConfigurationResult<OSSCORSConfiguration> {
-        try await getBucketConfiguration(OSSBucketConfigurationRequest(bucketName: bucketName))
-    }
-    /// DeleteBucketCors (`DELETE /?cors`).
-    @discardableResult
-    public func deleteBucketCors(bucketName: String) async throws -> OSSEmptyResult {
-        try await deleteBucketConfiguration(OSSBucketConfigurationRequest(bucketName: bucketName, OSSCORSConfiguration.self))
-    }
-
-    /// PutBucketLifecycle (`PUT /?lifecycle`).
-    @discardableResult
-    public func putBucketLifecycle(_ configuration: OSSLifecycleConfiguration, bucketName: String) async throws -> OSSEmptyResult {
-        try await putBucketConfiguration(OSSPutBucketConfigurationRequest(bucketName: bucketName, configuration: configuration))
-    }
-    /// GetBucketLifecycle (`GET /?lifecycle`); `NoSuchLifecycle` when none is set.
-    public func getBucketLifecycle(bucketName: String) async throws -> OSSGetBucketConfigurationResult<OSSLifecycleConfiguration> {
-        try await getBucketConfiguration(OSSBucketConfigurationRequest(bucketName: bucketName))
-    }
-    /// DeleteBucketLifecycle (`DELETE /?lifecycle`).
-    @discardableResult
-    public func deleteBucketLifecycle(bucketName: String) async throws -> OSSEmptyResult {
-        try await deleteBucketConfiguration(OSSBucketConfigurationRequest(bucketName: bucketName, OSSLifecycleConfiguration.self))
-    }
-
-    /// PutBucketReferer (`PUT /?referer`).
-    @discardableResult
-    public func putBucketReferer(_ configuration: OSSRefererConfiguration, bucketName: String) async throws -> OSSEmptyResult {
-        try await putBucketConfiguration(OSSPutBucketConfigurationRequest(bucketName: bucketName, configuration: configuration))
-    }
-    /// GetBucketReferer (`GET /?referer`); the default configuration when none is set.
-    public func getBucketReferer(bucketName: String) async throws -> OSSGetBucketConfigurationResult<OSSRefererConfiguration> {
-        try await getBucketConfiguration(OSSBucketConfigurationRequest(bucketName: bucketName))
-    }
-
-    /// PutBucketTags (`PUT /?tagging`).
-    @discardableResult
-    public func putBucketTags(_ tags: [OSSTag], bucketName: String) async throws -> OSSEmptyResult {
-        try await putBucketConfiguration(OSSPutBucketConfigurationRequest(bucketName: bucketName, configuration: OSSBucketTagging(tags: tags)))
-    }
-    /// GetBucketTags (`GET /?tagging`); an empty tag set when none is set.
-    public func getBucketTags(bucketName: String) async throws -> OSSGetBucketConfigurationResult<OSSBucketTagging> {
-        try await getBucketConfiguration(OSSBucketConfigurationRequest(bucketName: bucketName))
-    }
     /// DeleteBucketTags (`DELETE /?tagging`): removes every tag, or only those with the given keys
     /// (`?tagging=k1,k2`).
     @discardableResult
@@ -214,76 +192,6 @@ extension OSSClient {
             .operation()
         operation.query["tagging"] = keys.joined(separator: ",")
         return try await execute(operation) { try await OSSEmptyResult.decode($0) }
-    }
-
-    /// PutBucketEncryption (`PUT /?encryption`).
-    @discardableResult
-    public func putBucketEncryption(_ configuration: OSSBucketEncryption, bucketName: String) async throws -> OSSEmptyResult {
-        try await putBucketConfiguration(OSSPutBucketConfigurationRequest(bucketName: bucketName, configuration: configuration))
-    }
-    /// GetBucketEncryption (`GET /?encryption`); `NoSuchServerSideEncryptionRule` when none is set.
-    public func getBucketEncryption(bucketName: String) async throws -> OSSGetBucketConfigurationResult<OSSBucketEncryption> {
-        try await getBucketConfiguration(OSSBucketConfigurationRequest(bucketName: bucketName))
-    }
-    /// DeleteBucketEncryption (`DELETE /?encryption`).
-    @discardableResult
-    public func deleteBucketEncryption(bucketName: String) async throws -> OSSEmptyResult {
-        try await deleteBucketConfiguration(OSSBucketConfigurationRequest(bucketName: bucketName, OSSBucketEncryption.self))
-    }
-
-    /// PutBucketLogging (`PUT /?logging`).
-    @discardableResult
-    public func putBucketLogging(_ configuration: OSSBucketLogging, bucketName: String) async throws -> OSSEmptyResult {
-        try await putBucketConfiguration(OSSPutBucketConfigurationRequest(bucketName: bucketName, configuration: configuration))
-    }
-    /// GetBucketLogging (`GET /?logging`); an empty status when logging is off.
-    public func getBucketLogging(bucketName: String) async throws -> OSSGetBucketConfigurationResult<OSSBucketLogging> {
-        try await getBucketConfiguration(OSSBucketConfigurationRequest(bucketName: bucketName))
-    }
-    /// DeleteBucketLogging (`DELETE /?logging`).
-    @discardableResult
-    public func deleteBucketLogging(bucketName: String) async throws -> OSSEmptyResult {
-        try await deleteBucketConfiguration(OSSBucketConfigurationRequest(bucketName: bucketName, OSSBucketLogging.self))
-    }
-
-    /// PutBucketWebsite (`PUT /?website`).
-    @discardableResult
-    public func putBucketWebsite(_ configuration: OSSWebsiteConfiguration, bucketName: String) async throws -> OSSEmptyResult {
-        try await putBucketConfiguration(OSSPutBucketConfigurationRequest(bucketName: bucketName, configuration: configuration))
-    }
-    /// GetBucketWebsite (`GET /?website`); `NoSuchWebsiteConfiguration` when none is set.
-    public func getBucketWebsite(bucketName: String) async throws -> OSSGetBucketConfigurationResult<OSSWebsiteConfiguration> {
-        try await getBucketConfiguration(OSSBucketConfigurationRequest(bucketName: bucketName))
-    }
-    /// DeleteBucketWebsite (`DELETE /?website`).
-    @discardableResult
-    public func deleteBucketWebsite(bucketName: String) async throws -> OSSEmptyResult {
-        try await deleteBucketConfiguration(OSSBucketConfigurationRequest(bucketName: bucketName, OSSWebsiteConfiguration.self))
-    }
-
-    /// PutBucketRequestPayment (`PUT /?requestPayment`).
-    @discardableResult
-    public func putBucketRequestPayment(_ configuration: OSSRequestPaymentConfiguration, bucketName: String) async throws -> OSSEmptyResult {
-        try await putBucketConfiguration(OSSPutBucketConfigurationRequest(bucketName: bucketName, configuration: configuration))
-    }
-    /// GetBucketRequestPayment (`GET /?requestPayment`); `BucketOwner` when never set.
-    public func getBucketRequestPayment(bucketName: String) async throws -> OSSGetBucketConfigurationResult<OSSRequestPaymentConfiguration> {
-        try await getBucketConfiguration(OSSBucketConfigurationRequest(bucketName: bucketName))
-    }
-
-    /// PutBucketTransferAcceleration (`PUT /?transferAcceleration`).
-    @discardableResult
-    public func putBucketTransferAcceleration(
-        _ configuration: OSSTransferAccelerationConfiguration, bucketName: String
-    ) async throws -> OSSEmptyResult {
-        try await putBucketConfiguration(OSSPutBucketConfigurationRequest(bucketName: bucketName, configuration: configuration))
-    }
-    /// GetBucketTransferAcceleration (`GET /?transferAcceleration`); `NoSuchTransferAccelerationConfiguration` when
-    /// never set.
-    public func getBucketTransferAcceleration(
-        bucketName: String
-    ) async throws -> OSSGetBucketConfigurationResult<OSSTransferAccelerationConfiguration> {
-        try await getBucketConfiguration(OSSBucketConfigurationRequest(bucketName: bucketName))
     }
 }
 
