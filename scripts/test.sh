@@ -42,15 +42,18 @@ fi
 logs=.build/test-logs
 mkdir -p "$logs"
 failed_steps=()
+timings=()
 # Runs one step with its output shown and kept in $logs/<name>.log; a failure is recorded and the run goes on, so the
 # summary at the end names everything that failed.
 step() {
     local name="$1"
     shift
     echo "scripts/test.sh: == $name"
+    local started=$SECONDS
     if ! "$@" 2>&1 | tee "$logs/$name.log"; then
         failed_steps+=("$name")
     fi
+    timings+=("$name $((SECONDS - started))s")
 }
 
 step crc-kernels ./scripts/test-crc-arm64.sh
@@ -83,6 +86,7 @@ fi
 
 echo
 echo "scripts/test.sh: summary"
+echo "  time per step: ${timings[*]/%/,} total ${SECONDS}s"
 for name in tests samples-tests python-judges urlsession; do
     [ -f "$logs/$name.log" ] || continue
     grep -E "Test run with [0-9]+ tests?" "$logs/$name.log" | sed "s/^/  $name: /" || true
