@@ -24,3 +24,98 @@ package struct OSSBackgroundPart: Sendable, Hashable, Codable {
         self.state = state
     }
 }
+
+/// Where one part of a background upload stands, as its record says.
+package enum OSSBackgroundPartState: Sendable, Hashable, Codable {
+    /// Not handed to the system yet (no temporary copy needed yet).
+    case waiting
+    /// Handed to the system as a task with this description; its outcome is not known yet.
+    case queued(description: String)
+    /// Confirmed: the server's `x-oss-hash-crc64ecma` equalled the part copy's CRC-64.
+    case done(etag: String, crc64: UInt64)
+
+    /// Whether the part is confirmed.
+    package var isDone: Bool {
+        if case .done = self { return true }
+        return false
+    }
+}
+
+/// What the system reported for one finished part task, as the reconciler needs it.
+package struct OSSBackgroundPartCompletion: Sendable, Hashable {
+    /// The task's description (`"<transfer id>/<part number>"`).
+    package var description: String
+    /// The HTTP status, or `nil` when the task ended without a response (network error, cancelled, force-quit).
+    package var status: Int?
+    /// The response's `ETag`, quotes kept.
+    package var etag: String?
+    /// The response's `x-oss-hash-crc64ecma`.
+    package var serverCRC64: UInt64?
+
+    package init(description: String, status: Int?, etag: String?, serverCRC64: UInt64?) {
+        self.description = description
+        self.status = status
+        self.etag = etag
+        self.serverCRC64 = serverCRC64
+    }
+}
+
+/// Which parts of a background transfer go to the system next, shared by uploads and downloads.
+///
+/// A part recorded `queued` that the system still holds (and did not report) is in flight. One recorded
+/// `queued` that the system neither holds nor reported never got there (the record was written, then the process
+/// died before the submission): it becomes `waiting`. Waiting parts are submitted, in order, while fewer than
+/// `maximumQueued` are in flight.
+package enum OSSBackgroundPartScheduler {
+    package struct Schedule: Sendable, Hashable {
+        package var partsToSubmit: [Int]
+        package var partsInFlight: [Int]
+    }
+
+    /// Updates `states` (indexed like `numbers`) and returns what to submit and what is in flight.
+    package static func schedule(
+        states: inout [OSSBackgroundPartState], numbers: [Int], reported: Set<Int>, pendingDescriptions: Set<String>,
+        maximumQueued: Int
+    ) -> Schedule {
+        var inFlight: [Int] = []
+        for index in states.indices {
+            guard case .queued(let description) = states[index], !reported.contains(numbers[index]) else { continue }
+            if pendingDescriptions.contains(description) {
+                inFlight.append(numbers[index])
+            } else {
+                states[index] = .waiting
+            }
+        }
+        let room = max(0, maximumQueued - inFlight.count)
+        let waiting = states.indices.filter { states[$0] == .waiting }.prefix(room).map { numbers[$0] }
+        return Schedule(partsToSubmit: Array(waiting), partsInFlight: inFlight)
+    }
+}
+
+/// The description a background task carries: `"<transfer id>/<part number>"`.
+///
+/// The system keeps it with the task across process lifetimes (URLSession's `taskDescription`), so a completion
+/// delivered to a relaunched process maps back to its transfer's record and part.
+package struct OSSBackgroundTaskDescription: Sendable, Hashable, CustomStringConvertible {
+    /// The transfer: the name of its background record.
+    package let transferId: String
+    /// The 1-based part number.
+    package let partNumber: Int
+
+    package init(transferId: String, partNumber: Int) {
+        self.transferId = transferId
+        self.partNumber = partNumber
+    }
+
+    /// Parses `"<transfer id>/<part number>"`; `nil` for anything else (a task this SDK did not create).
+    package init?(parsing text: String) {
+        guard let slash = text.lastIndex(of: "/") else { return nil }
+        let id = String(text[..<slash])
+        guard !id.isEmpty, let number = Int(text[text.index(after: slash)...]), number >= 1, number <= 10_000 else {
+            return nil
+        }
+        self.init(transferId: id, partNumber: number)
+    }
+
+    package var description: String { "\(transferId)/\(partNumber)" }
+}

@@ -182,3 +182,49 @@ package struct OSSRecordStore: Sendable {
         }
     }
 }
+
+/// A checkpoint record the codec and the store can handle.
+package protocol OSSTransferRecord: Codable, Sendable, Hashable {
+    /// The kind written in the envelope and checked on decode.
+    static var recordKind: OSSRecordKind { get }
+    /// The record's own kind field (checked against ``recordKind``).
+    var kind: OSSRecordKind { get }
+    /// Semantic checks after decoding: sizes, part numbers, ranges.
+    func validate() throws(OSSResumableError)
+    /// The record as it is stored with a base directory: its local paths inside `base` made relative, and
+    /// nothing that a move of the directory changes (an upload's inode and device numbers).
+    func relativized(to base: OSSBaseDirectory) -> Self
+    /// The record with every relative local path resolved against `base`.
+    ///
+    /// - Throws: `recordNeedsBaseDirectory` when a path is relative and `base` is `nil`.
+    func resolved(against base: OSSBaseDirectory?) throws(OSSResumableError) -> Self
+}
+
+/// Which transfer a record belongs to. A record of one kind offered where another is expected is "foreign".
+package enum OSSRecordKind: String, Sendable, Hashable, Codable {
+    case upload
+    case download
+    /// A multipart upload whose parts the system carries (``OSSBackgroundUploadRecord``).
+    case backgroundUpload
+    /// A download whose ranges the system carries (``OSSBackgroundDownloadRecord``).
+    case backgroundDownload
+}
+
+/// Whether CRC-64 checking is on for a transfer. Part of a record's identity: a record written with one mode
+/// is not resumed with the other.
+package enum OSSCRCMode: String, Sendable, Hashable, Codable {
+    /// Check each part's CRC-64 and the object's combined CRC-64.
+    case enabled
+    /// No CRC checks.
+    case disabled
+}
+
+/// The outcome of loading a record for resuming.
+package enum OSSRecordLoadResult<Record: OSSTransferRecord>: Sendable, Hashable {
+    /// No record: start fresh.
+    case none
+    /// A well-formed record (it may still belong to another transfer or describe a changed file).
+    case loaded(Record)
+    /// A record exists but cannot be used (corrupt, foreign, unsupported, unreadable): start fresh, log a warning.
+    case unusable(OSSResumableError)
+}

@@ -95,3 +95,51 @@ package enum OSSBackgroundUploadReconciler {
             record: record, outcomes: outcomes, partsToSubmit: schedule.partsToSubmit, partsInFlight: schedule.partsInFlight)
     }
 }
+
+extension OSSBackgroundUploadReconciler {
+    /// The server as the final authority for parts whose outcome never arrived: each part in `candidates` that
+    /// ListParts shows with the part's length and the CRC-64 recorded for its copy (and an ETag) is done, and is
+    /// not sent again. Returns the record and the parts adopted.
+    package static func adopt(
+        _ record: OSSBackgroundUploadRecord, listed: [OSSUploadStateMachine.ServerPart], candidates: Set<Int>
+    ) -> (record: OSSBackgroundUploadRecord, adopted: [Int]) {
+        var record = record
+        var adopted: [Int] = []
+        let byNumber = Dictionary(listed.map { ($0.number, $0) }, uniquingKeysWith: { _, last in last })
+        for index in record.parts.indices where candidates.contains(record.parts[index].number) {
+            let part = record.parts[index]
+            guard !part.state.isDone, let expected = part.crc64, let server = byNumber[part.number],
+                server.size == part.length, server.crc64 == expected, !server.etag.isEmpty
+            else { continue }
+            record.parts[index].state = .done(etag: server.etag, crc64: expected)
+            adopted.append(part.number)
+        }
+        return (record, adopted)
+    }
+}
+
+/// The pure decision of a background download: whether a range's completion is usable.
+package enum OSSBackgroundDownloadReconciler {
+    package enum Verdict: Sendable, Hashable {
+        /// The range holds the pinned object's bytes: place it.
+        case accept
+        /// The object was replaced (412 to `If-Match`, or another ETag): the download cannot continue.
+        case objectChanged
+        /// The task failed or returned something else: the range is fetched again.
+        case retry
+    }
+
+    /// A range is accepted with 206 (or 200 when it is the whole object), the record's ETag, and exactly the
+    /// range's length on disk.
+    package static func verdict(
+        status: Int?, etag: String?, receivedLength: Int64?, part: OSSBackgroundDownloadRecord.Part,
+        record: OSSBackgroundDownloadRecord
+    ) -> Verdict {
+        if status == 412 { return .objectChanged }
+        let whole = part.offset == 0 && part.length == record.objectSize
+        guard status == 206 || (status == 200 && whole) else { return .retry }
+        guard let etag else { return .retry }
+        guard etag == record.etag else { return .objectChanged }
+        return receivedLength == part.length ? .accept : .retry
+    }
+}
