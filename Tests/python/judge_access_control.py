@@ -20,7 +20,7 @@ from common import check, equal, expect_error, run_cases
 OTHER = {}
 for name in ("--other-access-key-id", "--other-access-key-secret", "--other-uid"):
     i = sys.argv.index(name)
-    OTHER[name[2:]] = sys.argv[i + 1]
+    OTHER[name[len("--other-"):]] = sys.argv[i + 1]
     del sys.argv[i:i + 2]
 from common import parse_args  # noqa: E402  (after the extra options are taken out)
 
