@@ -1,7 +1,7 @@
 import Foundation
 import OSSXML
 
-/// The server's models of the governance families (bucket tags, default encryption, logging, policy), written
+/// The server's models of the governance families (bucket tags, default encryption, logging), written
 /// from OSS's API reference with OSS's checks.
 
 /// `<Tagging><TagSet><Tag>…</Tag></TagSet></Tagging>` on a bucket: at most 20 tags, keys of 1-64 characters,
@@ -129,38 +129,5 @@ struct LoggingDocument: ConfigurationDocument {
         if let prefix = enabled.prefix, prefix.utf8.count > 32 || prefix.hasPrefix("/") {
             throw LocalOSSError.invalidArgument("TargetPrefix is at most 32 bytes and does not start with '/'.", name: "TargetPrefix", value: prefix)
         }
-    }
-}
-
-/// The bucket policy: a JSON object of at most 16 KB with a `Version` of "1" and a non-empty `Statement` array,
-/// each statement with an `Effect` of Allow or Deny and an `Action`. Stored as sent; evaluated later.
-enum BucketPolicyDocument {
-    static let maximumSize = 16 << 10
-
-    static func accept(_ body: [UInt8]) throws(LocalOSSError) -> [UInt8] {
-        guard !body.isEmpty, body.count <= maximumSize else {
-            throw invalid("The policy document is empty or larger than 16 KB.")
-        }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body)), let policy = object as? [String: Any] else {
-            throw invalid("The policy document is not a JSON object.")
-        }
-        guard (policy["Version"] as? String) == "1" else { throw invalid("The policy Version must be \"1\".") }
-        guard let statements = policy["Statement"] as? [Any], !statements.isEmpty else {
-            throw invalid("The policy needs a Statement list.")
-        }
-        for case let statement in statements {
-            guard let statement = statement as? [String: Any] else { throw invalid("A Statement is a JSON object.") }
-            guard let effect = statement["Effect"] as? String, effect == "Allow" || effect == "Deny" else {
-                throw invalid("A Statement's Effect is Allow or Deny.")
-            }
-            guard statement["Action"] is String || statement["Action"] is [Any] else {
-                throw invalid("A Statement needs an Action.")
-            }
-        }
-        return body
-    }
-
-    private static func invalid(_ message: String) -> LocalOSSError {
-        LocalOSSError(400, "InvalidPolicyDocument", message)
     }
 }

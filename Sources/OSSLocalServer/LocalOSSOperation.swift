@@ -76,6 +76,13 @@ public enum LocalOSSOperation: String, Sendable, Codable, CaseIterable, Hashable
     case putBucketTransferAcceleration = "PutBucketTransferAcceleration"
     case getBucketTransferAcceleration = "GetBucketTransferAcceleration"
     case getBucketStat = "GetBucketStat"
+    case putBucketPublicAccessBlock = "PutBucketPublicAccessBlock"
+    case getBucketPublicAccessBlock = "GetBucketPublicAccessBlock"
+    case deleteBucketPublicAccessBlock = "DeleteBucketPublicAccessBlock"
+    /// The account-level public access block (`/?publicAccessBlock` without a bucket).
+    case putPublicAccessBlock = "PutPublicAccessBlock"
+    case getPublicAccessBlock = "GetPublicAccessBlock"
+    case deletePublicAccessBlock = "DeletePublicAccessBlock"
 
     /// Looks an operation up by its OSS name, case-insensitively (`uploadpart`, `UploadPart`).
     public init?(name: String) {

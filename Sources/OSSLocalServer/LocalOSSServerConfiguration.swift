@@ -58,6 +58,10 @@ public struct LocalOSSServerConfiguration: Sendable {
     /// appends do not leave thousands of tiny files; larger ones are never rewritten. Default 4 MiB; 0 never
     /// merges.
     public var appendCompactionBytes: Int64 = 4 << 20
+    /// Identities besides the owner's keys: RAM users of the owner's account and users of other accounts, each
+    /// with its own access key and the id a bucket policy's `Principal` names. Requests signed with the owner's keys
+    /// (and STS credentials) act as the bucket owner. See ``LocalOSSUser``.
+    public var users: [LocalOSSUser] = []
     /// The KMS key id reported for objects written with `x-oss-server-side-encryption: KMS` that name no key
     /// (`x-oss-server-side-encryption-key-id`); OSS reports the account's OSS-managed key in KMS there. The local
     /// server records and reports server-side encryption but keeps the bytes as they came (no KMS is called), so
@@ -95,5 +99,26 @@ public struct LocalOSSServerConfiguration: Sendable {
         self.virtualHostDomains = virtualHostDomains
         self.logger = logger
         self.requestLogLevel = requestLogLevel
+    }
+}
+
+/// An identity the local server knows besides the owner (``LocalOSSServerConfiguration/users``).
+///
+/// A RAM user of the owner's account (`sameAccount`) may do what the owner may unless a bucket policy denies it (the
+/// local server has no RAM policies; think of it as holding `AliyunOSSFullAccess`). A user of another account may do
+/// only what ACLs and bucket policies grant it, and pays for requests to a requester-pays bucket.
+public struct LocalOSSUser: Sendable, Hashable {
+    public var accessKeyId: String
+    public var accessKeySecret: String
+    /// The id a bucket policy's `Principal` names (a RAM user's UID, or the other account's UID).
+    public var uid: String
+    /// Whether the user belongs to the bucket owner's account.
+    public var sameAccount: Bool
+
+    public init(accessKeyId: String, accessKeySecret: String, uid: String, sameAccount: Bool) {
+        self.accessKeyId = accessKeyId
+        self.accessKeySecret = accessKeySecret
+        self.uid = uid
+        self.sameAccount = sameAccount
     }
 }

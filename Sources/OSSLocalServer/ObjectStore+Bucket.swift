@@ -67,3 +67,21 @@ extension ObjectStore {
         return stat
     }
 }
+
+/// Account-level documents (the account's public access block): `account/<name>` beside the buckets.
+extension ObjectStore {
+    nonisolated func accountConfigurationPath(_ name: String) -> String { root + "/account/" + name }
+
+    func accountConfiguration(_ name: String) -> [UInt8]? {
+        FileIO.read(accountConfigurationPath(name)).map { Array($0) }
+    }
+
+    func setAccountConfiguration(_ name: String, _ document: [UInt8]) throws {
+        try FileIO.makeDirectory(root + "/account")
+        try FileIO.writeAtomically(Data(document), to: accountConfigurationPath(name), tempDirectory: tempDirectory)
+    }
+
+    func removeAccountConfiguration(_ name: String) {
+        FileIO.remove(accountConfigurationPath(name))
+    }
+}

@@ -7,6 +7,8 @@ struct RequestAuthenticator: Sendable {
     private struct Secret: Sendable {
         var secret: String
         var token: String?
+        /// The configured user these keys belong to; `nil` for the owner's keys and STS credentials.
+        var user: LocalOSSUser? = nil
     }
 
     private let secrets: [String: Secret]
@@ -19,6 +21,9 @@ struct RequestAuthenticator: Sendable {
         for sts in configuration.stsCredentials {
             secrets[sts.accessKeyId] = Secret(secret: sts.accessKeySecret, token: sts.securityToken)
         }
+        for user in configuration.users {
+            secrets[user.accessKeyId] = Secret(secret: user.accessKeySecret, token: nil, user: user)
+        }
         secrets[configuration.accessKeyId] = Secret(secret: configuration.accessKeySecret, token: nil)
         self.secrets = secrets
         self.issuer = issuer
@@ -26,31 +31,36 @@ struct RequestAuthenticator: Sendable {
         self.maxClockSkew = configuration.maxClockSkew
     }
 
-    func authenticate(_ context: RequestContext) throws(LocalOSSError) {
+    /// Verifies the request's signature and answers who signed it.
+    func authenticate(_ context: RequestContext) throws(LocalOSSError) -> Caller {
         let request = OSSSignableRequest(
             method: context.method, bucket: context.bucket, key: context.key, query: context.query,
             headers: context.headers)
         if let authorization = context.header("authorization") {
             if authorization.hasPrefix(OSSSignerV4.algorithm + " ") {
-                try verifyV4Header(authorization, request: request, context: context)
+                return caller(try verifyV4Header(authorization, request: request, context: context))
             } else if authorization.hasPrefix("OSS ") {
-                try verifyV1Header(authorization, request: request, context: context)
+                return caller(try verifyV1Header(authorization, request: request, context: context))
             } else {
                 throw .accessDenied("The authorization header is not a supported OSS signature.")
             }
         } else if context.query["x-oss-signature"] != nil {
-            try verifyV4Presign(request: request, context: context)
+            return caller(try verifyV4Presign(request: request, context: context))
         } else if context.query["Signature"] != nil {
-            try verifyV1Presign(request: request, context: context)
+            return caller(try verifyV1Presign(request: request, context: context))
         } else {
             throw .accessDenied("You have no right to access this object because of bucket acl.")
         }
     }
 
+    private func caller(_ secret: Secret) -> Caller {
+        secret.user.map(Caller.user) ?? .owner
+    }
+
     // MARK: - V1
 
     private func verifyV1Header(_ authorization: String, request: OSSSignableRequest, context: RequestContext)
-        throws(LocalOSSError)
+        throws(LocalOSSError) -> Secret
     {
         let credential = authorization.dropFirst(4)
         guard let colon = credential.lastIndex(of: ":") else {
@@ -72,9 +82,10 @@ struct RequestAuthenticator: Sendable {
         guard constantTimeEqual(expected, provided) else {
             throw signatureMismatch(accessKeyId: accessKeyId, stringToSign: stringToSign, canonicalRequest: nil)
         }
+        return secret
     }
 
-    private func verifyV1Presign(request: OSSSignableRequest, context: RequestContext) throws(LocalOSSError) {
+    private func verifyV1Presign(request: OSSSignableRequest, context: RequestContext) throws(LocalOSSError) -> Secret {
         guard let accessKeyId = context.query["OSSAccessKeyId"], let expiresText = context.query["Expires"],
             let provided = context.query["Signature"]
         else {
@@ -92,12 +103,13 @@ struct RequestAuthenticator: Sendable {
         guard constantTimeEqual(expected, provided) else {
             throw signatureMismatch(accessKeyId: accessKeyId, stringToSign: stringToSign, canonicalRequest: nil)
         }
+        return secret
     }
 
     // MARK: - V4
 
     private func verifyV4Header(_ authorization: String, request: OSSSignableRequest, context: RequestContext)
-        throws(LocalOSSError)
+        throws(LocalOSSError) -> Secret
     {
         var fields: [String: String] = [:]
         for item in authorization.dropFirst(OSSSignerV4.algorithm.count + 1).split(separator: ",") {
@@ -113,13 +125,13 @@ struct RequestAuthenticator: Sendable {
             throw .accessDenied("A V4 request needs a valid x-oss-date header.")
         }
         try checkSkew(requestDate, context: context)
-        try verifyV4(
+        return try verifyV4(
             credential: credential, additional: fields["AdditionalHeaders"], provided: provided, dateTime: dateTime,
             payloadHash: context.header("x-oss-content-sha256") ?? OSSSignerV4.unsignedPayload, request: request,
             context: context)
     }
 
-    private func verifyV4Presign(request: OSSSignableRequest, context: RequestContext) throws(LocalOSSError) {
+    private func verifyV4Presign(request: OSSSignableRequest, context: RequestContext) throws(LocalOSSError) -> Secret {
         let q = context.query
         guard q["x-oss-signature-version"] == OSSSignerV4.algorithm else {
             throw .invalidArgument("x-oss-signature-version must be \(OSSSignerV4.algorithm).")
@@ -143,7 +155,7 @@ struct RequestAuthenticator: Sendable {
         if date.timeIntervalSince1970 - context.now.timeIntervalSince1970 > maxClockSkew {
             throw skewed(date, context: context)
         }
-        try verifyV4(
+        return try verifyV4(
             credential: credential, additional: q["x-oss-additional-headers"], provided: provided, dateTime: dateTime,
             payloadHash: OSSSignerV4.unsignedPayload, request: request, context: context)
     }
@@ -151,7 +163,7 @@ struct RequestAuthenticator: Sendable {
     private func verifyV4(
         credential: String, additional: String?, provided: String, dateTime: String, payloadHash: String,
         request: OSSSignableRequest, context: RequestContext
-    ) throws(LocalOSSError) {
+    ) throws(LocalOSSError) -> Secret {
         let parts = credential.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 5, parts[4] == "aliyun_v4_request" else {
             throw .invalidArgument("The V4 credential is malformed.", name: "Credential")
@@ -177,6 +189,7 @@ struct RequestAuthenticator: Sendable {
         guard constantTimeEqual(expected, provided.lowercased()) else {
             throw signatureMismatch(accessKeyId: accessKeyId, stringToSign: stringToSign, canonicalRequest: canonical)
         }
+        return secret
     }
 
     // MARK: - Shared checks

@@ -15,6 +15,10 @@ struct RequestContext: Sendable {
     /// The server clock for this request (shifted by a clock-skew fault).
     var now: Date
     var hostId: String
+    /// Who the request acts as, once authorized (RequestHandler+Authorization.swift).
+    var caller: Caller = .anonymous
+    /// The client's IP address (a bucket policy's `acs:SourceIp`).
+    var sourceIp: String?
 
     func header(_ name: String) -> String? { headers[name] }
 

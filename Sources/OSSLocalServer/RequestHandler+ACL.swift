@@ -4,7 +4,7 @@ import OSSXML
 
 /// ACLs: PutObjectACL/GetObjectACL/PutBucketACL/GetBucketACL, and what an anonymous (unsigned) request may do.
 ///
-/// Signed requests (any configured key) act as the owner. Anonymous requests are checked against the ACLs: an
+/// Who may do what (the ACLs among the bucket's other rules) is decided in RequestHandler+Authorization.swift: an
 /// object's own ACL wins unless it is `default`, then the bucket's applies; `public-read` allows GET/HEAD and
 /// listing, `public-read-write` also writes.
 extension RequestHandler {
@@ -15,39 +15,6 @@ extension RequestHandler {
     func isAnonymous(_ context: RequestContext) -> Bool {
         context.header("authorization") == nil && context.query["x-oss-signature"] == nil
             && context.query["Signature"] == nil
-    }
-
-    /// Authenticates a signed request, or checks an anonymous one against the ACLs.
-    func authorize(_ operation: LocalOSSOperation, context: RequestContext) async throws {
-        if operation == .optionObject { return }  // a CORS preflight is never signed; the rules decide
-        guard isAnonymous(context) else {
-            try authenticator.authenticate(context)
-            return
-        }
-        let denied = LocalOSSError.accessDenied("You have no right to access this object because of bucket acl.")
-        guard let bucket = context.bucket, let record = try? await store.bucket(bucket) else { throw denied }
-        var acl = record.acl ?? "private"
-        let versionId = context.query["versionId"].flatMap { $0.isEmpty ? nil : $0 }  // the version's own ACL
-        if let key = context.key, let object = try? await store.object(bucket, key, versionId: versionId),
-            let own = object.extra?.acl, own != "default"
-        {
-            acl = own
-        }
-        switch operation {
-        case .getObject, .headObject, .getObjectMeta, .listObjects, .listObjectsV2, .getSymlink:
-            guard acl == "public-read" || acl == "public-read-write" else { throw denied }
-        case .putObject, .appendObject, .copyObject, .deleteObject, .putSymlink:
-            guard acl == "public-read-write" else { throw denied }
-        default:
-            throw denied
-        }
-    }
-
-    /// Whether an anonymous caller may read `object` in `bucket` (the source of an anonymous copy).
-    func anonymousCanRead(_ bucket: String, _ object: ObjectRecord) async -> Bool {
-        var acl = (try? await store.bucket(bucket))?.acl ?? "private"
-        if let own = object.extra?.acl, own != "default" { acl = own }
-        return acl == "public-read" || acl == "public-read-write"
     }
 
     /// `x-oss-object-acl` checked, or `nil` when absent.

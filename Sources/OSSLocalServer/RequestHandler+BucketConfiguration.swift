@@ -91,10 +91,15 @@ struct BucketConfigurationFamily: Sendable {
     static let policy = Self(
         "policy", put: .putBucketPolicy, get: .getBucketPolicy, delete: .deleteBucketPolicy,
         unset: .error(code: "NoSuchBucketPolicy", message: "The bucket policy does not exist."),
-        contentType: "application/json", accept: { body, _ in try BucketPolicyDocument.accept(body) })
+        contentType: "application/json", accept: { body, check in try await BucketPolicyDocument.accept(body, check) })
+    static let publicAccessBlock = Self(
+        PublicAccessBlockDocument.self, "publicAccessBlock", put: .putBucketPublicAccessBlock,
+        get: .getBucketPublicAccessBlock, delete: .deleteBucketPublicAccessBlock,
+        unset: .document(PublicAccessBlockDocument.unsetDocument))
 
     static let all: [Self] = [
         cors, lifecycle, referer, tags, encryption, logging, website, requestPayment, transferAcceleration, policy,
+        publicAccessBlock,
     ]
 
     /// The family a bucket-level request's query names, if any.

@@ -50,12 +50,15 @@ extension RequestHandler {
         case .listObjectVersions: return try await listObjectVersions(context)
         case .optionObject: return try await optionObject(context)
         case .getBucketStat: return try await getBucketStat(context)
+        case .putPublicAccessBlock, .getPublicAccessBlock, .deletePublicAccessBlock:
+            return try await accountPublicAccessBlock(operation, context: context, reader: reader)
         case .putBucketCors, .getBucketCors, .deleteBucketCors, .putBucketLifecycle, .getBucketLifecycle,
             .deleteBucketLifecycle, .putBucketReferer, .getBucketReferer, .putBucketTags, .getBucketTags,
             .deleteBucketTags, .putBucketEncryption, .getBucketEncryption, .deleteBucketEncryption, .putBucketLogging,
             .getBucketLogging, .deleteBucketLogging, .putBucketWebsite, .getBucketWebsite, .deleteBucketWebsite,
             .putBucketRequestPayment, .getBucketRequestPayment, .putBucketPolicy, .getBucketPolicy, .deleteBucketPolicy,
-            .putBucketTransferAcceleration, .getBucketTransferAcceleration:
+            .putBucketTransferAcceleration, .getBucketTransferAcceleration, .putBucketPublicAccessBlock,
+            .getBucketPublicAccessBlock, .deleteBucketPublicAccessBlock:
             guard let family = BucketConfigurationFamily.serving(operation) else { throw LocalOSSError.internalError("no family") }
             return try await bucketConfiguration(operation, family, context: context, reader: reader)
         }

@@ -94,9 +94,7 @@ extension RequestHandler {
                     400, "InvalidTargetType", "The symlink target object is a symlink.",
                     fields: [("SymlinkTarget", target)])
             }
-            if isAnonymous(context), !(await anonymousCanRead(bucket, resolved)) {
-                throw LocalOSSError.accessDenied("You have no right to access the symlink target because of its acl.")
-            }
+            try await requireRead(bucket, target, object: resolved, context: context)
             readable = ReadableObject(data: resolved, link: object)
         }
         if context.head.method != .HEAD { try requireRestored(readable.data, context: context) }

@@ -29,8 +29,9 @@ final class RequestHandler: Sendable {
         await state.connectionOpened()
         try? await connection.executeThenClose { inbound, outbound in
             let reader = RequestBodyReader(iterator: inbound.makeAsyncIterator(), outbound: outbound)
+            let peer = connection.channel.remoteAddress?.ipAddress
             while let head = try await reader.nextHead() {
-                let keepAlive = await handle(head: head, reader: reader, outbound: outbound)
+                let keepAlive = await handle(head: head, peer: peer, reader: reader, outbound: outbound)
                 if !keepAlive || Task.isCancelled { break }
             }
             if reader.endsAfterCompleteResponse && !Task.isCancelled {
@@ -55,7 +56,7 @@ final class RequestHandler: Sendable {
 
     /// Handles one request; returns whether the connection may serve another one.
     private func handle(
-        head: HTTPRequestHead, reader: RequestBodyReader, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+        head: HTTPRequestHead, peer: String?, reader: RequestBodyReader, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
     ) async -> Bool {
         let head = Self.originForm(head)
         let requestId = RequestID.make()
@@ -67,6 +68,7 @@ final class RequestHandler: Sendable {
         var responseHold = false
         do {
             context = try decode(head: head, requestId: requestId)
+            context.sourceIp = peer
             if configuration.adminEnabled, isAdminPath(head.uri) {
                 response = try await handleAdmin(context, reader: reader)
                 return await finish(
@@ -132,7 +134,7 @@ final class RequestHandler: Sendable {
                     status, code ?? LocalOSSError.defaultCode(forStatus: status),
                     "Injected fault (HTTP \(status)) by the local server.")
             }
-            try await authorize(operation, context: context)
+            context.caller = try await authorize(operation, context: context)
             if context.hasBody, let limit = try TrafficShaper.limit(of: context) {
                 reader.shaper = TrafficShaper(bitsPerSecond: limit)
             }

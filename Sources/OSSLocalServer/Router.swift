@@ -78,6 +78,7 @@ enum Router {
     static func operation(for context: RequestContext) throws(LocalOSSError) -> LocalOSSOperation? {
         let q = context.query
         guard let bucket = context.bucket else {
+            if q["publicAccessBlock"] != nil { return RequestHandler.accountPublicAccessBlockOperation(context.method) }
             return context.method == "GET" ? .listBuckets : nil
         }
         guard isValidBucketName(bucket) else {

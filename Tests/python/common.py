@@ -40,8 +40,9 @@ def expect_error(fn, status, code, what):
     try:
         fn()
     except Exception as e:  # both SDKs raise their own types; inspect duck-typed fields
-        got_status = getattr(e, "status", None) or getattr(e, "status_code", None)
-        got_code = getattr(e, "code", None) or getattr(e, "error_code", None)
+        inner = e.unwrap() if hasattr(e, "unwrap") else e  # alibabacloud-oss-v2 wraps the service error
+        got_status = getattr(inner, "status", None) or getattr(inner, "status_code", None)
+        got_code = getattr(inner, "code", None) or getattr(inner, "error_code", None)
         if got_status != status or (code is not None and got_code != code):
             raise Failure("%s: expected %s %s, got %s %s (%s)" % (what, status, code, got_status, got_code, e))
         return e

@@ -95,7 +95,7 @@ public final class OSSClient: Sendable {
             endpoint: parsed, addressing: configuration.addressing,
             userAgent: OSSUserAgent.value(appending: configuration.userAgent),
             cnameExcludeList: configuration.cnameExcludeList,
-            pathPrefix: configuration.isCustomPathPrefixEnabled ? parsed.path : "")
+            pathPrefix: configuration.isCustomPathPrefixEnabled ? parsed.path : "", requestPayer: configuration.requestPayer)
         signing = OSSSigningMiddleware(
             credentialProvider: credentialProvider, signatureVersion: configuration.signatureVersion,
             region: configuration.region, clock: clock, logger: configuration.logger)

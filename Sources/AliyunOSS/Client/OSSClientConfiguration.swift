@@ -104,6 +104,11 @@ public struct OSSClientConfiguration: Sendable {
     public var attemptMiddleware: [any OSSMiddleware] = []
     /// Middleware run around each resumable transfer (first element outermost). See ``OSSTransferMiddleware``.
     public var transferMiddleware: [any OSSTransferMiddleware] = []
+    /// `requester` sends `x-oss-request-payer: requester` with every request (one that sets the header itself
+    /// keeps its own): the caller pays for requests and traffic to a requester-pays bucket of another account, which
+    /// refuses requests without it (403 `AccessDenied`). `nil` (the default) sends nothing. The official SDKs'
+    /// per-request `RequestPayer`; a single request can instead carry the header in its `headers`.
+    public var requestPayer: String?
 
     public init(
         region: String? = nil,

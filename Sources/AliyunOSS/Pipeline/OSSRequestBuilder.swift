@@ -10,6 +10,8 @@ struct OSSRequestBuilder: Sendable {
     /// The endpoint's path, kept before the bucket or key (``OSSClientConfiguration/isCustomPathPrefixEnabled``),
     /// or `""`.
     var pathPrefix = ""
+    /// ``OSSClientConfiguration/requestPayer``, sent as `x-oss-request-payer` unless the operation sets it.
+    var requestPayer: String?
 
     func build(_ operation: OSSOperation) throws -> OSSPreparedRequest {
         if let bucket = operation.bucket {
@@ -29,6 +31,7 @@ struct OSSRequestBuilder: Sendable {
             throw OSSClientError.invalidArgument("the header \(name) contains a line break")
         }
         if headers["user-agent"] == nil { headers["user-agent"] = userAgent }
+        if let requestPayer, headers["x-oss-request-payer"] == nil { headers["x-oss-request-payer"] = requestPayer }
         let hasBody: Bool
         switch operation.body {
         case .empty: hasBody = false
