@@ -93,8 +93,14 @@ struct BucketConfigurationFamily: Sendable {
         unset: .error(code: "NoSuchBucketPolicy", message: "The bucket policy does not exist."),
         contentType: "application/json", accept: { body, _ in try BucketPolicyDocument.accept(body) })
 
+    static let overwrite = Self(
+        OverwriteDocument.self, "overwriteConfig", put: .putBucketOverwriteConfig, get: .getBucketOverwriteConfig,
+        delete: .deleteBucketOverwriteConfig,
+        unset: .error(code: "NoSuchOverwriteConfiguration", message: "The bucket has no overwrite configuration."))
+
     static let all: [Self] = [
         cors, lifecycle, referer, tags, encryption, logging, website, requestPayment, transferAcceleration, policy,
+        overwrite,
     ]
 
     /// The family a bucket-level request's query names, if any.

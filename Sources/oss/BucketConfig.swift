@@ -22,6 +22,7 @@ struct BucketConfig: AsyncParsableCommand {
         "logging": OSSBucketLogging.self, "website": OSSWebsiteConfiguration.self,
         "request-payment": OSSRequestPaymentConfiguration.self,
         "transfer-acceleration": OSSTransferAccelerationConfiguration.self, "policy": nil,
+        "overwrite": OSSOverwriteConfiguration.self,
     ]
 
     @Argument(help: "The bucket, as oss://bucket.") var bucket: String
