@@ -83,6 +83,15 @@ public enum LocalOSSOperation: String, Sendable, Codable, CaseIterable, Hashable
     case putPublicAccessBlock = "PutPublicAccessBlock"
     case getPublicAccessBlock = "GetPublicAccessBlock"
     case deletePublicAccessBlock = "DeletePublicAccessBlock"
+    // Data protection (RequestHandler+DataProtection.swift).
+    case initiateBucketWorm = "InitiateBucketWorm"
+    case abortBucketWorm = "AbortBucketWorm"
+    case completeBucketWorm = "CompleteBucketWorm"
+    case extendBucketWorm = "ExtendBucketWorm"
+    case getBucketWorm = "GetBucketWorm"
+    case putBucketOverwriteConfig = "PutBucketOverwriteConfig"
+    case getBucketOverwriteConfig = "GetBucketOverwriteConfig"
+    case deleteBucketOverwriteConfig = "DeleteBucketOverwriteConfig"
 
     /// Looks an operation up by its OSS name, case-insensitively (`uploadpart`, `UploadPart`).
     public init?(name: String) {

@@ -121,6 +121,12 @@ public final class LocalOSSServer: Sendable {
         handler.issuer.expireAll()
     }
 
+    /// Applies the buckets' lifecycle rules (of `bucket` only, when given) as OSS's daily run would at `now` (a
+    /// simulated date, to see a 30-day rule act today); also `POST /-/lifecycle/run?now=…` on the admin endpoint.
+    public func runLifecycle(now: Date = Date(), bucket: String? = nil) async throws -> LocalOSSLifecycleReport {
+        try await handler.store.runLifecycle(now: now, only: bucket)
+    }
+
     /// How many temporary credentials the server has issued since start.
     public var temporaryCredentialsIssued: Int { handler.issuer.count }
 

@@ -30,6 +30,7 @@ extension ObjectStore {
             FileIO.remove(tempPath)
             throw LocalOSSError.positionNotEqualToLength(previous?.size ?? 0)
         }
+        do { try refuseImmutable(bucket, record.key) } catch { FileIO.remove(tempPath); throw error }  // WORM
         let digest = Self.keyDigest(record.key)
         let dir = objectsDirectory(bucket)
         var segment = segment

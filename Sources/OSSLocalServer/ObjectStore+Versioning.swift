@@ -174,8 +174,9 @@ extension ObjectStore {
     /// is lost. With `versionId`: that version (or marker) goes for good; naming one that does not exist is not an
     /// error.
     @discardableResult
-    func deleteObject(_ bucket: String, _ key: String, versionId: String?) throws -> DeleteOutcome {
+    func deleteObject(_ bucket: String, _ key: String, versionId: String?, now: Date = Date()) throws -> DeleteOutcome {
         guard let b = buckets[bucket] else { throw LocalOSSError.noSuchBucket(bucket) }
+        if versionId == nil || versionId == "null" { try refuseImmutable(bucket, key, now: now) }  // WORM
         let dir = objectsDirectory(bucket)
         guard let versionId else {
             guard b.record.versioning != nil else {

@@ -261,6 +261,7 @@ actor ObjectStore {
             FileIO.remove(tempPath)
             throw LocalOSSError.noSuchBucket(bucket)
         }
+        do { try refuseImmutable(bucket, record.key) } catch { FileIO.remove(tempPath); throw error }  // WORM
         var record = record
         stampVersion(bucket, &record)
         let digest = Self.keyDigest(record.key)
@@ -377,6 +378,7 @@ actor ObjectStore {
         // No copy of the bucket is held: it is changed in place below (see commitObject).
         guard let upload = buckets[bucket]?.uploads[uploadId], upload.record.key.utf8.elementsEqual(record.key.utf8)
         else { throw LocalOSSError.noSuchUpload(uploadId) }
+        try refuseImmutable(bucket, record.key)  // WORM
         var record = record
         stampVersion(bucket, &record)
         let digest = Self.keyDigest(record.key)

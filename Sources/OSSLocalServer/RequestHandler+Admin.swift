@@ -4,7 +4,8 @@ import NIOHTTP1
 import Foundation
 
 extension RequestHandler {
-    /// `GET /-/stats`, `POST /-/stats/reset`, `GET|POST|DELETE /-/faults`, `POST /-/sts`. No signature needed.
+    /// `GET /-/stats`, `POST /-/stats/reset`, `GET|POST|DELETE /-/faults`, `POST /-/sts`, `POST /-/lifecycle/run`.
+    /// No signature needed.
     func handleAdmin(_ context: RequestContext, reader: RequestBodyReader) async throws -> ServerResponse {
         let path = context.head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
         let encoder = JSONEncoder()
@@ -39,6 +40,8 @@ extension RequestHandler {
             guard !rules.isEmpty else { throw LocalOSSError.invalidArgument("no fault rule in the body") }
             for rule in rules { await state.add(rule) }
             return .json(String(decoding: try encoder.encode(rules.map(\.description)), as: UTF8.self))
+        case ("POST", "/-/lifecycle/run"):
+            return try await runLifecycle(context)
         case ("DELETE", "/-/faults"):
             await state.clear()
             return ServerResponse(status: .noContent)
@@ -54,7 +57,7 @@ extension RequestHandler {
             let credential = issuer.issue(lifetime: .seconds(seconds), now: context.now)
             return .json(String(decoding: try encoder.encode(credential), as: UTF8.self))
         default:
-            throw LocalOSSError(404, "NoSuchAdminEndpoint", "Admin endpoints: GET /-/stats, POST /-/stats/reset, GET|POST|DELETE /-/faults, POST /-/sts?seconds=N.")
+            throw LocalOSSError(404, "NoSuchAdminEndpoint", "Admin endpoints: GET /-/stats, POST /-/stats/reset, GET|POST|DELETE /-/faults, POST /-/sts?seconds=N, POST /-/lifecycle/run?now=DATE.")
         }
     }
 }

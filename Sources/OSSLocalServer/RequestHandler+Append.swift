@@ -33,7 +33,8 @@ extension RequestHandler {
         }
         let length = existing?.size ?? 0
         guard position == length else { throw LocalOSSError.positionNotEqualToLength(length) }
-        let extra = existing == nil ? try requestedExtra(context) : existing?.extra
+        let extra = existing == nil ? try await requestedExtra(context, bucket: bucket) : existing?.extra
+        try await refuseForbiddenOverwrite(context, bucket: bucket, key: key)
         let received = store.newTempPath()
         let body = try await BodySink.receive(reader, to: received, computeSHA256: declaresPayloadHash(context))
         do { try verifyContentMD5(context, digest: body) } catch {

@@ -97,9 +97,15 @@ struct BucketConfigurationFamily: Sendable {
         get: .getBucketPublicAccessBlock, delete: .deleteBucketPublicAccessBlock,
         unset: .document(PublicAccessBlockDocument.unsetDocument))
 
+    static let overwrite = Self(
+        OverwriteDocument.self, "overwriteConfig", put: .putBucketOverwriteConfig, get: .getBucketOverwriteConfig,
+        delete: .deleteBucketOverwriteConfig,
+        unset: .error(code: "NoSuchOverwriteConfiguration", message: "The bucket has no overwrite configuration."))
+
     static let all: [Self] = [
         cors, lifecycle, referer, tags, encryption, logging, website, requestPayment, transferAcceleration, policy,
         publicAccessBlock,
+        overwrite,
     ]
 
     /// The family a bucket-level request's query names, if any.

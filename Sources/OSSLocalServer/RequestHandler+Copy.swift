@@ -94,17 +94,18 @@ extension RequestHandler {
             throw LocalOSSError.invalidArgument(
                 "x-oss-tagging-directive must be Copy or Replace.", name: "x-oss-tagging-directive", value: taggingDirective)
         }
-        let requested = try requestedExtra(context) ?? ObjectExtra()
+        let requested = try await requestedExtra(context, bucket: bucket) ?? ObjectExtra()
         let source = try await readableCopySource(context)
         if context.header("x-oss-forbid-overwrite")?.lowercased() == "true", await store.objectExists(bucket, key) {
             throw LocalOSSError(409, "FileAlreadyExists", "The object you specified already exists and can not be overwritten.")
         }
+        try await refuseForbiddenOverwrite(context, bucket: bucket, key: key)
         var extra = ObjectExtra()
         extra.acl = requested.acl
         extra.storageClass = requested.storageClass
         extra.tags = taggingDirective == "replace" ? requested.tags : source.object.extra?.tags
         extra.symlinkTarget = source.object.extra?.symlinkTarget
-        // As in OSS, the copy is encrypted only as this request asks (not as its source).
+        // As in OSS, the copy is encrypted as this request (or the bucket's default) asks, not as its source.
         extra.encryption = requested.encryption
         extra.encryptionKeyId = requested.encryptionKeyId
         extra.dataEncryption = requested.dataEncryption

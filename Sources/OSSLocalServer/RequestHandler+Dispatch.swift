@@ -8,6 +8,7 @@ extension RequestHandler {
     {
         _ = try TrafficShaper.limit(of: context)  // a malformed x-oss-traffic-limit is refused on any operation
         try refuseImageProcessing(operation, context: context)
+        if let site = try await websiteResponse(operation, context: context) { return site }
         switch operation {
         case .listBuckets: return try await listBuckets(context)
         case .putBucket: return try await putBucket(context, reader: reader)
@@ -52,13 +53,16 @@ extension RequestHandler {
         case .getBucketStat: return try await getBucketStat(context)
         case .putPublicAccessBlock, .getPublicAccessBlock, .deletePublicAccessBlock:
             return try await accountPublicAccessBlock(operation, context: context, reader: reader)
+        case .initiateBucketWorm, .abortBucketWorm, .completeBucketWorm, .extendBucketWorm, .getBucketWorm:
+            return try await bucketWorm(operation, context: context, reader: reader)
         case .putBucketCors, .getBucketCors, .deleteBucketCors, .putBucketLifecycle, .getBucketLifecycle,
             .deleteBucketLifecycle, .putBucketReferer, .getBucketReferer, .putBucketTags, .getBucketTags,
             .deleteBucketTags, .putBucketEncryption, .getBucketEncryption, .deleteBucketEncryption, .putBucketLogging,
             .getBucketLogging, .deleteBucketLogging, .putBucketWebsite, .getBucketWebsite, .deleteBucketWebsite,
             .putBucketRequestPayment, .getBucketRequestPayment, .putBucketPolicy, .getBucketPolicy, .deleteBucketPolicy,
             .putBucketTransferAcceleration, .getBucketTransferAcceleration, .putBucketPublicAccessBlock,
-            .getBucketPublicAccessBlock, .deleteBucketPublicAccessBlock:
+            .getBucketPublicAccessBlock, .deleteBucketPublicAccessBlock, .putBucketOverwriteConfig,
+            .getBucketOverwriteConfig, .deleteBucketOverwriteConfig:
             guard let family = BucketConfigurationFamily.serving(operation) else { throw LocalOSSError.internalError("no family") }
             return try await bucketConfiguration(operation, family, context: context, reader: reader)
         }

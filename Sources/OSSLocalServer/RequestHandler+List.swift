@@ -200,6 +200,7 @@ extension RequestHandler {
             if let versionId { try Self.checkVersionId(versionId, name: "VersionId") }
             targets.append((key, versionId))
         }
+        for (key, versionId) in targets where versionId == nil { try await store.refuseImmutable(bucket, key) }  // WORM
         var deleted: [(key: String, versionId: String?, outcome: ObjectStore.DeleteOutcome)] = []
         for (key, versionId) in targets {
             deleted.append((key, versionId, try await store.deleteObject(bucket, key, versionId: versionId)))

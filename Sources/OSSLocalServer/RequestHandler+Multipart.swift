@@ -34,7 +34,8 @@ extension RequestHandler {
         var record = UploadRecord(
             uploadId: RequestID.uploadId(), key: key, initiated: Int64(context.now.timeIntervalSince1970),
             contentType: context.header("content-type") ?? "application/octet-stream",
-            userMetadata: context.userMetadata, headers: storedHeaders(context), extra: try requestedExtra(context))
+            userMetadata: context.userMetadata, headers: storedHeaders(context),
+            extra: try await requestedExtra(context, bucket: bucket))
         if context.query["sequential"] != nil { record.sequential = true }
         let created = try await store.initiateUpload(bucket, record: record)
         let encode = context.encodingTypeURL
@@ -141,6 +142,7 @@ extension RequestHandler {
         let body = try await reader.collect(limit: 4 << 20)
         try verifyContentMD5(context, body: body)
         let upload = try await store.upload(bucket, key: key, uploadId: uploadId)
+        try await refuseForbiddenOverwrite(context, bucket: bucket, key: key)
         var chosen: [PartRecord] = []
         if context.header("x-oss-complete-all")?.lowercased() == "yes" {
             guard body.readableBytes == 0 else {

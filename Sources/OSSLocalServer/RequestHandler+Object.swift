@@ -60,11 +60,12 @@ extension RequestHandler {
     func putObject(_ context: RequestContext, reader: RequestBodyReader) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
         _ = try await store.bucket(bucket)
-        let extra = try requestedExtra(context)
+        let extra = try await requestedExtra(context, bucket: bucket)
         let callback = try CallbackRequest.parse(context)
         if context.header("x-oss-forbid-overwrite")?.lowercased() == "true", await store.objectExists(bucket, key) {
             throw LocalOSSError(409, "FileAlreadyExists", "The object you specified already exists and can not be overwritten.")
         }
+        try await refuseForbiddenOverwrite(context, bucket: bucket, key: key)
         let temp = store.newTempPath()
         let digest = try await BodySink.receive(reader, to: temp, computeSHA256: declaresPayloadHash(context))
         do { try verifyContentMD5(context, digest: digest) } catch {

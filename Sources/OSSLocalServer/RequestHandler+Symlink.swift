@@ -22,6 +22,7 @@ extension RequestHandler {
         if context.header("x-oss-forbid-overwrite")?.lowercased() == "true", await store.objectExists(bucket, key) {
             throw LocalOSSError(409, "FileAlreadyExists", "The object you specified already exists and can not be overwritten.")
         }
+        try await refuseForbiddenOverwrite(context, bucket: bucket, key: key)
         var extra = try requestedExtra(context) ?? ObjectExtra()
         extra.symlinkTarget = target
         let temp = store.newTempPath()

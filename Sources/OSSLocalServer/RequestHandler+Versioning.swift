@@ -42,6 +42,7 @@ extension RequestHandler {
 
     func putBucketVersioning(_ context: RequestContext, reader: RequestBodyReader) async throws -> ServerResponse {
         let bucket = try requireBucket(context)
+        try await refuseVersioningUnderWorm(bucket, now: context.now)
         let body = try await reader.collect(limit: 64 << 10)
         try verifyContentMD5(context, body: body)
         let root: OSSXMLNode

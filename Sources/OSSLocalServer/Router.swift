@@ -99,6 +99,7 @@ enum Router {
         if context.key == nil, let family = BucketConfigurationFamily.named(in: q) {
             return family.operation(for: context.method)
         }
+        if context.key == nil, let worm = wormOperation(context.method, q) { return worm }
         if context.key == nil {
             switch context.method {
             case "PUT":

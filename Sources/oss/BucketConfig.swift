@@ -23,6 +23,7 @@ struct BucketConfig: AsyncParsableCommand {
         "request-payment": OSSRequestPaymentConfiguration.self,
         "transfer-acceleration": OSSTransferAccelerationConfiguration.self, "policy": nil,
         "public-access-block": OSSPublicAccessBlockConfiguration.self,
+        "overwrite": OSSOverwriteConfiguration.self,
     ]
 
     @Argument(help: "The bucket, as oss://bucket.") var bucket: String
