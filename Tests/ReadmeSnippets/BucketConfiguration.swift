@@ -6,7 +6,7 @@ func bucketConfiguration(_ client: OSSClient) async throws {
         OSSCORSRule(allowedOrigins: ["https://*.example.com"], allowedMethods: ["GET", "PUT"],
                     allowedHeaders: ["x-oss-*", "content-type"], exposeHeaders: ["ETag"], maxAgeSeconds: 600)
     ])
-    try await client.putBucketConfiguration(cors, bucketName: "my-bucket")
+    try await client.putBucketConfiguration(cors, bucketName: "my-bucket")   // PutBucketCors
     let rules = try await client.getBucketConfiguration(OSSCORSConfiguration.self, bucketName: "my-bucket").configuration
     try await client.putBucketConfiguration(OSSLifecycleConfiguration(rules: [
         OSSLifecycleRule(id: "uploads", abortMultipartUpload: .init(days: 7))
