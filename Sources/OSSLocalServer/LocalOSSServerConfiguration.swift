@@ -107,7 +107,7 @@ public struct LocalOSSServerConfiguration: Sendable {
 /// A RAM user of the owner's account (`sameAccount`) may do what the owner may unless a bucket policy denies it (the
 /// local server has no RAM policies; think of it as holding `AliyunOSSFullAccess`). A user of another account may do
 /// only what ACLs and bucket policies grant it, and pays for requests to a requester-pays bucket.
-public struct LocalOSSUser: Sendable, Hashable {
+public struct LocalOSSUser: Sendable, Hashable, CustomStringConvertible {
     public var accessKeyId: String
     public var accessKeySecret: String
     /// The id a bucket policy's `Principal` names (a RAM user's UID, or the other account's UID).
@@ -120,5 +120,10 @@ public struct LocalOSSUser: Sendable, Hashable {
         self.accessKeySecret = accessKeySecret
         self.uid = uid
         self.sameAccount = sameAccount
+    }
+
+    /// The key id and UID; never the secret.
+    public var description: String {
+        "LocalOSSUser(\(accessKeyId), uid \(uid), \(sameAccount ? "owner's account" : "another account"))"
     }
 }

@@ -104,11 +104,14 @@ extension RequestHandler {
         throw Self.aclDenied
     }
 
-    /// Checks the caller may read `object` (`oss:GetObject`): the source of a copy, the target of a symlink.
-    func requireRead(_ bucket: String, _ key: String, object: ObjectRecord, context: RequestContext) async throws {
+    /// Checks the caller may do `action` on an object the request reaches besides its own key: the source of a
+    /// copy or the target of a symlink (`oss:GetObject`), each key of a DeleteMultipleObjects (`oss:DeleteObject`).
+    func requireObjectAccess(
+        _ action: String, _ bucket: String, _ key: String, object: ObjectRecord? = nil, context: RequestContext
+    ) async throws {
         let record = try await store.bucket(bucket)
         try await requireAccess(
-            context.caller, action: "oss:GetObject", bucket: bucket, key: key, object: object, bucketACL: record.acl,
+            context.caller, action: action, bucket: bucket, key: key, object: object, bucketACL: record.acl,
             rules: await accessRules(bucket), context: context)
     }
 

@@ -60,7 +60,7 @@ extension RequestHandler {
                 "The version of the copy source is a delete marker.", name: "x-oss-copy-source",
                 value: String((context.header("x-oss-copy-source") ?? "").prefix(256)))
         }
-        try await requireRead(bucket, key, object: object, context: context)
+        try await requireObjectAccess("oss:GetObject", bucket, key, object: object, context: context)
         try requireRestored(object, context: context)
         let etag = ObjectConditions.unquote(object.etag).uppercased()
         func same(_ header: String) -> Bool { ObjectConditions.unquote(header.trimmingWhitespace()).uppercased() == etag }

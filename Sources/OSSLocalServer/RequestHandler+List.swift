@@ -200,6 +200,9 @@ extension RequestHandler {
             if let versionId { try Self.checkVersionId(versionId, name: "VersionId") }
             targets.append((key, versionId))
         }
+        for (key, _) in targets {  // each key as a DeleteObject of its own: a policy's Deny on its prefix holds
+            try await requireObjectAccess("oss:DeleteObject", bucket, key, context: context)
+        }
         for (key, versionId) in targets where versionId == nil { try await store.refuseImmutable(bucket, key) }  // WORM
         var deleted: [(key: String, versionId: String?, outcome: ObjectStore.DeleteOutcome)] = []
         for (key, versionId) in targets {

@@ -94,7 +94,7 @@ extension RequestHandler {
                     400, "InvalidTargetType", "The symlink target object is a symlink.",
                     fields: [("SymlinkTarget", target)])
             }
-            try await requireRead(bucket, target, object: resolved, context: context)
+            try await requireObjectAccess("oss:GetObject", bucket, target, object: resolved, context: context)
             readable = ReadableObject(data: resolved, link: object)
         }
         if context.head.method != .HEAD { try requireRestored(readable.data, context: context) }

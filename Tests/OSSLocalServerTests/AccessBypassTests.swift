@@ -5,7 +5,7 @@ import Testing
 
 /// A policy, referer rule or public access block that says no is not got round: not anonymously, not with a
 /// presigned URL or a signed header (V1 or V4), not by copying the object elsewhere (CopyObject, UploadPartCopy),
-/// not by appending, by the steps of a multipart upload, or through a symlink.
+/// not by appending, by the steps of a multipart upload, through a symlink, or by a DeleteMultipleObjects.
 @Suite struct AccessBypassTests {
     enum Way: String, CaseIterable, Sendable {
         case anonymous, presignedV1, presignedV4, headerV1, headerV4
@@ -13,7 +13,7 @@ import Testing
 
     /// Sends the request the way `way` signs it (or does not).
     static func attempt(
-        _ way: Way, _ server: LocalOSSServer, _ method: String, bucket: String, key: String, query: [String: String] = [:],
+        _ way: Way, _ server: LocalOSSServer, _ method: String, bucket: String, key: String?, query: [String: String] = [:],
         headers: [String: String] = [:], body: [UInt8] = []
     ) async throws -> TestClient.Response {
         switch way {
@@ -50,12 +50,12 @@ import Testing
             // With a condition, "*" binds everyone, the bucket owner included.
             let policy = #"""
                 {"Version":"1","Statement":[
-                {"Effect":"Deny","Action":["oss:GetObject"],"Principal":["*"],"Resource":["acs:oss:*:*:byp/secret/*"],"Condition":{"IpAddress":{"acs:SourceIp":["0.0.0.0/0"]}}},
+                {"Effect":"Deny","Action":["oss:GetObject","oss:DeleteObject"],"Principal":["*"],"Resource":["acs:oss:*:*:byp/secret/*"],"Condition":{"IpAddress":{"acs:SourceIp":["0.0.0.0/0"]}}},
                 {"Effect":"Deny","Action":["oss:PutObject"],"Principal":["*"],"Resource":["acs:oss:*:*:byp/locked/*"],"Condition":{"IpAddress":{"acs:SourceIp":["0.0.0.0/0"]}}}]}
                 """#
             #expect(try await owner.send("PUT", bucket: "byp", query: ["policy": ""], body: Array(policy.utf8)).status == 200)
 
-            func denied(_ method: String, _ key: String, query: [String: String] = [:], headers: [String: String] = [:], body: [UInt8] = [], _ what: String) async throws {
+            func denied(_ method: String, _ key: String?, query: [String: String] = [:], headers: [String: String] = [:], body: [UInt8] = [], _ what: String) async throws {
                 let r = try await Self.attempt(way, server, method, bucket: "byp", key: key, query: query, headers: headers, body: body)
                 #expect(r.status == 403 && r.errorCode == "AccessDenied", "\(way) \(what): \(r.status) \(r.errorCode ?? "")")
             }
@@ -74,6 +74,10 @@ import Testing
             try await denied("POST", "locked/mpu", query: ["uploadId": lockedUpload], body: complete, "CompleteMultipartUpload")
             try await denied("PUT", "locked/copy", headers: ["x-oss-copy-source": "/byp/open/a"], "CopyObject into a denied prefix")
             try await denied("PUT", "locked/link", query: ["symlink": ""], headers: ["x-oss-symlink-target": "open/a"], "PutSymlink")
+            try await denied("DELETE", "secret/a", "DeleteObject")
+            let batch = Array("<Delete><Quiet>true</Quiet><Object><Key>open/a</Key></Object><Object><Key>secret/a</Key></Object></Delete>".utf8)
+            try await denied("POST", nil, query: ["delete": ""], body: batch, "DeleteMultipleObjects naming a denied key")
+            #expect(try await owner.send("HEAD", bucket: "byp", key: "open/a").status == 200, "nothing of the batch was deleted")
 
             // What the policy does not cover still works the same way.
             let allowed = try await Self.attempt(way, server, "GET", bucket: "byp", key: "open/a")
