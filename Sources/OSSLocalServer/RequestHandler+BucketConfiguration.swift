@@ -95,6 +95,7 @@ struct BucketConfigurationFamily: Sendable {
 
     static let all: [Self] = [
         cors, lifecycle, referer, tags, encryption, logging, website, requestPayment, transferAcceleration, policy,
+        httpsConfig, accessMonitor, archiveDirectRead, resourceGroup,
     ]
 
     /// The family a bucket-level request's query names, if any.

@@ -10,6 +10,7 @@ extension RequestHandler {
         try refuseImageProcessing(operation, context: context)
         switch operation {
         case .listBuckets: return try await listBuckets(context)
+        case .describeRegions: return try describeRegions(context)
         case .putBucket: return try await putBucket(context, reader: reader)
         case .deleteBucket: return try await deleteBucket(context)
         case .getBucketInfo: return try await getBucketInfo(context)
@@ -50,12 +51,20 @@ extension RequestHandler {
         case .listObjectVersions: return try await listObjectVersions(context)
         case .optionObject: return try await optionObject(context)
         case .getBucketStat: return try await getBucketStat(context)
+        case .putBucketInventory, .getBucketInventory, .listBucketInventory, .deleteBucketInventory:
+            return try await bucketInventory(operation, context: context, reader: reader)
+        case .putStyle, .getStyle, .listStyle, .deleteStyle: return try await bucketStyle(operation, context: context, reader: reader)
+        case .putBucketReplication, .getBucketReplication, .deleteBucketReplication, .getBucketReplicationLocation,
+            .getBucketReplicationProgress:
+            return try await bucketReplication(operation, context: context, reader: reader)
         case .putBucketCors, .getBucketCors, .deleteBucketCors, .putBucketLifecycle, .getBucketLifecycle,
             .deleteBucketLifecycle, .putBucketReferer, .getBucketReferer, .putBucketTags, .getBucketTags,
             .deleteBucketTags, .putBucketEncryption, .getBucketEncryption, .deleteBucketEncryption, .putBucketLogging,
             .getBucketLogging, .deleteBucketLogging, .putBucketWebsite, .getBucketWebsite, .deleteBucketWebsite,
             .putBucketRequestPayment, .getBucketRequestPayment, .putBucketPolicy, .getBucketPolicy, .deleteBucketPolicy,
-            .putBucketTransferAcceleration, .getBucketTransferAcceleration:
+            .putBucketTransferAcceleration, .getBucketTransferAcceleration, .putBucketHttpsConfig, .getBucketHttpsConfig,
+            .putBucketAccessMonitor, .getBucketAccessMonitor, .putBucketArchiveDirectRead, .getBucketArchiveDirectRead,
+            .putBucketResourceGroup, .getBucketResourceGroup:
             guard let family = BucketConfigurationFamily.serving(operation) else { throw LocalOSSError.internalError("no family") }
             return try await bucketConfiguration(operation, family, context: context, reader: reader)
         }

@@ -78,7 +78,8 @@ enum Router {
     static func operation(for context: RequestContext) throws(LocalOSSError) -> LocalOSSOperation? {
         let q = context.query
         guard let bucket = context.bucket else {
-            return context.method == "GET" ? .listBuckets : nil
+            guard context.method == "GET" else { return nil }
+            return q["regions"] != nil ? .describeRegions : .listBuckets
         }
         guard isValidBucketName(bucket) else {
             throw LocalOSSError(
@@ -95,6 +96,7 @@ enum Router {
                 fields: [("ObjectName", String(key.prefix(64)))])
         }
         if context.method == "OPTIONS" { return .optionObject }
+        if context.key == nil, let operation = configurationEntriesOperation(context.method, q) { return operation }
         if context.key == nil, let family = BucketConfigurationFamily.named(in: q) {
             return family.operation(for: context.method)
         }

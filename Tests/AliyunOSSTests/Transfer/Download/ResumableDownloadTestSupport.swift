@@ -4,6 +4,11 @@ import NIOConcurrencyHelpers
 import OSSLocalServer
 import Testing
 
+#if canImport(CNIOLinux)
+// `stat` is attributed to the first module that parsed <sys/stat.h>; on Linux that can be NIO's shim.
+import CNIOLinux
+#endif
+
 /// A fresh directory for one resumable-download test (destination, record directory), removed by `cleanup()`.
 struct RDScratch {
     let root: URL
