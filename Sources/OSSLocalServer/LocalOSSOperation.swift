@@ -92,6 +92,30 @@ public enum LocalOSSOperation: String, Sendable, Codable, CaseIterable, Hashable
     case putBucketOverwriteConfig = "PutBucketOverwriteConfig"
     case getBucketOverwriteConfig = "GetBucketOverwriteConfig"
     case deleteBucketOverwriteConfig = "DeleteBucketOverwriteConfig"
+    // Families stored, checked and returned (BucketConfigurationDocuments+Operations.swift, RequestHandler+ConfigurationEntries.swift, RequestHandler+Replication.swift).
+    case putBucketHttpsConfig = "PutBucketHttpsConfig"
+    case getBucketHttpsConfig = "GetBucketHttpsConfig"
+    case putBucketAccessMonitor = "PutBucketAccessMonitor"
+    case getBucketAccessMonitor = "GetBucketAccessMonitor"
+    case putBucketArchiveDirectRead = "PutBucketArchiveDirectRead"
+    case getBucketArchiveDirectRead = "GetBucketArchiveDirectRead"
+    case putBucketResourceGroup = "PutBucketResourceGroup"
+    case getBucketResourceGroup = "GetBucketResourceGroup"
+    case putBucketInventory = "PutBucketInventory"
+    case getBucketInventory = "GetBucketInventory"
+    case listBucketInventory = "ListBucketInventory"
+    case deleteBucketInventory = "DeleteBucketInventory"
+    case putStyle = "PutStyle"
+    case getStyle = "GetStyle"
+    case listStyle = "ListStyle"
+    case deleteStyle = "DeleteStyle"
+    case putBucketReplication = "PutBucketReplication"
+    case getBucketReplication = "GetBucketReplication"
+    case deleteBucketReplication = "DeleteBucketReplication"
+    case getBucketReplicationLocation = "GetBucketReplicationLocation"
+    case getBucketReplicationProgress = "GetBucketReplicationProgress"
+    /// `GET /?regions`: the regions and their endpoints.
+    case describeRegions = "DescribeRegions"
 
     /// Looks an operation up by its OSS name, case-insensitively (`uploadpart`, `UploadPart`).
     public init?(name: String) {

@@ -28,6 +28,24 @@ extension ObjectStore {
         guard buckets[bucket] != nil else { throw .noSuchBucket(bucket) }
         FileIO.remove(configurationPath(bucket, family))
     }
+
+    /// Reads, changes and writes back the document under `config/<subresource>` in one turn of the actor, so two
+    /// requests adding entries (inventories, replication rules) at once both keep theirs. `change` returns the new
+    /// document (`nil` removes it) and what the caller wants back.
+    func updateConfiguration<Result: Sendable>(
+        _ bucket: String, _ subresource: String, _ change: ([UInt8]?) throws -> (document: [UInt8]?, result: Result)
+    ) throws -> Result {
+        guard buckets[bucket] != nil else { throw LocalOSSError.noSuchBucket(bucket) }
+        let path = bucketDirectory(bucket) + "/config/" + subresource
+        let (document, result) = try change(FileIO.read(path).map { Array($0) })
+        if let document {
+            try FileIO.makeDirectory(bucketDirectory(bucket) + "/config")
+            try FileIO.writeAtomically(Data(document), to: path, tempDirectory: tempDirectory)
+        } else {
+            FileIO.remove(path)
+        }
+        return result
+    }
 }
 
 /// What GetBucketStat reports: counts and sizes of what the bucket holds, by storage class.

@@ -23,6 +23,18 @@ extension RequestHandler {
         var all = await store.listBuckets().filter {
             $0.name.hasPrefix(prefix) && (marker.isEmpty || $0.name > marker)
         }
+        if let tagKey = context.query["tag-key"] {
+            // `tag-key` (and `tag-value`): only buckets with that tag.
+            let tagValue = context.query["tag-value"]
+            var tagged: [BucketRecord] = []
+            for bucket in all {
+                let tags = await storedConfiguration(BucketTagsDocument.self, .tags, bucket: bucket.name)?.set.tags ?? []
+                if tags.contains(where: { $0.key == tagKey && (tagValue == nil || ($0.value ?? "") == tagValue) }) { tagged.append(bucket) }
+            }
+            all = tagged
+        } else if context.query["tag-value"] != nil {
+            throw LocalOSSError.invalidArgument("tag-value filters with a tag-key.", name: "tag-value")
+        }
         let truncated = all.count > maxKeys
         if truncated { all = Array(all.prefix(maxKeys)) }
         var w = OSSXMLWriter()
@@ -50,6 +62,39 @@ extension RequestHandler {
         }
         w.close("Buckets")
         w.close("ListAllMyBucketsResult")
+        return .xml(w.output)
+    }
+
+    /// Regions DescribeRegions lists: the server's own first, then a few of OSS's.
+    static let regions = ["oss-cn-hangzhou", "oss-cn-shanghai", "oss-cn-beijing", "oss-cn-shenzhen", "oss-ap-southeast-1", "oss-us-west-1"]
+
+    /// DescribeRegions (`GET /?regions[=oss-cn-hangzhou]`): each region's endpoints; the server's own region's
+    /// endpoint is the server.
+    func describeRegions(_ context: RequestContext) throws -> ServerResponse {
+        let own = location
+        var regions = [own] + Self.regions.filter { $0 != own }
+        if let wanted = context.query["regions"], !wanted.isEmpty {
+            guard regions.contains(wanted) else {
+                throw LocalOSSError(404, "NoSuchRegion", "The specified region does not exist.", fields: [("Region", wanted)])
+            }
+            regions = [wanted]
+        }
+        var w = OSSXMLWriter()
+        w.open("RegionInfoList")
+        for region in regions {
+            w.open("RegionInfo")
+            w.element("Region", region)
+            if region == own {
+                w.element("InternetEndpoint", servedEndpoint(context))
+                w.element("InternalEndpoint", servedEndpoint(context))
+            } else {
+                w.element("InternetEndpoint", "\(region).aliyuncs.com")
+                w.element("InternalEndpoint", "\(region)-internal.aliyuncs.com")
+            }
+            w.element("AccelerateEndpoint", "oss-accelerate.aliyuncs.com")
+            w.close("RegionInfo")
+        }
+        w.close("RegionInfoList")
         return .xml(w.output)
     }
 

@@ -106,6 +106,7 @@ struct BucketConfigurationFamily: Sendable {
         cors, lifecycle, referer, tags, encryption, logging, website, requestPayment, transferAcceleration, policy,
         publicAccessBlock,
         overwrite,
+        httpsConfig, accessMonitor, archiveDirectRead, resourceGroup,
     ]
 
     /// The family a bucket-level request's query names, if any.

@@ -11,6 +11,7 @@ extension RequestHandler {
         if let site = try await websiteResponse(operation, context: context) { return site }
         switch operation {
         case .listBuckets: return try await listBuckets(context)
+        case .describeRegions: return try describeRegions(context)
         case .putBucket: return try await putBucket(context, reader: reader)
         case .deleteBucket: return try await deleteBucket(context)
         case .getBucketInfo: return try await getBucketInfo(context)
@@ -55,6 +56,12 @@ extension RequestHandler {
             return try await accountPublicAccessBlock(operation, context: context, reader: reader)
         case .initiateBucketWorm, .abortBucketWorm, .completeBucketWorm, .extendBucketWorm, .getBucketWorm:
             return try await bucketWorm(operation, context: context, reader: reader)
+        case .putBucketInventory, .getBucketInventory, .listBucketInventory, .deleteBucketInventory:
+            return try await bucketInventory(operation, context: context, reader: reader)
+        case .putStyle, .getStyle, .listStyle, .deleteStyle: return try await bucketStyle(operation, context: context, reader: reader)
+        case .putBucketReplication, .getBucketReplication, .deleteBucketReplication, .getBucketReplicationLocation,
+            .getBucketReplicationProgress:
+            return try await bucketReplication(operation, context: context, reader: reader)
         case .putBucketCors, .getBucketCors, .deleteBucketCors, .putBucketLifecycle, .getBucketLifecycle,
             .deleteBucketLifecycle, .putBucketReferer, .getBucketReferer, .putBucketTags, .getBucketTags,
             .deleteBucketTags, .putBucketEncryption, .getBucketEncryption, .deleteBucketEncryption, .putBucketLogging,
@@ -62,7 +69,10 @@ extension RequestHandler {
             .putBucketRequestPayment, .getBucketRequestPayment, .putBucketPolicy, .getBucketPolicy, .deleteBucketPolicy,
             .putBucketTransferAcceleration, .getBucketTransferAcceleration, .putBucketPublicAccessBlock,
             .getBucketPublicAccessBlock, .deleteBucketPublicAccessBlock, .putBucketOverwriteConfig,
-            .getBucketOverwriteConfig, .deleteBucketOverwriteConfig:
+            .getBucketOverwriteConfig, .deleteBucketOverwriteConfig,
+            .putBucketHttpsConfig, .getBucketHttpsConfig,
+            .putBucketAccessMonitor, .getBucketAccessMonitor, .putBucketArchiveDirectRead, .getBucketArchiveDirectRead,
+            .putBucketResourceGroup, .getBucketResourceGroup:
             guard let family = BucketConfigurationFamily.serving(operation) else { throw LocalOSSError.internalError("no family") }
             return try await bucketConfiguration(operation, family, context: context, reader: reader)
         }

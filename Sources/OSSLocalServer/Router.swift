@@ -79,7 +79,8 @@ enum Router {
         let q = context.query
         guard let bucket = context.bucket else {
             if q["publicAccessBlock"] != nil { return RequestHandler.accountPublicAccessBlockOperation(context.method) }
-            return context.method == "GET" ? .listBuckets : nil
+            guard context.method == "GET" else { return nil }
+            return q["regions"] != nil ? .describeRegions : .listBuckets
         }
         guard isValidBucketName(bucket) else {
             throw LocalOSSError(
@@ -96,6 +97,7 @@ enum Router {
                 fields: [("ObjectName", String(key.prefix(64)))])
         }
         if context.method == "OPTIONS" { return .optionObject }
+        if context.key == nil, let operation = configurationEntriesOperation(context.method, q) { return operation }
         if context.key == nil, let family = BucketConfigurationFamily.named(in: q) {
             return family.operation(for: context.method)
         }

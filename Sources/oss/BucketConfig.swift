@@ -8,11 +8,12 @@ struct BucketConfig: AsyncParsableCommand {
         commandName: "bucket-config",
         abstract: "Read, write or delete a bucket configuration: oss bucket-config oss://bucket FAMILY [get|put FILE|delete]",
         discussion: helpProse("""
-            FAMILY is one of \(Self.families.keys.sorted().joined(separator: ", ")). get prints the configuration as
+            FAMILY is one of \(Self.familyNames). get prints the configuration as
             OSS's XML document (--json: as JSON with the same names, {"CORSRule": [{"AllowedOrigin": ["*"], ...}]});
             put reads FILE (- for standard input) as either, and checks it before sending; delete removes
             it (referer, request-payment and transfer-acceleration have no delete: put the default back). The policy
-            is JSON in and out, sent as it is.
+            is JSON in and out, sent as it is. inventory and style keep several documents: --name picks one for
+            put, get and delete, and get without --name lists them all.
             """))
 
     /// The families by their command-line names; `nil` is the policy (JSON, with calls of its own).
@@ -24,19 +25,33 @@ struct BucketConfig: AsyncParsableCommand {
         "transfer-acceleration": OSSTransferAccelerationConfiguration.self, "policy": nil,
         "public-access-block": OSSPublicAccessBlockConfiguration.self,
         "overwrite": OSSOverwriteConfiguration.self,
+        "https-config": OSSHTTPSConfiguration.self, "access-monitor": OSSAccessMonitorConfiguration.self,
+        "archive-direct-read": OSSArchiveDirectReadConfiguration.self, "resource-group": OSSBucketResourceGroup.self,
     ]
+
+    /// Families of named documents: `--name` picks one; get without it lists them.
+    static let namedFamilies: [String: any OSSNamedBucketConfiguration.Type] = [
+        "inventory": OSSInventoryConfiguration.self, "style": OSSImageStyle.self,
+    ]
+
+    static var familyNames: String { (Array(families.keys) + Array(namedFamilies.keys)).sorted().joined(separator: ", ") }
 
     @Argument(help: "The bucket, as oss://bucket.") var bucket: String
     @Argument(help: "The configuration family.") var family: String
     @Argument(help: "get, put or delete.") var action = "get"
     @Argument(help: "put: the document to send (- for standard input).") var file: String?
     @Flag(help: "get: print JSON instead of XML.") var json = false
+    @Option(help: "inventory, style: the document's name (inventoryId, styleName).") var name: String?
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
-        guard Self.families[family] != nil else {
-            throw ValidationError("unknown family \(family): one of \(Self.families.keys.sorted().joined(separator: ", "))")
+        guard Self.families[family] != nil || Self.namedFamilies[family] != nil else {
+            throw ValidationError("unknown family \(family): one of \(Self.familyNames)")
         }
+        if Self.namedFamilies[family] != nil, action != "get", name == nil {
+            throw ValidationError("\(family) \(action) needs --name")
+        }
+        if Self.namedFamilies[family] == nil, name != nil { throw ValidationError("--name applies to inventory and style") }
         guard ["get", "put", "delete"].contains(action) else { throw ValidationError("the action is get, put or delete, not \(action)") }
         guard (action == "put") == (file != nil) else { throw ValidationError("put takes a FILE; get and delete take none") }
     }
@@ -49,8 +64,12 @@ struct BucketConfig: AsyncParsableCommand {
             let type = Self.families[family] ?? nil
             let input = try file.map(Self.read)
             let (action, json) = (action, json)
+            let named = Self.namedFamilies[family]
+            let entryName = self.name
             try await withClient(connection) { client in
-                if let type {
+                if let named {
+                    try await Self.run(named, action, name: entryName, input: input, json: json, bucket: name, client: client)
+                } else if let type {
                     try await Self.run(type, action, input: input, json: json, bucket: name, client: client)
                 } else {
                     try await Self.policy(action, input: input, bucket: name, client: client)
@@ -66,26 +85,9 @@ struct BucketConfig: AsyncParsableCommand {
         case "get":
             let configuration = try await client.getBucketConfiguration(OSSBucketConfigurationRequest<Configuration>(bucketName: bucket))
                 .configuration
-            if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                encoder.dateEncodingStrategy = .iso8601
-                encoder.keyEncodingStrategy = .custom { path in ElementKey(path.last.map { elementName($0.stringValue) } ?? "") }
-                say(String(decoding: try encoder.encode(configuration), as: UTF8.self))
-            } else {
-                say(try configuration.xmlDocument())
-            }
+            try show(configuration, json: json) { try $0.xmlDocument() }
         case "put":
-            let bytes = input ?? []
-            let configuration: Configuration
-            if bytes.first(where: { !$0.isASCIIWhitespace }) == UInt8(ascii: "{") {
-                guard let object = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else {
-                    throw CLIFailure(.clientError, "the \(Configuration.family.name) configuration is not valid JSON")
-                }
-                configuration = try Configuration(xmlDocument: Array(object.xml(Configuration.family.root).utf8))
-            } else {
-                configuration = try Configuration(xmlDocument: bytes)
-            }
+            let configuration = try Configuration(xmlDocument: try xmlInput(input ?? [], root: Configuration.family.root))
             try await client.putBucketConfiguration(OSSPutBucketConfigurationRequest(bucketName: bucket, configuration: configuration))
             printError("put the \(Configuration.family.subresource) configuration of oss://\(bucket)")
         default:
@@ -95,6 +97,49 @@ struct BucketConfig: AsyncParsableCommand {
             try await delete(deletable, bucket: bucket, client: client)
             printError("deleted the \(Configuration.family.subresource) configuration of oss://\(bucket)")
         }
+    }
+
+    private static func run<Configuration: OSSNamedBucketConfiguration>(
+        _ type: Configuration.Type, _ action: String, name: String?, input: [UInt8]?, json: Bool, bucket: String,
+        client: OSSClient
+    ) async throws {
+        switch (action, name) {
+        case ("get", nil):
+            for try await page in client.listBucketConfigurationsPaginator(type, bucketName: bucket) {
+                for entry in page.configurations { try show(entry, json: json) { try Configuration.xmlDocument($0) } }
+            }
+        case ("get", let name?):
+            try show(try await client.getBucketConfiguration(type, named: name, bucketName: bucket).configuration, json: json) {
+                try Configuration.xmlDocument($0)
+            }
+        case ("put", let name?):
+            let configuration = try Configuration(xmlDocument: try xmlInput(input ?? [], root: Configuration.entries.root))
+            try await client.putBucketConfiguration(configuration, named: name, bucketName: bucket)
+            printError("put the \(Configuration.entries.subresource) \(name) of oss://\(bucket)")
+        default:
+            let name = name ?? ""
+            try await client.deleteBucketConfiguration(type, named: name, bucketName: bucket)
+            printError("deleted the \(Configuration.entries.subresource) \(name) of oss://\(bucket)")
+        }
+    }
+
+    /// Prints a configuration as XML, or JSON with OSS's element names.
+    private static func show<Value: Encodable>(_ value: Value, json: Bool, xml: (Value) throws -> String) throws {
+        guard json else { return say(try xml(value)) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.keyEncodingStrategy = .custom { path in ElementKey(path.last.map { elementName($0.stringValue) } ?? "") }
+        say(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
+    /// FILE's bytes as XML: JSON (`{...}`) is read as the XML document it stands for.
+    private static func xmlInput(_ bytes: [UInt8], root: String) throws -> [UInt8] {
+        guard bytes.first(where: { !$0.isASCIIWhitespace }) == UInt8(ascii: "{") else { return bytes }
+        guard let object = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else {
+            throw CLIFailure(.clientError, "the \(root) document is not valid JSON")
+        }
+        return Array(object.xml(root).utf8)
     }
 
     private static func delete<Configuration: OSSDeletableBucketConfiguration>(

@@ -161,19 +161,24 @@ struct List: AsyncParsableCommand {
 
 struct Stat: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "stat", abstract: "Show an object's metadata: oss stat oss://bucket/key [--version-id ID]",
+        commandName: "stat", abstract: "Show an object's metadata or a bucket's: oss stat oss://bucket[/key] [--version-id ID]",
         discussion: helpProse("""
-            On a versioned bucket the current version's id is shown; --version-id describes an older version (oss
+            oss stat oss://bucket shows the bucket (GetBucketInfo: region, storage class, ACL, versioning) and what it
+            holds (GetBucketStat: bytes, objects, multipart uploads, by storage class). On a versioned bucket the current version's id is shown; --version-id describes an older version (oss
             ls --all-versions lists them). A key whose current version is a delete marker is not found (404, exit 1).
             """))
 
-    @Argument(help: "The object, as oss://bucket/key.") var object: String
+    @Argument(help: "The object, as oss://bucket/key, or the bucket, as oss://bucket.") var object: String
     @Option(help: "Describe this version of the object (versioned buckets).") var versionId: String?
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
         try await runCommand {
-            let uri = try parseRemote(object, requireKey: true)
+            let uri = try parseRemote(object, requireKey: false)
+            guard !uri.key.isEmpty else {
+                guard versionId == nil else { throw CLIFailure(.clientError, "--version-id describes an object, not a bucket") }
+                return try await Self.bucket(uri.bucket, connection)
+            }
             let versionId = versionId
             let head = try await withClient(connection) {
                 try await $0.headObject(OSSHeadObjectRequest(bucketName: uri.bucket, objectKey: uri.key, versionId: versionId))
@@ -189,6 +194,36 @@ struct Stat: AsyncParsableCommand {
             for (name, value) in head.metadata.sorted(by: { $0.key < $1.key }) {
                 say("meta \(name): \(value)")
             }
+        }
+    }
+}
+
+extension Stat {
+    /// GetBucketInfo and GetBucketStat of `bucket`.
+    static func bucket(_ bucket: String, _ connection: ConnectionOptions) async throws {
+        let (info, stat) = try await withClient(connection) { client in
+            (try await client.getBucketInfo(OSSGetBucketInfoRequest(bucketName: bucket)), try await client.getBucketStat(bucketName: bucket).stat)
+        }
+        say("bucket:         oss://\(bucket)")
+        say("region:         \(info.region ?? info.location ?? "-")")
+        say("created:        \(info.creationDate.map(OSSDateFormat.rfc1123) ?? "-")")
+        say("storage-class:  \(info.storageClass ?? "-")")
+        say("acl:            \(info.acl ?? "-")")
+        say("versioning:     \(info.versioning?.rawValue ?? "-")")
+        say("endpoint:       \(info.extranetEndpoint ?? "-")")
+        say("storage:        \(stat.storage) (\(formatBytes(stat.storage)))")
+        say("objects:        \(stat.objectCount)")
+        say("multipart:      \(stat.multipartUploadCount) uploads, \(stat.multipartPartCount ?? 0) parts")
+        if let markers = stat.deleteMarkerCount, markers > 0 { say("delete-markers: \(markers)") }
+        let classes: [(String, Int64?, Int64?)] = [
+            ("Standard", stat.standardStorage, stat.standardObjectCount),
+            ("IA", stat.infrequentAccessStorage, stat.infrequentAccessObjectCount),
+            ("Archive", stat.archiveStorage, stat.archiveObjectCount),
+            ("ColdArchive", stat.coldArchiveStorage, stat.coldArchiveObjectCount),
+            ("DeepColdArchive", stat.deepColdArchiveStorage, stat.deepColdArchiveObjectCount),
+        ]
+        for (name, bytes, count) in classes where (count ?? 0) > 0 {
+            say("class \(name): \(count ?? 0) objects, \(bytes ?? 0) bytes")
         }
     }
 }

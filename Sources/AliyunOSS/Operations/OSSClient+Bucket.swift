@@ -24,6 +24,12 @@ extension OSSClient {
         try await perform(request)
     }
 
+    /// DescribeRegions (`GET /?regions`, no bucket): every region's endpoints, or one region's
+    /// (`oss-cn-hangzhou`).
+    public func describeRegions(region: String? = nil) async throws -> OSSDescribeRegionsResult {
+        try await perform(OSSDescribeRegionsRequest(regions: region ?? ""))
+    }
+
     /// GetBucketInfo: the bucket's creation date, endpoints, location, storage class, owner and ACL.
     public func getBucketInfo(_ request: OSSGetBucketInfoRequest) async throws -> OSSGetBucketInfoResult {
         try await perform(request)
@@ -64,7 +70,16 @@ extension OSSListBucketsRequest: OSSDeclaredOperation {
     typealias Result = OSSListBucketsResult
     var api: OSSAPI { OSSAPI("ListBuckets", "GET") }
     static var parameters: [OSSParameter<Self>] {
-        [.query("prefix", \.prefix), .query("marker", \.marker), .query("max-keys", \.maxKeys)]
+        [
+            .query("prefix", \.prefix), .query("marker", \.marker), .query("max-keys", \.maxKeys),
+            .query("tag-key", \.tagKey), .query("tag-value", \.tagValue),
+        ]
+    }
+
+    func validate() throws {
+        if tagValue != nil, tagKey == nil {
+            throw OSSClientError.invalidArgument("ListBuckets: a tagValue filters with its tagKey")
+        }
     }
 }
 
@@ -137,5 +152,41 @@ extension OSSGetBucketLocationResult: OSSDeclaredResult {
     /// `<LocationConstraint>oss-cn-hangzhou</LocationConstraint>`.
     static func decode(_ response: OSSHTTPResponse) async throws -> Self {
         Self(location: try await response.xml(String.self, root: "LocationConstraint"), requestId: response.requestId)
+    }
+}
+
+/// The result of DescribeRegions.
+public struct OSSDescribeRegionsResult: Sendable {
+    public var regions: [OSSRegionInfo]
+    public var requestId: String
+}
+
+/// A region's endpoints (`<RegionInfo>`).
+public struct OSSRegionInfo: Decodable, Sendable, Hashable {
+    /// `oss-cn-hangzhou`.
+    public var region: String
+    public var internetEndpoint: String?
+    public var internalEndpoint: String?
+    public var accelerateEndpoint: String?
+}
+
+/// `GET /?regions[=region]`.
+struct OSSDescribeRegionsRequest: OSSDeclaredOperation {
+    typealias Result = OSSDescribeRegionsResult
+    var regions: String
+    var api: OSSAPI { OSSAPI("DescribeRegions", "GET") }
+    static var parameters: [OSSParameter<Self>] { [.query("regions", \.regions)] }
+}
+
+extension OSSDescribeRegionsResult: OSSDeclaredResult {
+    static func decode(_ response: OSSHTTPResponse) async throws -> Self {
+        Self(regions: try await response.xml(Document.self).regions, requestId: response.requestId)
+    }
+
+    /// `<RegionInfoList><RegionInfo>…</RegionInfo>…</RegionInfoList>`.
+    struct Document: OSSXMLDocument, Decodable {
+        static let root = "RegionInfoList"
+        var regions: [OSSRegionInfo]
+        enum CodingKeys: String, CodingKey { case regions = "RegionInfo" }
     }
 }

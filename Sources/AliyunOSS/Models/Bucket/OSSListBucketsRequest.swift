@@ -9,11 +9,17 @@ public struct OSSListBucketsRequest: Sendable {
     public var prefix: String?
     public var marker: String?
     public var maxKeys: Int?
+    /// `tag-key`: only buckets with a tag of this key.
+    public var tagKey: String?
+    /// `tag-value`: with ``tagKey``, only buckets whose tag of that key has this value.
+    public var tagValue: String?
 
-    public init(prefix: String? = nil, marker: String? = nil, maxKeys: Int? = nil) {
+    public init(prefix: String? = nil, marker: String? = nil, maxKeys: Int? = nil, tagKey: String? = nil, tagValue: String? = nil) {
         self.prefix = prefix
         self.marker = marker
         self.maxKeys = maxKeys
+        self.tagKey = tagKey
+        self.tagValue = tagValue
     }
 }
 
