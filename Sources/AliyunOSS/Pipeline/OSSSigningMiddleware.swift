@@ -29,15 +29,12 @@ struct OSSSigningMiddleware: OSSMiddleware {
         }
         let credentials: OSSCredentials
         do {
-            if let refreshing = credentialProvider as? OSSRefreshingCredentialProvider
-                ?? (credentialProvider as? OSSAuthServerCredentialProvider)?.refreshing
-            {
-                let fetched = try await refreshing.credentialsWithEpoch()
-                OSSCredentialRefreshContext.current?.recordSigning(provider: refreshing, epoch: fetched.epoch)
-                credentials = fetched.credentials
-            } else {
-                credentials = try await credentialProvider.credentials()
+            // A provider backed by a refreshing one tells which fetch signed, so a rejection refreshes it once.
+            let signing = try await OSSSigningCredentials.of(credentialProvider)
+            if let source = signing.source {
+                OSSCredentialRefreshContext.current?.recordSigning(provider: source.provider, epoch: source.epoch)
             }
+            credentials = signing.credentials
         } catch {
             throw OSSClientError.passing(error) {
                 OSSClientError(.signFailed, "the credential provider failed", underlying: $0)
