@@ -102,6 +102,8 @@ let package = Package(
             dependencies: [
                 "OSSCRC64", "OSSSigning", "OSSXML",
                 .product(name: "Crypto", package: "swift-crypto"),
+                // RSA: the STS stand-in checks OIDC tokens' RS256 signatures.
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -114,6 +114,12 @@ public final class LocalOSSServer: Sendable {
         handler.issuer.issue(lifetime: lifetime)
     }
 
+    /// The temporary credentials issued with this access key id, expired or not (for ``LocalSTSService``'s role
+    /// chaining: `AssumeRole` called with them).
+    public func temporaryCredential(accessKeyId: String) -> LocalOSSTemporaryCredential? {
+        handler.issuer.credential(for: accessKeyId)
+    }
+
     /// Makes every temporary credential issued so far expire now, as if its lifetime had passed: requests signed with
     /// one are refused with 403 `SecurityTokenExpired` from now on. For tests that need the expiry at a point of their
     /// choosing (after a transfer's first part) rather than after a time a loaded machine may overrun.

@@ -30,61 +30,26 @@ public struct OSSSignerV4: OSSRequestSigner {
         throws(OSSSigningError)
     {
         try credentials.validate()
-        guard !region.isEmpty else { throw OSSSigningError(.missingRegion, "V4 signing needs a region") }
-        let dateTime = OSSDateFormat.iso8601Basic(date)
-        request[header: "x-oss-date"] = dateTime
-        if request[header: "x-oss-content-sha256"] == nil {
-            request[header: "x-oss-content-sha256"] = Self.unsignedPayload
-        }
-        if let token = credentials.securityToken, !token.isEmpty {
-            request[header: "x-oss-security-token"] = token
-        }
-        let additional = Self.presentAdditionalHeaders(additionalHeaders, in: request)
-        let day = String(dateTime.prefix(8))
-        let scope = Self.scope(day: day, region: region, product: product)
-        let canonical = Self.canonicalRequest(
-            for: request, additionalHeaders: additional,
-            payloadHash: request[header: "x-oss-content-sha256"] ?? Self.unsignedPayload)
-        let toSign = Self.stringToSign(canonicalRequest: canonical, dateTime: dateTime, scope: scope)
-        let signature = Self.signature(
-            stringToSign: toSign, secret: credentials.accessKeySecret, day: day, region: region, product: product)
-        var authorization = "\(Self.algorithm) Credential=\(credentials.accessKeyId)/\(scope)"
-        if !additional.isEmpty {
-            authorization += ",AdditionalHeaders=\(additional.joined(separator: ";"))"
-        }
-        authorization += ",Signature=\(signature)"
-        request[header: "authorization"] = authorization
+        let pending = try prepareSigning(
+            &request, accessKeyId: credentials.accessKeyId, securityToken: credentials.securityToken, date: date)
+        pending.apply(signature(pending, secret: credentials.accessKeySecret, date: date), to: &request)
     }
 
     public func presign(
         _ request: inout OSSSignableRequest, credentials: OSSCredentials, date: Date, expiresIn: Int64
     ) throws(OSSSigningError) {
         try credentials.validate()
-        guard !region.isEmpty else { throw OSSSigningError(.missingRegion, "V4 signing needs a region") }
-        guard expiresIn > 0, expiresIn <= Self.maximumPresignExpiry else {
-            throw OSSSigningError(
-                .invalidExpiration,
-                "a V4 presigned URL must expire within 1 to \(Self.maximumPresignExpiry) seconds, not \(expiresIn)")
-        }
-        let dateTime = OSSDateFormat.iso8601Basic(date)
-        let day = String(dateTime.prefix(8))
-        let scope = Self.scope(day: day, region: region, product: product)
-        let additional = Self.presentAdditionalHeaders(additionalHeaders, in: request)
-        request.query["x-oss-signature-version"] = Self.algorithm
-        request.query["x-oss-credential"] = "\(credentials.accessKeyId)/\(scope)"
-        request.query["x-oss-date"] = dateTime
-        request.query["x-oss-expires"] = String(expiresIn)
-        if !additional.isEmpty {
-            request.query["x-oss-additional-headers"] = additional.joined(separator: ";")
-        }
-        if let token = credentials.securityToken, !token.isEmpty {
-            request.query["x-oss-security-token"] = token
-        }
-        let canonical = Self.canonicalRequest(
-            for: request, additionalHeaders: additional, payloadHash: Self.unsignedPayload)
-        let toSign = Self.stringToSign(canonicalRequest: canonical, dateTime: dateTime, scope: scope)
-        request.query["x-oss-signature"] = Self.signature(
-            stringToSign: toSign, secret: credentials.accessKeySecret, day: day, region: region, product: product)
+        let pending = try preparePresigning(
+            &request, accessKeyId: credentials.accessKeyId, securityToken: credentials.securityToken, date: date,
+            expiresIn: expiresIn)
+        pending.apply(signature(pending, secret: credentials.accessKeySecret, date: date), to: &request)
+    }
+
+    /// The signature of what `prepareSigning` / `preparePresigning` made ready at `date`.
+    private func signature(_ pending: OSSPendingSignature, secret: String, date: Date) -> String {
+        Self.signature(
+            stringToSign: pending.stringToSign, secret: secret, day: String(OSSDateFormat.iso8601Basic(date).prefix(8)),
+            region: region, product: product)
     }
 
     // MARK: - The canonical pieces, public so a server can verify with the same code.

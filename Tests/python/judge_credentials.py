@@ -3,9 +3,16 @@
 
 Usage: judge_credentials.py default|profile|cli
 The secret and token are never printed; the caller compares access key ids and the provider's name only.
+
+JUDGE_STS_ENDPOINT (e.g. http://127.0.0.1:8123): the library's STS calls (AssumeRole, AssumeRoleWithOIDC), which it
+always sends to https://sts[.<region>].aliyuncs.com, go to this loopback STS stand-in instead; nothing else changes
+(the library still builds, signs and parses them itself).
 """
 import json
+import os
 import sys
+
+from Tea.core import TeaCore
 
 from alibabacloud_credentials.provider import (
     CLIProfileCredentialsProvider,
@@ -20,7 +27,22 @@ PROVIDERS = {
 }
 
 
+def redirect_sts() -> None:
+    endpoint = os.environ.get("JUDGE_STS_ENDPOINT")
+    if not endpoint:
+        return
+    send = TeaCore.do_action
+
+    def to_stand_in(request, runtime_option=None):
+        if request.headers.get("host", "").endswith("aliyuncs.com"):
+            request.headers["host"] = endpoint
+        return send(request, runtime_option)
+
+    TeaCore.do_action = staticmethod(to_stand_in)
+
+
 def main() -> int:
+    redirect_sts()
     provider = PROVIDERS[sys.argv[1]]()
     try:
         credentials = provider.get_credentials()

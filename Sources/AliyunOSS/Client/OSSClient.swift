@@ -55,6 +55,23 @@ public final class OSSClient: Sendable {
             transport: configuration.transport.makeTransport(configuration: configuration))
     }
 
+    /// Creates a client for `region` over `network` (``OSSEndpoint/init(region:network:scheme:)``, HTTPS); the
+    /// configuration's region is set to it when it has none (V4 signs with it).
+    public convenience init(
+        region: String, network: OSSEndpoint.Network = .public,
+        credentialProvider: any OSSCredentialProvider,
+        configuration: OSSClientConfiguration = .init()
+    ) throws {
+        let endpoint = try OSSEndpoint(region: region, network: network)
+        var configuration = configuration
+        if configuration.region?.isEmpty ?? true {
+            // The host's region part: `oss-<region>…`, or `<region>.oss…` for dual-stack.
+            let id = region.trimmingCharactersInWhitespace().lowercased()
+            configuration.region = id.hasPrefix("oss-") ? String(id.dropFirst(4)) : id
+        }
+        try self.init(endpoint: endpoint.description, credentialProvider: credentialProvider, configuration: configuration)
+    }
+
     /// Creates a client for an endpoint URL.
     public convenience init(
         endpoint: URL,

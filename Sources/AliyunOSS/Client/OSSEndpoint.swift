@@ -67,6 +67,44 @@ public struct OSSEndpoint: Sendable, Hashable, CustomStringConvertible {
         self.path = path
     }
 
+    /// How a client reaches OSS in a region.
+    public enum Network: String, Sendable, Hashable, CaseIterable {
+        /// `oss-<region>.aliyuncs.com`: from the internet.
+        case `public`
+        /// `oss-<region>-internal.aliyuncs.com`: from ECS or a VPC in the same region (no traffic charge).
+        case `internal`
+        /// `oss-accelerate.aliyuncs.com`: transfer acceleration (the bucket must have it enabled).
+        case accelerate
+        /// `oss-accelerate-overseas.aliyuncs.com`: transfer acceleration outside the Chinese mainland.
+        case accelerateOverseas
+        /// `<region>.oss.aliyuncs.com`: IPv4 and IPv6.
+        case dualStack
+    }
+
+    /// The endpoint of `region` over `network`, HTTPS unless `scheme` says `http`: `cn-hangzhou` (or
+    /// `oss-cn-hangzhou`) with ``Network/internal`` is `https://oss-cn-hangzhou-internal.aliyuncs.com`. Bucket
+    /// addressing (virtual-hosted, path-style, CNAME) is unchanged: it follows the client configuration.
+    /// - Throws: ``OSSClientError`` `invalidArgument` for an empty region, one that is not a region id
+    ///   (lower-case letters, digits, `-`), or a scheme other than http(s).
+    public init(region: String, network: Network = .public, scheme: String = "https") throws {
+        var id = region.trimmingCharactersInWhitespace().lowercased()
+        if id.hasPrefix("oss-") { id.removeFirst(4) }
+        guard !id.isEmpty, id.first != "-", id.last != "-",
+            id.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" })
+        else {
+            throw OSSClientError.invalidArgument("'\(region)' is not an OSS region id (e.g. cn-hangzhou)")
+        }
+        let host: String
+        switch network {
+        case .public: host = "oss-\(id).aliyuncs.com"
+        case .internal: host = "oss-\(id)-internal.aliyuncs.com"
+        case .accelerate: host = "oss-accelerate.aliyuncs.com"
+        case .accelerateOverseas: host = "oss-accelerate-overseas.aliyuncs.com"
+        case .dualStack: host = "\(id).oss.aliyuncs.com"
+        }
+        try self.init("\(scheme.lowercased())://\(host)")
+    }
+
     /// Refuses a scheme-less endpoint for which the assumed `https` is a guess likely wrong: an IP address,
     /// `localhost`, or a port other than 443 (`127.0.0.1:9000` is almost always a plain-HTTP local server, and
     /// `https` against it retries and ends in a TLS error). A host name alone (`oss-cn-hangzhou.aliyuncs.com`)

@@ -20,7 +20,7 @@ import FoundationNetworking
 /// let provider = OSSAuthServerCredentialProvider(url: URL(string: "https://app.example.com/sts")!)
 /// let client = try OSSClient(endpoint: "https://oss-cn-hangzhou.aliyuncs.com", credentialProvider: provider)
 /// ```
-public final class OSSAuthServerCredentialProvider: OSSCredentialProvider {
+public final class OSSAuthServerCredentialProvider: OSSCredentialProvider, OSSRefreshingBackedProvider {
     /// The auth server's URL.
     public let url: URL
     /// How long before `Expiration` the credentials are fetched again.

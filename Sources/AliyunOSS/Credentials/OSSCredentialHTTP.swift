@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 
 /// The one way credential providers talk HTTP to the services they get credentials from (an app's auth server, the
-/// ECS metadata service, a credentials URI): a request with a timeout, its status and body back, and failures that name the service.
+/// ECS metadata service, a credentials URI, STS): a request with a timeout, its status and body back, and failures that name the service.
 /// Never logs: bodies carry secrets.
 enum OSSCredentialHTTP {
     struct Reply: Sendable {
@@ -13,12 +13,13 @@ enum OSSCredentialHTTP {
         var body: Data
     }
 
-    /// Sends `method` to `url` and returns the reply, whatever its status.
+    /// Sends `method` to `url` (with `body`, if any) and returns the reply, whatever its status.
     ///
     /// - Throws: ``OSSClientError`` `invalidArgument` for a URL that is not http(s); `cancelled`; `networkError`
     ///   naming `service` when it cannot be reached or does not answer within `timeout` seconds.
     static func send(
-        _ method: String, url: URL, headers: [String: String] = [:], timeout: TimeInterval, service: String
+        _ method: String, url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: TimeInterval,
+        service: String
     ) async throws -> Reply {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw OSSClientError.invalidArgument("the URL of \(service) must be http or https")
@@ -26,6 +27,7 @@ enum OSSCredentialHTTP {
         var request = URLRequest(
             url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: max(1, timeout.rounded(.up)))
         request.httpMethod = method
+        request.httpBody = body
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let sent = request
         do {

@@ -6,8 +6,7 @@ import Foundation
 /// 1. the environment: `ALIBABA_CLOUD_ACCESS_KEY_ID`, `ALIBABA_CLOUD_ACCESS_KEY_SECRET`, optional
 ///    `ALIBABA_CLOUD_SECURITY_TOKEN` (``OSSEnvironmentCredentialProvider`` with ``OSSEnvironmentCredentialProvider/Variables/alibabaCloud``);
 /// 2. OIDC (RRSA), when `ALIBABA_CLOUD_ROLE_ARN`, `ALIBABA_CLOUD_OIDC_PROVIDER_ARN` and
-///    `ALIBABA_CLOUD_OIDC_TOKEN_FILE` are all set: not supported by this SDK yet, so it reports that and the chain
-///    goes on;
+///    `ALIBABA_CLOUD_OIDC_TOKEN_FILE` are all set (``OSSOIDCRoleCredentialProvider``);
 /// 3. the `aliyun` CLI's profile (``OSSCLIProfileCredentialProvider``), unless
 ///    `ALIBABA_CLOUD_CLI_PROFILE_DISABLED=true`;
 /// 4. the credentials file's profile (``OSSProfileCredentialProvider``);
@@ -22,7 +21,7 @@ import Foundation
 /// let client = try OSSClient(endpoint: "https://oss-cn-hangzhou.aliyuncs.com",
 ///                            credentialProvider: OSSDefaultCredentialProvider())
 /// ```
-public final class OSSDefaultCredentialProvider: OSSCredentialProvider, CustomStringConvertible {
+public final class OSSDefaultCredentialProvider: OSSCredentialProvider, OSSRefreshBackedCredentialProvider, CustomStringConvertible {
     /// One step of the chain: its name, and its provider or why it was left out.
     struct Step: Sendable {
         var name: String
@@ -37,10 +36,12 @@ public final class OSSDefaultCredentialProvider: OSSCredentialProvider, CustomSt
     ///   - metadataEndpoint: the metadata service of the ECS step and of ECS profiles (another address only for
     ///     tests).
     ///   - metadataTimeout: each metadata request's timeout (1 s, as the libraries: off an instance it fails fast).
+    ///   - stsEndpoint: the STS endpoint of the OIDC step and of role profiles (host or URL); `nil`: as
+    ///     ``OSSRAMRoleCredentialProvider`` chooses it (`ALIBABA_CLOUD_STS_REGION`, else `sts.aliyuncs.com`).
     public init(
         environment: [String: String] = ProcessInfo.processInfo.environment,
         metadataEndpoint: URL = OSSECSRAMRoleCredentialProvider.defaultMetadataEndpoint,
-        metadataTimeout: Duration = .seconds(1)
+        metadataTimeout: Duration = .seconds(1), stsEndpoint: String? = nil
     ) {
         func step(_ name: String, _ make: () throws -> any OSSCredentialProvider) -> Step {
             do {
@@ -60,13 +61,15 @@ public final class OSSDefaultCredentialProvider: OSSCredentialProvider, CustomSt
                 guard oidc.allSatisfy({ environment.nonEmpty($0) != nil }) else {
                     throw OSSClientError.invalidArgument("skipped: \(oidc.joined(separator: ", ")) are not all set")
                 }
-                throw OSSClientError.invalidArgument("OIDC role credentials are not supported by this SDK yet")
+                return try OSSOIDCRoleCredentialProvider(stsEndpoint: stsEndpoint, environment: environment)
             },
             step("aliyun CLI profile") {
-                try OSSCLIProfileCredentialProvider(metadataEndpoint: metadataEndpoint, environment: environment)
+                try OSSCLIProfileCredentialProvider(
+                    metadataEndpoint: metadataEndpoint, stsEndpoint: stsEndpoint, environment: environment)
             },
             step("credentials file profile") {
-                OSSProfileCredentialProvider(metadataEndpoint: metadataEndpoint, environment: environment)
+                OSSProfileCredentialProvider(
+                    metadataEndpoint: metadataEndpoint, stsEndpoint: stsEndpoint, environment: environment)
             },
             step("ECS RAM role") {
                 try OSSECSRAMRoleCredentialProvider(
@@ -81,15 +84,21 @@ public final class OSSDefaultCredentialProvider: OSSCredentialProvider, CustomSt
         ]
     }
 
-    /// The step that answered (`environment`, `aliyun CLI profile`, `credentials file profile`, `ECS RAM role`,
+    /// The step that answered (`environment`, `OIDC role`, `aliyun CLI profile`, `credentials file profile`, `ECS RAM role`,
     /// `credentials URI`); `nil` before the first credentials.
     public var answeredBy: String? {
         answering.withLockedValue { $0?.name }
     }
 
     public func credentials() async throws -> OSSCredentials {
+        try await signingCredentials().credentials
+    }
+
+    /// The answering step's credentials (and, when it refreshes, its refreshing provider: a rejection refreshes
+    /// what answered).
+    func signingCredentials() async throws -> OSSSigningCredentials {
         if let step = answering.withLockedValue({ $0 }), case .success(let provider) = step.provider {
-            return try await provider.credentials()
+            return try await OSSSigningCredentials.of(provider)
         }
         var found: [String] = []
         for step in steps {
@@ -98,7 +107,7 @@ public final class OSSDefaultCredentialProvider: OSSCredentialProvider, CustomSt
                 found.append("\(step.name): \(error.message)")
             case .success(let provider):
                 do {
-                    let credentials = try await provider.credentials()
+                    let credentials = try await OSSSigningCredentials.of(provider)
                     answering.withLockedValue { $0 = $0 ?? step }
                     return credentials
                 } catch let error as OSSClientError where error.code == .taskCancelled {

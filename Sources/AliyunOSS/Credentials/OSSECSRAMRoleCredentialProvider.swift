@@ -20,7 +20,7 @@ import Foundation
 /// let provider = try OSSECSRAMRoleCredentialProvider()
 /// let client = try OSSClient(endpoint: "https://oss-cn-hangzhou-internal.aliyuncs.com", credentialProvider: provider)
 /// ```
-public final class OSSECSRAMRoleCredentialProvider: OSSCredentialProvider, CustomStringConvertible {
+public final class OSSECSRAMRoleCredentialProvider: OSSCredentialProvider, OSSRefreshingBackedProvider, CustomStringConvertible {
     /// The metadata service of every ECS instance.
     public static let defaultMetadataEndpoint = URL(string: "http://100.100.100.200")!
     /// How long a session token asks to live: 6 hours, the most the service grants.

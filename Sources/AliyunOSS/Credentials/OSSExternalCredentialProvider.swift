@@ -25,7 +25,7 @@ import Darwin
 /// something else, or outlives the timeout (then it is killed, its process group too when it leads one) is an
 /// ``OSSClientError`` `signFailed` naming the program (its first word only: arguments may hold secrets).
 /// Programs run on macOS and Linux; elsewhere (iOS, tvOS, watchOS, visionOS) the initializer throws.
-public final class OSSExternalCredentialProvider: OSSCredentialProvider, CustomStringConvertible {
+public final class OSSExternalCredentialProvider: OSSCredentialProvider, OSSRefreshingBackedProvider, CustomStringConvertible {
     /// The command's words: the program, then its arguments.
     let arguments: [String]
     let refreshing: OSSRefreshingCredentialProvider

@@ -7,18 +7,22 @@ import Foundation
 /// - The profile: given, else `ALIBABA_CLOUD_PROFILE`, else `default`.
 /// - The format: INI, `[profile]` sections of `key = value` (or `key: value`) lines, `#`/`;` comment lines, text
 ///   after `#` in a value dropped, `[DEFAULT]` values inherited by every section, keys case-insensitive.
-/// - The profile's `type`: `access_key` (`access_key_id`, `access_key_secret`) and `ecs_ram_role` (`role_name`,
-///   optional: asked of the metadata service, ``OSSECSRAMRoleCredentialProvider``). `ram_role_arn`,
-///   `oidc_role_arn` and `rsa_key_pair` need STS calls this SDK does not make yet: they are refused by name.
+/// - The profile's `type`: `access_key` (`access_key_id`, `access_key_secret`), `ecs_ram_role` (`role_name`,
+///   optional: asked of the metadata service, ``OSSECSRAMRoleCredentialProvider``), `ram_role_arn` (`access_key_id`,
+///   `access_key_secret`, `role_arn`, optional `role_session_name`, `policy`: ``OSSRAMRoleCredentialProvider``) and
+///   `oidc_role_arn` (`role_arn`, `oidc_provider_arn`, `oidc_token_file_path`, optional `role_session_name`,
+///   `policy`: ``OSSOIDCRoleCredentialProvider``; a setting left out is read from its environment variable, as in
+///   the libraries). `rsa_key_pair` (a retired STS call) is refused by name.
 ///
 /// The file is read on the first request; the provider it describes then answers every later one (as the libraries
 /// do). Every failure is an ``OSSClientError`` `signFailed` that names the file and the profile, never a secret.
-public final class OSSProfileCredentialProvider: OSSCredentialProvider, CustomStringConvertible {
+public final class OSSProfileCredentialProvider: OSSCredentialProvider, OSSRefreshBackedCredentialProvider, CustomStringConvertible {
     /// The file read.
     public let path: String
     /// The profile used.
     public let profileName: String
     private let metadataEndpoint: URL
+    private let stsEndpoint: String?
     private let environment: [String: String]
     private let resolved = OSSLockedValue<(any OSSCredentialProvider)?>(nil)
 
@@ -26,10 +30,12 @@ public final class OSSProfileCredentialProvider: OSSCredentialProvider, CustomSt
     ///   - profileName: the profile; `nil` reads `ALIBABA_CLOUD_PROFILE`, else `default`.
     ///   - path: the file; `nil` reads `ALIBABA_CLOUD_CREDENTIALS_FILE`, else the default locations above.
     ///   - metadataEndpoint: the metadata service an `ecs_ram_role` profile asks (another address only for tests).
+    ///   - stsEndpoint: the STS endpoint of `ram_role_arn` and `oidc_role_arn` profiles (host or URL); `nil`: as
+    ///     ``OSSRAMRoleCredentialProvider`` chooses it.
     ///   - environment: where the variables (and `HOME`) are read.
     public init(
         profileName: String? = nil, path: String? = nil,
-        metadataEndpoint: URL = OSSECSRAMRoleCredentialProvider.defaultMetadataEndpoint,
+        metadataEndpoint: URL = OSSECSRAMRoleCredentialProvider.defaultMetadataEndpoint, stsEndpoint: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) {
         self.profileName = profileName ?? environment.nonEmpty("ALIBABA_CLOUD_PROFILE") ?? "default"
@@ -44,16 +50,27 @@ public final class OSSProfileCredentialProvider: OSSCredentialProvider, CustomSt
                 ? go : python
         }
         self.metadataEndpoint = metadataEndpoint
+        self.stsEndpoint = stsEndpoint
         self.environment = environment
     }
 
     public func credentials() async throws -> OSSCredentials {
-        if let provider = resolved.withLockedValue({ $0 }) {
-            return try await provider.credentials()
-        }
+        try await resolvedProvider().credentials()
+    }
+
+    func signingCredentials() async throws -> OSSSigningCredentials {
+        try await OSSSigningCredentials.of(resolvedProvider())
+    }
+
+    /// The provider the profile describes, read from the file the first time.
+    private func resolvedProvider() throws -> any OSSCredentialProvider {
+        if let provider = resolved.withLockedValue({ $0 }) { return provider }
         let provider = try resolve()
-        resolved.withLockedValue { $0 = $0 ?? provider }
-        return try await provider.credentials()
+        return resolved.withLockedValue { resolved in
+            if let earlier = resolved { return earlier }
+            resolved = provider
+            return provider
+        }
     }
 
     public var description: String {
@@ -76,6 +93,14 @@ public final class OSSProfileCredentialProvider: OSSCredentialProvider, CustomSt
                 "the credentials file \(path) has no profile \(profileName) (it has: "
                     + "\(sections.keys.sorted().joined(separator: ", ")))")
         }
+        /// The profile's provider; its refusal of the settings becomes `signFailed` naming the profile.
+        func described(_ make: () throws -> any OSSCredentialProvider) throws -> any OSSCredentialProvider {
+            do {
+                return try make()
+            } catch let error as OSSClientError {
+                throw OSSClientError(.signFailed, "\(name): \(error.message)")
+            }
+        }
         func value(_ key: String) throws -> String {
             guard let value = section[key], !value.isEmpty else {
                 throw OSSClientError(.signFailed, "\(name) lacks \(key)")
@@ -87,15 +112,28 @@ public final class OSSProfileCredentialProvider: OSSCredentialProvider, CustomSt
             return OSSStaticCredentialProvider(
                 accessKeyId: try value("access_key_id"), accessKeySecret: try value("access_key_secret"))
         case "ecs_ram_role":
-            do {
-                return try OSSECSRAMRoleCredentialProvider(
+            return try described {
+                try OSSECSRAMRoleCredentialProvider(
                     roleName: section["role_name"].flatMap { $0.isEmpty ? nil : $0 },
                     metadataEndpoint: metadataEndpoint, environment: environment)
-            } catch let error as OSSClientError {
-                throw OSSClientError(.signFailed, "\(name): \(error.message)")
             }
-        case let type? where ["ram_role_arn", "oidc_role_arn", "rsa_key_pair"].contains(type):
-            throw OSSClientError(.signFailed, "\(name) has type \(type), which this SDK does not support yet")
+        case "ram_role_arn":
+            let user = OSSStaticCredentialProvider(
+                accessKeyId: try value("access_key_id"), accessKeySecret: try value("access_key_secret"))
+            return try described {
+                try OSSRAMRoleCredentialProvider(
+                    source: user, roleArn: section["role_arn"], roleSessionName: section["role_session_name"],
+                    policy: section["policy"], stsEndpoint: stsEndpoint, environment: environment)
+            }
+        case "oidc_role_arn":
+            return try described {
+                try OSSOIDCRoleCredentialProvider(
+                    roleArn: section["role_arn"], oidcProviderArn: section["oidc_provider_arn"],
+                    oidcTokenFile: section["oidc_token_file_path"], roleSessionName: section["role_session_name"],
+                    policy: section["policy"], stsEndpoint: stsEndpoint, environment: environment)
+            }
+        case "rsa_key_pair":
+            throw OSSClientError(.signFailed, "\(name) has type rsa_key_pair, which this SDK does not support")
         case let type?:
             throw OSSClientError(.signFailed, "\(name) has an unknown type \(type)")
         case nil:

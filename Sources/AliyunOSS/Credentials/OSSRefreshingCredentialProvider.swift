@@ -33,7 +33,7 @@ public struct OSSFederationToken: Sendable, Hashable, CustomStringConvertible {
 /// Concurrent callers share one refresh: while a fetch is in flight, every caller awaits that same fetch.
 /// ``invalidate()`` drops the cached value so the next call fetches again (for example after the server
 /// answers `InvalidAccessKeyId` or `SecurityTokenExpired`).
-public actor OSSRefreshingCredentialProvider: OSSCredentialProvider {
+public actor OSSRefreshingCredentialProvider: OSSCredentialProvider, OSSRefreshBackedCredentialProvider {
     public typealias Fetch = @Sendable () async throws -> OSSFederationToken
 
     private let fetch: Fetch
@@ -69,6 +69,11 @@ public actor OSSRefreshingCredentialProvider: OSSCredentialProvider {
 
     public func credentials() async throws -> OSSCredentials {
         try await credentialsWithEpoch().credentials
+    }
+
+    func signingCredentials() async throws -> OSSSigningCredentials {
+        let fetched = try await credentialsWithEpoch()
+        return OSSSigningCredentials(credentials: fetched.credentials, source: (self, fetched.epoch))
     }
 
     /// The credentials with the number of the fetch that produced them (its "epoch"), so that a request
@@ -149,5 +154,42 @@ public actor OSSRefreshingCredentialProvider: OSSCredentialProvider {
         OSSClientError.passing(error) {
             OSSClientError(.signFailed, "the credential provider failed", underlying: $0)
         }
+    }
+}
+
+/// A provider whose credentials come from an ``OSSRefreshingCredentialProvider`` (its own, or that of the provider it
+/// resolved to or delegates to), so that a request the server rejects for its credentials (an expired or revoked
+/// token: ``OSSServerError/rejectsCredentials``) is refreshed once and re-signed (``OSSCredentialRefreshContext``).
+/// Every refreshing provider of the SDK adopts it; a custom ``OSSCredentialProvider`` gets the refresh by wrapping
+/// its fetch in an ``OSSRefreshingCredentialProvider``.
+protocol OSSRefreshBackedCredentialProvider: OSSCredentialProvider {
+    /// The credentials to sign the next request with and, when they came from a refreshing provider, that provider
+    /// and the number of the fetch that produced them (`nil` for fixed credentials, e.g. a profile of `AK` mode).
+    func signingCredentials() async throws -> OSSSigningCredentials
+}
+
+/// What ``OSSRefreshBackedCredentialProvider/signingCredentials()`` answers.
+struct OSSSigningCredentials: Sendable {
+    var credentials: OSSCredentials
+    /// The refreshing provider and fetch (epoch) that produced ``credentials``; `nil` for fixed credentials.
+    var source: (provider: OSSRefreshingCredentialProvider, epoch: Int)?
+
+    /// Fixed credentials, or those of a provider that does not refresh.
+    static func of(_ provider: any OSSCredentialProvider) async throws -> OSSSigningCredentials {
+        if let backed = provider as? any OSSRefreshBackedCredentialProvider {
+            return try await backed.signingCredentials()
+        }
+        return OSSSigningCredentials(credentials: try await provider.credentials(), source: nil)
+    }
+}
+
+/// The providers that hold their own ``OSSRefreshingCredentialProvider``.
+protocol OSSRefreshingBackedProvider: OSSRefreshBackedCredentialProvider {
+    var refreshing: OSSRefreshingCredentialProvider { get }
+}
+
+extension OSSRefreshingBackedProvider {
+    func signingCredentials() async throws -> OSSSigningCredentials {
+        try await refreshing.signingCredentials()
     }
 }

@@ -13,7 +13,7 @@ import Foundation
 /// concurrent requests share one fetch (``OSSRefreshingCredentialProvider``). A status other than 200, a body that
 /// is not such JSON, an endpoint that cannot be reached or does not answer within the timeout: an
 /// ``OSSClientError`` naming the URI (`signFailed`, `networkError` for the last two), never the body.
-public final class OSSURICredentialProvider: OSSCredentialProvider, CustomStringConvertible {
+public final class OSSURICredentialProvider: OSSCredentialProvider, OSSRefreshingBackedProvider, CustomStringConvertible {
     /// The endpoint asked.
     public let uri: URL
     let refreshing: OSSRefreshingCredentialProvider

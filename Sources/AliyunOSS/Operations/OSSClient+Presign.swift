@@ -14,7 +14,7 @@ extension OSSClient {
     ///
     /// With an ``OSSCustomSignerCredentialProvider`` (V1 only), the signer is given the URL's string to sign, as in
     /// the iOS SDK, and its `OSS <AccessKeyId>:<Signature>` answer becomes the URL's `OSSAccessKeyId` and
-    /// `Signature`.
+    /// `Signature`. With an ``OSSRemoteSignerCredentialProvider`` (V1 or V4), the remote signer signs the URL.
     ///
     /// - Throws: `.invalidArgument` for a non-positive expiration, or over 7 days with V4; `.signFailed` for
     ///   unusable credentials, a custom signer with V4 or a custom signer's unusable answer.
@@ -42,6 +42,10 @@ extension OSSClient {
         let base = builder.urlWithoutQuery(bucket: bucket, key: key)
         if let custom = credentialProvider as? OSSCustomSignerCredentialProvider {
             try await custom.presign(&signable, signatureVersion: configuration.signatureVersion, date: clock.now(), expiresIn: seconds)
+            return base + "?" + OSSPercentEncoding.encodeQuery(signable.query)
+        }
+        if let remote = credentialProvider as? OSSRemoteSignerCredentialProvider {
+            try await signing.signRemotely(&signable, signer: remote, date: clock.now(), presignExpiresIn: seconds)
             return base + "?" + OSSPercentEncoding.encodeQuery(signable.query)
         }
         let credentials: OSSCredentials

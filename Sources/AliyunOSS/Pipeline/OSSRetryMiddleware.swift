@@ -5,7 +5,8 @@ import Logging
 /// Cancellation always ends the loop with `.taskCancelled`.
 ///
 /// Credentials the server rejects (403 `InvalidAccessKeyId`, `SecurityTokenExpired`, ...) are refreshed once
-/// when they came from an ``OSSRefreshingCredentialProvider``, and the attempt is sent again at once, re-signed;
+/// when they came from an ``OSSRefreshingCredentialProvider`` or a provider backed by one (every refreshing provider
+/// of the SDK, the profile and default-chain providers that resolved to one), and the attempt is sent again at once, re-signed;
 /// see ``OSSCredentialRefreshContext``.
 ///
 /// A throttled answer (429, or 503 with a throttling code or a delay to wait; see

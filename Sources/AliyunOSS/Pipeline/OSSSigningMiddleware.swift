@@ -27,17 +27,19 @@ struct OSSSigningMiddleware: OSSMiddleware {
             try await signWithCustomSigner(&request, signer: custom, date: date)
             return
         }
+        if let remote = credentialProvider as? OSSRemoteSignerCredentialProvider {
+            try await signRemotely(&request.signable, signer: remote, date: date, presignExpiresIn: nil)
+            traceSigning(request)
+            return
+        }
         let credentials: OSSCredentials
         do {
-            if let refreshing = credentialProvider as? OSSRefreshingCredentialProvider
-                ?? (credentialProvider as? OSSAuthServerCredentialProvider)?.refreshing
-            {
-                let fetched = try await refreshing.credentialsWithEpoch()
-                OSSCredentialRefreshContext.current?.recordSigning(provider: refreshing, epoch: fetched.epoch)
-                credentials = fetched.credentials
-            } else {
-                credentials = try await credentialProvider.credentials()
+            // A provider backed by a refreshing one tells which fetch signed, so a rejection refreshes it once.
+            let signing = try await OSSSigningCredentials.of(credentialProvider)
+            if let source = signing.source {
+                OSSCredentialRefreshContext.current?.recordSigning(provider: source.provider, epoch: source.epoch)
             }
+            credentials = signing.credentials
         } catch {
             throw OSSClientError.passing(error) {
                 OSSClientError(.signFailed, "the credential provider failed", underlying: $0)
@@ -57,11 +59,56 @@ struct OSSSigningMiddleware: OSSMiddleware {
         case .v1:
             return OSSSignerV1()
         case .v4:
-            guard let region, !region.isEmpty else {
-                throw OSSClientError(.signFailed, "signature V4 needs a region in the client configuration")
-            }
-            return OSSSignerV4(region: region)
+            return try v4Signer()
         }
+    }
+
+    /// Prepares `request` with the remote signer's identity (header signing, or presigning when `presignExpiresIn`
+    /// is set) and puts in the signature the remote signer returns for it. A rejection of the identity by OSS
+    /// refreshes it once, as for any refreshing provider.
+    func signRemotely(
+        _ request: inout OSSSignableRequest, signer: OSSRemoteSignerCredentialProvider, date: Date,
+        presignExpiresIn: Int64?
+    ) async throws {
+        let identity: OSSSigningCredentials
+        do {
+            identity = try await signer.signingCredentials()
+        } catch {
+            throw OSSClientError.passing(error) {
+                OSSClientError(.signFailed, "the remote signer's identity could not be fetched", underlying: $0)
+            }
+        }
+        if let source = identity.source {
+            OSSCredentialRefreshContext.current?.recordSigning(provider: source.provider, epoch: source.epoch)
+        }
+        let id = identity.credentials.accessKeyId
+        let token = identity.credentials.securityToken
+        let pending: OSSPendingSignature
+        do {
+            switch (signatureVersion, presignExpiresIn) {
+            case (.v1, nil):
+                pending = OSSSignerV1().prepareSigning(&request, accessKeyId: id, securityToken: token, date: date)
+            case (.v1, let seconds?):
+                pending = try OSSSignerV1().preparePresigning(
+                    &request, accessKeyId: id, securityToken: token, date: date, expiresIn: seconds)
+            case (.v4, nil):
+                pending = try v4Signer().prepareSigning(&request, accessKeyId: id, securityToken: token, date: date)
+            case (.v4, let seconds?):
+                pending = try v4Signer().preparePresigning(
+                    &request, accessKeyId: id, securityToken: token, date: date, expiresIn: seconds)
+            }
+        } catch let error as OSSSigningError {
+            if error.code == .invalidExpiration { throw OSSClientError.invalidArgument(error.message) }
+            throw OSSClientError(.signFailed, "cannot sign the request: \(error)", underlying: error)
+        }
+        pending.apply(try await signer.signature(for: pending), to: &request)
+    }
+
+    private func v4Signer() throws -> OSSSignerV4 {
+        guard let region, !region.isEmpty else {
+            throw OSSClientError(.signFailed, "signature V4 needs a region in the client configuration")
+        }
+        return OSSSignerV4(region: region)
     }
 
     private func signWithCustomSigner(

@@ -104,15 +104,18 @@ struct DefaultChainTests {
             "ALIBABA_CLOUD_OIDC_PROVIDER_ARN": "acs:ram::1:oidc-provider/p", "ALIBABA_CLOUD_OIDC_TOKEN_FILE": "/t",
         ])
         environment["ALIBABA_CLOUD_ECS_METADATA_DISABLED"] = nil
-        let chain = OSSDefaultCredentialProvider(environment: environment, metadataEndpoint: notAnInstance.url)
+        // STS (asked by the credentials file's ram_role_arn profile, its role from ALIBABA_CLOUD_ROLE_ARN) on loopback.
+        let chain = OSSDefaultCredentialProvider(
+            environment: environment, metadataEndpoint: notAnInstance.url,
+            stsEndpoint: notAnInstance.url.absoluteString)
         let error = await thrownClientError { _ = try await chain.credentials() }
         let message = error?.message ?? ""
         #expect(error?.code == .signFailed)
         #expect(message.hasPrefix("no credentials from the default chain: environment: ALIBABA_CLOUD_ACCESS_KEY_SECRET is not set"), "\(message)")
-        #expect(message.contains("OIDC role: OIDC role credentials are not supported by this SDK yet"))
+        #expect(message.contains("OIDC role: the OIDC role provider (role acs:ram::1:role/r): the OIDC token file /t does not exist"))
         #expect(message.contains("aliyun CLI profile: the aliyun CLI configuration \(home.root.path)/.aliyun/config.json is not the CLI's JSON"))
         #expect(message.contains("credentials file profile: profile default of the credentials file"))
-        #expect(message.contains("ram_role_arn, which this SDK does not support yet"))
+        #expect(message.contains("the RAM role provider (role acs:ram::1:role/r): STS at \(notAnInstance.url.absoluteString) refused with (none) (HTTP 404)"))
         #expect(message.contains("ECS RAM role: the ECS metadata service answered HTTP 404"))
         #expect(message.hasSuffix("credentials URI: skipped: ALIBABA_CLOUD_CREDENTIALS_URI is not set"), "\(message)")
         #expect(!"\(String(describing: error))".contains("TopSecret"))

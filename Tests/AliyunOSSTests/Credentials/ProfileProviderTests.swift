@@ -86,7 +86,8 @@ struct ProfileProviderTests {
         let missing = "[default]\ntype = access_key\naccess_key_id = AK\n"
         #expect(try await error(missing)?.message.contains("lacks access_key_secret") == true)
         let later = "[default]\ntype = ram_role_arn\naccess_key_id = AK\naccess_key_secret = TopSecret\n"
-        #expect(try await error(later)?.message.contains("ram_role_arn, which this SDK does not support yet") == true)
+        #expect(try await error(later)?.message.contains("needs a role ARN (or ALIBABA_CLOUD_ROLE_ARN)") == true)
+        #expect(try await error("[default]\ntype = rsa_key_pair\n")?.message.contains("rsa_key_pair, which this SDK does not support") == true)
         #expect(try await error("[default]\ntype = magic\n")?.message.contains("unknown type magic") == true)
         try FileManager.default.createDirectory(
             at: home.root.appendingPathComponent("dir.ini"), withIntermediateDirectories: true)
@@ -151,7 +152,7 @@ struct ProfileProviderTests {
         let arn = "{\"name\": \"r\", \"mode\": \"RamRoleArn\", \"access_key_id\": \"AK\", \"access_key_secret\": \"TopSecret\"}"
         #expect(
             try await error("{\"current\": \"r\", \"profiles\": [\(arn)]}")?.message
-                .contains("RamRoleArn, which this SDK does not support yet") == true)
+                .contains("lacks ram_role_arn") == true)
         let odd = "{\"name\": \"o\", \"mode\": \"Telepathy\"}"
         #expect(try await error("{\"current\": \"o\", \"profiles\": [\(odd)]}")?.message.contains("unknown mode Telepathy") == true)
         let noToken = "{\"name\": \"t\", \"mode\": \"StsToken\", \"access_key_id\": \"AK\", \"access_key_secret\": \"TopSecret\"}"
