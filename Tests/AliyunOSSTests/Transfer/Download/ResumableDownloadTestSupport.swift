@@ -4,6 +4,10 @@ import NIOConcurrencyHelpers
 import OSSLocalServer
 import Testing
 
+#if canImport(CNIOLinux)
+import CNIOLinux  // defines `stat` for this target once NIO is linked in (MemberImportVisibility)
+#endif
+
 /// A fresh directory for one resumable-download test (destination, record directory), removed by `cleanup()`.
 struct RDScratch {
     let root: URL
