@@ -29,6 +29,7 @@ final class RequestHandler: Sendable {
         await state.connectionOpened()
         try? await connection.executeThenClose { inbound, outbound in
             let reader = RequestBodyReader(iterator: inbound.makeAsyncIterator(), outbound: outbound)
+            reader.channel = connection.channel
             while let head = try await reader.nextHead() {
                 let keepAlive = await handle(head: head, reader: reader, outbound: outbound)
                 if !keepAlive || Task.isCancelled { break }
