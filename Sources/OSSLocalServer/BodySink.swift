@@ -44,6 +44,14 @@ enum BodySink {
     static func receive(_ reader: RequestBodyReader, to path: String, computeSHA256: Bool = false) async throws
         -> BodyDigest
     {
+        try await receive(to: path, computeSHA256: computeSHA256) { try await reader.nextChunk() }
+    }
+
+    /// ``receive(_:to:computeSHA256:)`` from any source of chunks (`next` returns `nil` at the end), e.g. the file
+    /// part of a PostObject form.
+    static func receive(
+        to path: String, computeSHA256: Bool = false, next: () async throws -> ByteBuffer?
+    ) async throws -> BodyDigest {
         let fd = try FileIO.create(path)
         let batchSize = 1 << 20
         let (batches, batchSink) = AsyncStream<ByteBuffer>.makeStream()
@@ -83,7 +91,7 @@ enum BodySink {
         var pending = ByteBuffer()
         pending.reserveCapacity(batchSize)
         do {
-            while var chunk = try await reader.nextChunk() {
+            while var chunk = try await next() {
                 pending.writeBuffer(&chunk)
                 if pending.readableBytes >= batchSize {
                     batchSink.yield(pending)

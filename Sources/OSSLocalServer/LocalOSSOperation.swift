@@ -10,6 +10,8 @@ public enum LocalOSSOperation: String, Sendable, Codable, CaseIterable, Hashable
     case listObjects = "ListObjects"
     case listObjectsV2 = "ListObjectsV2"
     case putObject = "PutObject"
+    /// `POST /` with a `multipart/form-data` body: a browser form upload, authenticated by its policy fields.
+    case postObject = "PostObject"
     case getObject = "GetObject"
     case headObject = "HeadObject"
     case getObjectMeta = "GetObjectMeta"

@@ -54,6 +54,9 @@ public struct LocalOSSServerConfiguration: Sendable {
     /// How long an upload callback's server has to answer before the upload is answered with 203 `CallbackFailed`
     /// (OSS: 5 seconds).
     public var callbackTimeout: Duration = .seconds(5)
+    /// How long a PostObject form may send nothing before the server answers 400 `RequestTimeout` and closes the
+    /// connection (a form that never ends must not hold the server).
+    public var postObjectIdleTimeout: Duration = .seconds(20)
     /// Appended segments of an Appendable object smaller than this are merged now and then, so that many tiny
     /// appends do not leave thousands of tiny files; larger ones are never rewritten. Default 4 MiB; 0 never
     /// merges.

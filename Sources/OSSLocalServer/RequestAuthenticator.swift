@@ -194,6 +194,16 @@ struct RequestAuthenticator: Sendable {
 
     // MARK: - Shared checks
 
+    /// The secret of `accessKeyId` for a request presenting `securityToken` (a PostObject form's fields), with the
+    /// same checks as a signed request: unknown key, missing or wrong token, expired temporary credentials.
+    func secret(for accessKeyId: String, securityToken: String?, context: RequestContext) throws(LocalOSSError)
+        -> String
+    {
+        var presented = context
+        presented.headers["x-oss-security-token"] = securityToken
+        return try lookup(accessKeyId, context: presented).secret
+    }
+
     private func lookup(_ accessKeyId: String, context: RequestContext) throws(LocalOSSError) -> Secret {
         var expiration: Date?
         let found: Secret

@@ -30,6 +30,12 @@ final class RequestBodyReader {
     /// read to its end): the last bytes must reach the client before the socket closes. Not set for a dropped or
     /// broken connection, which is closed at once.
     var endsAfterCompleteResponse = false
+    /// The connection's channel, for ``idleTimeout``.
+    var channel: (any Channel)?
+    /// When set, a body that sends nothing for this long is answered with ``idleReply`` (if any) and its connection
+    /// closed: a request that never ends must not hold the server. Reset with each request head.
+    var idleTimeout: TimeAmount?
+    var idleReply: (head: HTTPResponseHead, body: ByteBuffer)?
 
     init(
         iterator: NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator,
@@ -49,6 +55,8 @@ final class RequestBodyReader {
                 holdBeforeDrop = false
                 corruptAt = nil
                 shaper = nil
+                idleTimeout = nil
+                idleReply = nil
                 awaitingContinue = head.headers[canonicalForm: "expect"].contains { $0.lowercased() == "100-continue" }
                 return head
             }
@@ -90,11 +98,28 @@ final class RequestBodyReader {
 
     /// The next inbound part of the current body; an inbound error marks the connection broken.
     private func nextPart() async throws -> HTTPServerRequestPart? {
+        let timer = scheduleIdleTimeout()
+        defer { timer?.cancel() }
         do {
             return try await iterator.next()
         } catch {
             broken = true
             throw DropConnection()
+        }
+    }
+
+    /// Arms ``idleTimeout``: when it fires, the reply is written straight to the channel, which is then closed (the
+    /// read waiting for the body ends, and the connection task drops the request).
+    private func scheduleIdleTimeout() -> Scheduled<Void>? {
+        guard let idleTimeout, let channel else { return nil }
+        let reply = idleReply
+        return channel.eventLoop.scheduleTask(in: idleTimeout) {
+            guard let reply else { return channel.close(promise: nil) }
+            channel.write(HTTPServerResponsePart.head(reply.head), promise: nil)
+            channel.write(HTTPServerResponsePart.body(.byteBuffer(reply.body)), promise: nil)
+            channel.writeAndFlush(HTTPServerResponsePart.end(nil)).whenComplete { _ in
+                channel.close(promise: nil)
+            }
         }
     }
 

@@ -17,6 +17,13 @@ extension RequestHandler {
             && context.query["Signature"] == nil
     }
 
+    /// Whether an anonymous caller may read `object` in `bucket` (the source of an anonymous copy).
+    func anonymousCanRead(_ bucket: String, _ object: ObjectRecord) async -> Bool {
+        var acl = (try? await store.bucket(bucket))?.acl ?? "private"
+        if let own = object.extra?.acl, own != "default" { acl = own }
+        return acl == "public-read" || acl == "public-read-write"
+    }
+
     /// `x-oss-object-acl` checked, or `nil` when absent.
     func requestedObjectACL(_ context: RequestContext) throws(LocalOSSError) -> String? {
         guard let acl = context.header("x-oss-object-acl") else { return nil }

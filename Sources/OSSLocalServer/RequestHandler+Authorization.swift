@@ -40,6 +40,7 @@ extension RequestHandler {
     /// Authenticates a signed request and checks any request against the bucket's access rules; returns the caller.
     func authorize(_ operation: LocalOSSOperation, context: RequestContext) async throws -> Caller {
         if operation == .optionObject { return .anonymous }  // a CORS preflight is never signed; the rules decide
+        if operation == .postObject { return .anonymous }  // its form fields are its signature (RequestHandler+PostObject)
         let caller = isAnonymous(context) ? Caller.anonymous : try authenticator.authenticate(context)
         guard let bucket = context.bucket else {
             // ListBuckets and the account's public access block: signed requests only, the latter by the account.

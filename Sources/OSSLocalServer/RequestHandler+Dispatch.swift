@@ -19,6 +19,7 @@ extension RequestHandler {
         case .listObjects: return try await listObjects(context, v2: false)
         case .listObjectsV2: return try await listObjects(context, v2: true)
         case .putObject: return try await putObject(context, reader: reader)
+        case .postObject: return try await postObject(context, reader: reader)
         case .getObject, .headObject: return try await getObject(context)
         case .getObjectMeta: return try await getObjectMeta(context)
         case .deleteObject: return try await deleteObject(context)

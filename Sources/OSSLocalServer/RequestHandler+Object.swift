@@ -79,17 +79,23 @@ extension RequestHandler {
             userMetadata: context.userMetadata, headers: storedHeaders(context), objectType: "Normal", dataFile: "",
             extra: extra)
         let committed = try await store.commitObject(bucket, record: record, tempPath: temp)
-        var headers = HTTPHeaders()
-        headers.add(name: "ETag", value: committed.etag)
-        headers.add(name: "x-oss-hash-crc64ecma", value: String(committed.crc64))
-        headers.add(name: "Content-MD5", value: digest.md5Base64)
-        committed.extra?.addEncryptionHeaders(&headers)
-        addVersionHeader(&headers, committed)
+        let headers = storedUploadHeaders(committed, md5Base64: digest.md5Base64)
         if let callback {
             return try await callbackResponse(
                 callback, headers: headers, context: context, bucket: bucket, object: committed)
         }
         return ServerResponse(status: .ok, headers: headers)
+    }
+
+    /// The reply headers of a stored upload (PutObject, PostObject): ETag, CRC-64, Content-MD5, encryption, version.
+    func storedUploadHeaders(_ committed: ObjectRecord, md5Base64: String) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        headers.add(name: "ETag", value: committed.etag)
+        headers.add(name: "x-oss-hash-crc64ecma", value: String(committed.crc64))
+        headers.add(name: "Content-MD5", value: md5Base64)
+        committed.extra?.addEncryptionHeaders(&headers)
+        addVersionHeader(&headers, committed)
+        return headers
     }
 
     /// The headers describing an object (GetObject, HeadObject). For a symlink, as OSS documents for HeadObject, the

@@ -30,6 +30,7 @@ final class RequestHandler: Sendable {
         try? await connection.executeThenClose { inbound, outbound in
             let reader = RequestBodyReader(iterator: inbound.makeAsyncIterator(), outbound: outbound)
             let peer = connection.channel.remoteAddress?.ipAddress
+            reader.channel = connection.channel
             while let head = try await reader.nextHead() {
                 let keepAlive = await handle(head: head, peer: peer, reader: reader, outbound: outbound)
                 if !keepAlive || Task.isCancelled { break }

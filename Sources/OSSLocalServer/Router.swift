@@ -123,7 +123,9 @@ enum Router {
                 let unsupported = q.keys.contains { OSSSignerV1.subresources.contains($0) && $0 != "security-token" }
                 return unsupported ? nil : .listObjects
             case "POST":
-                return q["delete"] != nil ? .deleteMultipleObjects : nil
+                if q["delete"] != nil { return .deleteMultipleObjects }
+                let form = MultipartFormParser.boundary(ofContentType: context.header("content-type") ?? "") != nil
+                return form ? .postObject : nil
             default:
                 return nil
             }

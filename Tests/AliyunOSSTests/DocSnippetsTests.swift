@@ -8,7 +8,9 @@ import Testing
 /// drift from code that compiles.
 @Suite("DocC snippets")
 struct DocSnippetsTests {
-    static let articles = ["BackgroundTransfers.md", "UsingInAniOSApp.md", "DirectoryTransfers.md"]
+    static let articles = [
+        "BackgroundTransfers.md", "UsingInAniOSApp.md", "DirectoryTransfers.md", "BrowserUploads.md",
+    ]
 
     static var root: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

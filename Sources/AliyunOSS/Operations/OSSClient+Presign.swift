@@ -48,14 +48,7 @@ extension OSSClient {
             try await signing.signRemotely(&signable, signer: remote, date: clock.now(), presignExpiresIn: seconds)
             return base + "?" + OSSPercentEncoding.encodeQuery(signable.query)
         }
-        let credentials: OSSCredentials
-        do {
-            credentials = try await credentialProvider.credentials()
-        } catch {
-            throw OSSClientError.passing(error) {
-                OSSClientError(.signFailed, "the credential provider failed", underlying: $0)
-            }
-        }
+        let credentials = try await presigningCredentials()
         let signer = try signing.makeSigner()
         let now = await clock.now()
         do {
@@ -90,6 +83,17 @@ extension OSSClient {
         return try await presignConstrainURL(
             bucket: bucket, key: key, method: method, expiration: expiration,
             parameters: parameters.merging(Self.callbackQuery(encoded)) { $1 }, headers: headers)
+    }
+
+    /// The credentials to presign with; a provider's failure is `.signFailed` (cancellation stays cancellation).
+    func presigningCredentials() async throws -> OSSCredentials {
+        do {
+            return try await credentialProvider.credentials()
+        } catch {
+            throw OSSClientError.passing(error) {
+                OSSClientError(.signFailed, "the credential provider failed", underlying: $0)
+            }
+        }
     }
 
     /// The callback headers as presigned-URL query parameters.
