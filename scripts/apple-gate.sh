@@ -8,7 +8,8 @@
 #      reaches for NIO or AsyncHTTPClient fails here as it would in Xcode;
 #   3. the closure: that build made no module beyond the SDK's own, swift-crypto's and swift-log's; then the opt-in
 #      AliyunOSSObservability product builds in the same shape and adds exactly swift-metrics' CoreMetrics and
-#      swift-distributed-tracing's modules (docs/APPLE.md, "Metrics and tracing");
+#      swift-distributed-tracing's modules (docs/APPLE.md, "Metrics and tracing"); the opt-in AliyunOSSEncryption
+#      product adds exactly swift-crypto's CryptoExtras and swift-asn1 (docs/ENCRYPTION.md);
 #   4. the privacy manifest declares every required-reason API category the app-side modules use
 #      (scripts/check-privacy-manifest.py);
 #   5. probes: against the Apple-shape modules, code naming AsyncHTTPClientTransport or importing NIOCore fails to
@@ -54,6 +55,19 @@ for module in $with; do
     case "$allowed$observability" in
     *" $module "*) ;;
     *) echo "apple-gate: the observability build made module $module, beyond the SDK's and the two packages'" >&2; exit 1 ;;
+    esac
+done
+
+echo "apple-gate: the opt-in client-side encryption product (adds swift-crypto's extras and swift-asn1 only)"
+# In a scratch of its own, like the observability product's, for the same reason.
+encryption_scratch=.build-apple-encryption
+OSS_APPLE_SHAPE=1 swift build --scratch-path "$encryption_scratch" --target AliyunOSSEncryption
+encryption=" AliyunOSSEncryption CryptoExtras _CryptoExtras SwiftASN1 "
+with=$(find "$encryption_scratch/debug/Modules" -name '*.swiftmodule' -exec basename {} .swiftmodule \; | sort -u)
+for module in $with; do
+    case "$allowed$encryption" in
+    *" $module "*) ;;
+    *) echo "apple-gate: the encryption build made module $module, beyond the SDK's, swift-crypto's and swift-asn1's" >&2; exit 1 ;;
     esac
 done
 
