@@ -62,6 +62,15 @@ enum OSSEncryptedFile {
         return (total, Data(md5.finalize()))
     }
 
+    /// Renames `temporary` over `destination` in one step (rename(2): an existing file is replaced atomically;
+    /// FileManager's `replaceItemAt` fails on Linux when the destination exists).
+    static func replace(_ destination: URL, with temporary: URL) throws {
+        guard rename(temporary.path, destination.path) == 0 else {
+            let code = errno
+            throw OSSClientError(.fileCantWrite, "cannot move \(temporary.path) to \(destination.path) (errno \(code))")
+        }
+    }
+
     /// The length and MD5 of a whole file.
     static func digest(_ url: URL) throws -> (length: Int64, md5: Data) {
         let input = try openForReading(url)
@@ -121,11 +130,7 @@ enum OSSEncryptedFile {
             throw OSSClientError(.invalidCRC, "the downloaded ciphertext's CRC-64 \(crc.value) is not the server's \(server)")
         }
         try verify(written, Data(md5.finalize()))
-        if FileManager.default.fileExists(atPath: destination.path) {
-            _ = try FileManager.default.replaceItemAt(destination, withItemAt: temporary)
-        } else {
-            try FileManager.default.moveItem(at: temporary, to: destination)
-        }
+        try replace(destination, with: temporary)
         moved = true
         var decrypted = result
         decrypted.contentLength = written

@@ -127,11 +127,7 @@ extension OSSEncryptionClient {
             try FileManager.default.createDirectory(
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try encoder.encode(record).write(to: temporary)
-            if FileManager.default.fileExists(atPath: url.path) {
-                _ = try FileManager.default.replaceItemAt(url, withItemAt: temporary)
-            } else {
-                try FileManager.default.moveItem(at: temporary, to: url)
-            }
+            try OSSEncryptedFile.replace(url, with: temporary)
         } catch {
             throw OSSClientError(.fileCantWrite, "cannot write the transfer record \(url.path)")
         }
@@ -236,11 +232,7 @@ extension OSSEncryptionClient {
         }
         let digest = try OSSEncryptedFile.digest(partial)
         try verify(length: digest.length, md5: digest.md5, envelope: envelope, objectKey: objectKey)
-        if FileManager.default.fileExists(atPath: destination.path) {
-            _ = try FileManager.default.replaceItemAt(destination, withItemAt: partial)
-        } else {
-            try FileManager.default.moveItem(at: partial, to: destination)
-        }
+        try OSSEncryptedFile.replace(destination, with: partial)
         if let recordURL { try? FileManager.default.removeItem(at: recordURL) }
         return info
     }

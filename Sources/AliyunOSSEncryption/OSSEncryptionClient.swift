@@ -201,7 +201,19 @@ public struct OSSEncryptionClient: Sendable {
     /// and MD5 (when the whole object is read) agree.
     public func getObject(_ request: OSSGetObjectRequest, toFile destination: URL) async throws -> OSSGetObjectResult {
         let aligned = try await align(request)
-        return try await client.withObjectStream(aligned.request) { result, body in
+        do {
+            return try await decryptToFile(request, aligned: aligned, destination: destination)
+        } catch let error as OSSClientError {
+            // The stream's body errors come back wrapped: give the encryption's own typed error.
+            if let inner = error.underlying as? OSSEncryptionError { throw inner }
+            throw error
+        }
+    }
+
+    private func decryptToFile(_ request: OSSGetObjectRequest, aligned: AlignedRange, destination: URL) async throws
+        -> OSSGetObjectResult
+    {
+        try await client.withObjectStream(aligned.request) { result, body in
             guard let envelope = try self.envelope(in: result.metadata, objectKey: request.objectKey) else {
                 return try await OSSEncryptedFile.write(
                     body, result: result, to: destination, stream: nil, discard: 0, verify: { _, _ in })
