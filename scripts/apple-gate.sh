@@ -44,32 +44,27 @@ for module in $built; do
 done
 echo "apple-gate: modules: $(echo $built)"
 
+# An opt-in product builds in a scratch of its own: the SDK's closure above is read from its scratch's modules,
+# which must never hold the product's (a second run of the gate would otherwise find them there). It may add
+# exactly the modules named.
+opt_in() {
+    local target=$1 scratch=$2 added=$3 what=$4 module
+    OSS_APPLE_SHAPE=1 swift build --scratch-path "$scratch" --target "$target"
+    for module in $(find "$scratch/debug/Modules" -name '*.swiftmodule' -exec basename {} .swiftmodule \; | sort -u); do
+        case "$allowed$added" in
+        *" $module "*) ;;
+        *) echo "apple-gate: the $target build made module $module, beyond the SDK's and $what" >&2; exit 1 ;;
+        esac
+    done
+}
+
 echo "apple-gate: the opt-in observability product (adds swift-metrics and swift-distributed-tracing only)"
-# In a scratch of its own: the SDK's closure above is read from its scratch's modules, which must never hold this
-# product's (a second run of the gate would otherwise find them there).
-observability_scratch=.build-apple-observability
-OSS_APPLE_SHAPE=1 swift build --scratch-path "$observability_scratch" --target AliyunOSSObservability
-observability=" AliyunOSSObservability CoreMetrics Tracing Instrumentation ServiceContextModule "
-with=$(find "$observability_scratch/debug/Modules" -name '*.swiftmodule' -exec basename {} .swiftmodule \; | sort -u)
-for module in $with; do
-    case "$allowed$observability" in
-    *" $module "*) ;;
-    *) echo "apple-gate: the observability build made module $module, beyond the SDK's and the two packages'" >&2; exit 1 ;;
-    esac
-done
+opt_in AliyunOSSObservability .build-apple-observability \
+    " AliyunOSSObservability CoreMetrics Tracing Instrumentation ServiceContextModule " "the two packages'"
 
 echo "apple-gate: the opt-in client-side encryption product (adds swift-crypto's extras and swift-asn1 only)"
-# In a scratch of its own, like the observability product's, for the same reason.
-encryption_scratch=.build-apple-encryption
-OSS_APPLE_SHAPE=1 swift build --scratch-path "$encryption_scratch" --target AliyunOSSEncryption
-encryption=" AliyunOSSEncryption CryptoExtras _CryptoExtras SwiftASN1 "
-with=$(find "$encryption_scratch/debug/Modules" -name '*.swiftmodule' -exec basename {} .swiftmodule \; | sort -u)
-for module in $with; do
-    case "$allowed$encryption" in
-    *" $module "*) ;;
-    *) echo "apple-gate: the encryption build made module $module, beyond the SDK's, swift-crypto's and swift-asn1's" >&2; exit 1 ;;
-    esac
-done
+opt_in AliyunOSSEncryption .build-apple-encryption \
+    " AliyunOSSEncryption CryptoExtras _CryptoExtras SwiftASN1 " "swift-crypto's extras and swift-asn1's"
 
 echo "apple-gate: probes against the Apple-shape modules"
 probes=$(mktemp -d)

@@ -20,7 +20,7 @@ import sys
 import alibabacloud_oss_v2 as oss
 from alibabacloud_oss_v2.crypto import MasterRsaCipher
 
-from common import check, equal, run_cases
+from common import check, equal, run_cases, v2_client
 
 
 def take(flag, default=None):
@@ -43,13 +43,7 @@ args = parse_args(__doc__)
 BUCKET = args.bucket
 PART_SIZE = 102400  # OSS's smallest part, a multiple of 16
 
-cfg = oss.config.load_default()
-cfg.credentials_provider = oss.credentials.StaticCredentialsProvider(args.access_key_id, args.access_key_secret)
-cfg.region = args.region
-cfg.endpoint = args.endpoint
-cfg.use_path_style = True
-cfg.retry_max_attempts = 1
-client = oss.Client(cfg)
+client = v2_client(args)
 master = MasterRsaCipher(mat_desc=MATDESC or None, public_key=PUBLIC, private_key=PRIVATE)
 eclient = oss.EncryptionClient(client, master)
 
