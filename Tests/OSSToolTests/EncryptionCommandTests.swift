@@ -82,4 +82,58 @@ struct EncryptionCommandTests {
             }
         }
     }
+
+    @Test func anEncryptedUploadKilledWithSIGKILLResumesTheSameUploadAndItsRecordHoldsNoPlainKey() async throws {
+        let work = try makeWorkDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let pem = work.appendingPathComponent("private.pem")
+        try key.pemRepresentation.write(to: pem, atomically: true, encoding: .utf8)
+        let records = work.appendingPathComponent("records")
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["enc"])) { server in
+            let tool = ToolRunner(server: server, home: work)
+            let file = work.appendingPathComponent("big.bin")
+            _ = try writeFile(file, count: 12 * 102_400 + 5, seed: 9)
+            let arguments = [
+                "cp", file.path, "oss://enc/big.bin", "--encryption-key", pem.path, "--part-size", "102400",
+                "--multipart-threshold", "0", "--checkpoint-dir", records.path,
+            ]
+            await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 80)))
+            let (process, _, _) = try tool.start(arguments)
+            var waited = 0
+            while await server.stats()[.uploadPart].requests < 4 && waited < 1200 && process.isRunning {
+                try await Task.sleep(for: .milliseconds(25))
+                waited += 1
+            }
+            kill(process.processIdentifier, SIGKILL)
+            await waitForExit(process)
+            #expect(process.terminationReason == .uncaughtSignal, "the child was killed mid-upload, not finished")
+            await server.clearFaults()
+
+            // The record: the wrapped data key, never the plain one.
+            let names = try FileManager.default.contentsOfDirectory(atPath: records.path).filter { $0.hasPrefix("encrypted-") }
+            #expect(names.count == 1)
+            let recordName = try #require(names.first)
+            let recordData = try Data(contentsOf: records.appendingPathComponent(recordName))
+            let record = try #require(JSONSerialization.jsonObject(with: recordData) as? [String: Any])
+            let wrappedText = try #require(record["wrappedKey"] as? String)
+            let wrapped = try #require(Data(base64Encoded: wrappedText))
+            let plainKey = try _RSA.Encryption.PrivateKey(pemRepresentation: key.pemRepresentation)
+                .decrypt(wrapped, padding: ._WEAK_AND_INSECURE_PKCS_V1_5)
+            #expect(plainKey.count == 32)
+            #expect(recordData.range(of: plainKey) == nil)
+            #expect(!String(decoding: recordData, as: UTF8.self).contains(plainKey.base64EncodedString()))
+
+            let before = await server.stats()[.uploadPart].requests
+            let r = try await tool.run(arguments)
+            #expect(r.status == 0, "\(r.stderr)")
+            let stats = await server.stats()
+            #expect(stats[.initiateMultipartUpload].requests == 1, "the rerun continued the killed run's upload")
+            #expect(stats[.uploadPart].requests - before < 13, "only the missing parts were sent again")
+            let back = work.appendingPathComponent("back.bin")
+            let d = try await tool.run(["cp", "oss://enc/big.bin", back.path, "--encryption-key", pem.path])
+            #expect(d.status == 0, "\(d.stderr)")
+            #expect(try Data(contentsOf: back) == Data(contentsOf: file))
+        }
+    }
 }
