@@ -41,6 +41,9 @@ let package = Package(
         // Metrics (swift-metrics) and tracing (swift-distributed-tracing) as pipeline middleware: a product of its
         // own, so that an app links those packages only when it adds it (docs/APPLE.md).
         .library(name: "AliyunOSSObservability", targets: ["AliyunOSSObservability"]),
+        // Client-side encryption (the official SDKs' envelope): a product of its own, so that only an app that adds
+        // it links swift-crypto's _CryptoExtras (RSA, AES-CTR) and swift-asn1 (docs/ENCRYPTION.md).
+        .library(name: "AliyunOSSEncryption", targets: ["AliyunOSSEncryption"]),
         .library(name: "OSSLocalServer", targets: ["OSSLocalServer"]),
         .library(name: "OSSSigning", targets: ["OSSSigning"]),
         .library(name: "OSSCRC64", targets: ["OSSCRC64"]),
@@ -48,7 +51,8 @@ let package = Package(
         .executable(name: "oss", targets: ["oss"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        // 4.x: the PKCS#1 v1.5 encryption padding that client-side encryption's RSA key wrap needs (docs/ENCRYPTION.md).
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -96,6 +100,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Client-side encryption over the SDK (an opt-in product).
+        .target(
+            name: "AliyunOSSEncryption",
+            dependencies: [
+                "AliyunOSS", "OSSCRC64",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // The local OSS-compatible server: a library and a thin executable.
         .target(
             name: "OSSLocalServer",
@@ -132,8 +147,9 @@ let package = Package(
         .executableTarget(
             name: "oss",
             dependencies: [
-                "AliyunOSS", "AliyunOSSObservability", "OSSLocalServer", "LocalServerCommand",
+                "AliyunOSS", "AliyunOSSObservability", "AliyunOSSEncryption", "OSSLocalServer", "LocalServerCommand",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -163,7 +179,10 @@ let package = Package(
         ),
         .testTarget(
             name: "OSSToolTests",
-            dependencies: ["oss", "AliyunOSS", "OSSLocalServer", "LocalServerCommand", "OSSTestSupport"],
+            dependencies: [
+                "oss", "AliyunOSS", "OSSLocalServer", "LocalServerCommand", "OSSTestSupport",
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "OSSCRC64Tests", dependencies: ["OSSCRC64", "OSSTestSupport"], swiftSettings: swiftSettings),
@@ -171,6 +190,15 @@ let package = Package(
             name: "OSSSigningTests",
             dependencies: ["OSSSigning", "OSSTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AliyunOSSEncryptionTests",
+            dependencies: [
+                "AliyunOSSEncryption", "AliyunOSS", "OSSLocalServer", "OSSTestSupport", "OSSCRC64",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "OSSXMLTests", dependencies: ["OSSXML"], swiftSettings: swiftSettings),
@@ -227,10 +255,10 @@ let package = Package(
 if appleShape {
     let sdk: Set = [
         "COSSCRC64", "OSSCRC64", "OSSSigning", "OSSXML", "OSSResumable", "AliyunOSS", "AliyunOSSObservability",
-        "AppleSnippets",
+        "AliyunOSSEncryption", "AppleSnippets",
     ]
     package.targets.removeAll { !sdk.contains($0.name) }
-    package.products.removeAll { $0.name != "AliyunOSS" && $0.name != "AliyunOSSObservability" }
+    package.products.removeAll { !["AliyunOSS", "AliyunOSSObservability", "AliyunOSSEncryption"].contains($0.name) }
     let linked = ["/swift-crypto.git", "/swift-log.git", "/swift-metrics.git", "/swift-distributed-tracing.git"]
     package.dependencies.removeAll { dependency in
         guard case .sourceControl(_, let location, _) = dependency.kind else { return true }

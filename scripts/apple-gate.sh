@@ -8,7 +8,8 @@
 #      reaches for NIO or AsyncHTTPClient fails here as it would in Xcode;
 #   3. the closure: that build made no module beyond the SDK's own, swift-crypto's and swift-log's; then the opt-in
 #      AliyunOSSObservability product builds in the same shape and adds exactly swift-metrics' CoreMetrics and
-#      swift-distributed-tracing's modules (docs/APPLE.md, "Metrics and tracing");
+#      swift-distributed-tracing's modules (docs/APPLE.md, "Metrics and tracing"); the opt-in AliyunOSSEncryption
+#      product adds exactly swift-crypto's CryptoExtras and swift-asn1 (docs/ENCRYPTION.md);
 #   4. the privacy manifest declares every required-reason API category the app-side modules use
 #      (scripts/check-privacy-manifest.py);
 #   5. probes: against the Apple-shape modules, code naming AsyncHTTPClientTransport or importing NIOCore fails to
@@ -43,19 +44,27 @@ for module in $built; do
 done
 echo "apple-gate: modules: $(echo $built)"
 
+# An opt-in product builds in a scratch of its own: the SDK's closure above is read from its scratch's modules,
+# which must never hold the product's (a second run of the gate would otherwise find them there). It may add
+# exactly the modules named.
+opt_in() {
+    local target=$1 scratch=$2 added=$3 what=$4 module
+    OSS_APPLE_SHAPE=1 swift build --scratch-path "$scratch" --target "$target"
+    for module in $(find "$scratch/debug/Modules" -name '*.swiftmodule' -exec basename {} .swiftmodule \; | sort -u); do
+        case "$allowed$added" in
+        *" $module "*) ;;
+        *) echo "apple-gate: the $target build made module $module, beyond the SDK's and $what" >&2; exit 1 ;;
+        esac
+    done
+}
+
 echo "apple-gate: the opt-in observability product (adds swift-metrics and swift-distributed-tracing only)"
-# In a scratch of its own: the SDK's closure above is read from its scratch's modules, which must never hold this
-# product's (a second run of the gate would otherwise find them there).
-observability_scratch=.build-apple-observability
-OSS_APPLE_SHAPE=1 swift build --scratch-path "$observability_scratch" --target AliyunOSSObservability
-observability=" AliyunOSSObservability CoreMetrics Tracing Instrumentation ServiceContextModule "
-with=$(find "$observability_scratch/debug/Modules" -name '*.swiftmodule' -exec basename {} .swiftmodule \; | sort -u)
-for module in $with; do
-    case "$allowed$observability" in
-    *" $module "*) ;;
-    *) echo "apple-gate: the observability build made module $module, beyond the SDK's and the two packages'" >&2; exit 1 ;;
-    esac
-done
+opt_in AliyunOSSObservability .build-apple-observability \
+    " AliyunOSSObservability CoreMetrics Tracing Instrumentation ServiceContextModule " "the two packages'"
+
+echo "apple-gate: the opt-in client-side encryption product (adds swift-crypto's extras and swift-asn1 only)"
+opt_in AliyunOSSEncryption .build-apple-encryption \
+    " AliyunOSSEncryption CryptoExtras _CryptoExtras SwiftASN1 " "swift-crypto's extras and swift-asn1's"
 
 echo "apple-gate: probes against the Apple-shape modules"
 probes=$(mktemp -d)

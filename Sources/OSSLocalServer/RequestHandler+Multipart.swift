@@ -123,8 +123,25 @@ extension RequestHandler {
             w.element("Size", String(part.size))
             w.close("Part")
         }
+        Self.writeClientEncryption(of: upload.record, to: &w)
         w.close("ListPartsResult")
         return .xml(w.output)
+    }
+
+    /// The client-side encryption envelope given at InitiateMultipartUpload, as OSS repeats it in ListParts (the
+    /// official encryption clients rebuild a resumed upload's content cipher from it): each element only when its
+    /// `x-oss-meta-client-side-encryption-*` header was given.
+    static func writeClientEncryption(of upload: UploadRecord, to w: inout OSSXMLWriter) {
+        let elements = [
+            ("ClientEncryptionKey", "key"), ("ClientEncryptionStart", "start"), ("ClientEncryptionCekAlg", "cek-alg"),
+            ("ClientEncryptionWrapAlg", "wrap-alg"), ("ClientEncryptionDataSize", "data-size"),
+            ("ClientEncryptionPartSize", "part-size"),
+        ]
+        for (element, suffix) in elements {
+            if let value = upload.userMetadata["x-oss-meta-client-side-encryption-\(suffix)"] {
+                w.element(element, value)
+            }
+        }
     }
 
     func abortMultipartUpload(_ context: RequestContext) async throws -> ServerResponse {

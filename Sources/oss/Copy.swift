@@ -41,6 +41,7 @@ struct Copy: AsyncParsableCommand {
     var recursive = false
     @OptionGroup(title: "Directories (with --recursive)") var directory: DirectoryOptions
     @OptionGroup(title: "Uploaded objects") var objects: UploadOptions
+    @OptionGroup(title: "Client-side encryption") var encryption: EncryptionOptions
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
@@ -70,6 +71,12 @@ struct Copy: AsyncParsableCommand {
             if OSSURI.isRemote(source) && OSSURI.isRemote(destination) {
                 try await serverSideCopy()
                 return
+            }
+            if encryption.isEnabled {
+                guard source != "-" && destination != "-" else {
+                    throw CLIFailure(.clientError, "--encryption-key copies files and directories, not streams")
+                }
+                return try await encryptedCopy()  // Encryption.swift
             }
             if source == "-" || destination == "-" { return try await copyStream() }  // CopyStream.swift
             if recursive {

@@ -1,4 +1,5 @@
 import AliyunOSS
+import AliyunOSSEncryption
 import ArgumentParser
 
 import Foundation
@@ -191,6 +192,9 @@ struct Stat: AsyncParsableCommand {
             say("content-type:   \(head.contentType ?? "-")")
             say("object-type:    \(head.objectType ?? "-")")
             if let version = head.versionId { say("version-id:     \(version)") }
+            if OSSEncryptionEnvelope.isPresent(in: head.metadata) {
+                say("client-side encryption: \(Self.describeEncryption(head.metadata, key: uri.key))")
+            }
             for (name, value) in head.metadata.sorted(by: { $0.key < $1.key }) {
                 say("meta \(name): \(value)")
             }
@@ -224,6 +228,21 @@ extension Stat {
         ]
         for (name, bytes, count) in classes where (count ?? 0) > 0 {
             say("class \(name): \(count ?? 0) objects, \(bytes ?? 0) bytes")
+        }
+    }
+
+    /// The envelope in one line: the algorithms, the master key's description and the sizes, or why it is unreadable.
+    static func describeEncryption(_ metadata: [String: String], key: String) -> String {
+        do {
+            let envelope = try OSSEncryptionEnvelope(metadata: metadata, objectKey: key)
+            var parts = ["\(envelope.contentAlgorithm), data key wrapped with \(envelope.wrapAlgorithm)"]
+            if let description = envelope.materialDescription { parts.append("matdesc \(description)") }
+            if let length = envelope.unencryptedContentLength { parts.append("plaintext \(length) bytes") }
+            if let size = envelope.dataSize { parts.append("data size \(size)") }
+            if let size = envelope.partSize { parts.append("part size \(size)") }
+            return parts.joined(separator: "; ")
+        } catch {
+            return "unreadable envelope: \(error)"
         }
     }
 }

@@ -92,3 +92,15 @@ def run_cases(cases):
 
 def workdir():
     return tempfile.mkdtemp(prefix="oss-judge-")
+
+
+def v2_client(args):
+    """An alibabacloud-oss-v2 client of the endpoint parse_args read (path style, one attempt per request)."""
+    import alibabacloud_oss_v2 as oss
+    cfg = oss.config.load_default()
+    cfg.credentials_provider = oss.credentials.StaticCredentialsProvider(args.access_key_id, args.access_key_secret)
+    cfg.region = args.region
+    cfg.endpoint = args.endpoint
+    cfg.use_path_style = True
+    cfg.retry_max_attempts = 1
+    return oss.Client(cfg)

@@ -1,0 +1,239 @@
+import AliyunOSS
+import Foundation
+import OSSCRC64
+
+/// What a resumable encrypted upload keeps on disk between runs: the file it reads, the upload id and the envelope
+/// (the data key and IV only wrapped by the master key). Never the plain data key: resuming unwraps it again, so
+/// resuming needs the master cipher's private side. The uploaded parts are asked of OSS (ListParts) and each is
+/// kept only when its size and CRC-64 match the part encrypted anew from the file.
+public struct OSSEncryptedUploadRecord: Codable, Sendable, Hashable {
+    public var version = 1
+    public var bucketName: String
+    public var objectKey: String
+    public var filePath: String
+    public var fileSize: Int64
+    public var fileModified: Double
+    public var uploadId: String
+    public var partSize: Int64
+    public var wrappedKey: String
+    public var wrappedIV: String
+    public var contentAlgorithm: String
+    public var wrapAlgorithm: String
+    public var materialDescription: String?
+
+    var envelope: OSSEncryptionEnvelope? {
+        guard let key = Data(base64Encoded: wrappedKey), let iv = Data(base64Encoded: wrappedIV) else { return nil }
+        return OSSEncryptionEnvelope(
+            wrappedKey: key, wrappedIV: iv, contentAlgorithm: contentAlgorithm, wrapAlgorithm: wrapAlgorithm,
+            materialDescription: materialDescription, dataSize: fileSize > 0 ? fileSize : nil, partSize: partSize)
+    }
+}
+
+extension OSSEncryptionClient {
+    /// Encrypts and uploads a file in parts of `partSize` bytes (a multiple of 16), resumable: with `recordURL`, a
+    /// run that stops for any reason (an error, cancellation, the process killed) leaves a record there, and the
+    /// next call with the same arguments continues the same multipart upload with the same data key, re-sending
+    /// only the parts OSS does not have. The record is removed once the object is complete.
+    ///
+    /// - Parameter partUploaded: called after each part this run uploads (tests stop a run with it).
+    public func uploadFile(
+        _ fileURL: URL, bucketName: String, objectKey: String, partSize: Int64 = 1 << 20, recordURL: URL? = nil,
+        metadata: [String: String] = [:], contentType: String? = nil,
+        partUploaded: (@Sendable (Int) async throws -> Void)? = nil
+    ) async throws -> OSSCompleteMultipartUploadResult {
+        try Self.checkPartSize(partSize)
+        let attributes: [FileAttributeKey: Any]
+        do { attributes = try FileManager.default.attributesOfItem(atPath: fileURL.path) } catch {
+            throw OSSClientError(.fileCantRead, "cannot read \(fileURL.path)")
+        }
+        let fileSize = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+        let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        let upload: OSSEncryptedMultipartUpload
+        var existing: [Int: OSSPartInfo] = [:]
+        if let recordURL, let record = Self.load(OSSEncryptedUploadRecord.self, recordURL), record.bucketName == bucketName,
+            record.objectKey == objectKey, record.filePath == fileURL.path, record.fileSize == fileSize,
+            record.fileModified == modified, record.partSize == partSize, let envelope = record.envelope
+        {
+            upload = try await resumeMultipartUpload(
+                bucketName: bucketName, objectKey: objectKey, uploadId: record.uploadId, envelope: envelope)
+            existing = try await uploadedParts(of: upload)
+        } else {
+            upload = try await initiateMultipartUpload(
+                OSSInitiateMultipartUploadRequest(
+                    bucketName: bucketName, objectKey: objectKey,
+                    contentType: contentType ?? OSSMimeType.guess(for: fileURL.lastPathComponent), metadata: metadata),
+                partSize: partSize, dataSize: fileSize)
+            if let recordURL {
+                let record = OSSEncryptedUploadRecord(
+                    bucketName: bucketName, objectKey: objectKey, filePath: fileURL.path, fileSize: fileSize,
+                    fileModified: modified, uploadId: upload.uploadId, partSize: partSize,
+                    wrappedKey: upload.envelope.wrappedKey.base64EncodedString(),
+                    wrappedIV: upload.envelope.wrappedIV.base64EncodedString(),
+                    contentAlgorithm: upload.envelope.contentAlgorithm, wrapAlgorithm: upload.envelope.wrapAlgorithm,
+                    materialDescription: upload.envelope.materialDescription)
+                try Self.save(record, to: recordURL)
+            }
+        }
+        let partCount = upload.partCount ?? 1
+        var parts: [OSSPartInfo] = []
+        for number in 1...partCount {
+            try Task.checkCancellation()
+            let offset = Int64(number - 1) * partSize
+            let plaintext = try OSSEncryptedFile.read(fileURL, offset: offset, length: min(partSize, fileSize - offset))
+            if let part = existing[number] {
+                var stream = OSSCTRStream(upload.contentKey, offset: offset)
+                let ciphertext = try stream.apply(plaintext)
+                if part.size == Int64(ciphertext.count), part.crc64.map({ $0 == CRC64.checksum(ciphertext) }) ?? false {
+                    parts.append(part)
+                    continue
+                }
+            }
+            let result = try await uploadPart(upload, partNumber: number, data: plaintext)
+            parts.append(
+                OSSPartInfo(partNumber: number, eTag: result.eTag, size: result.size, crc64: result.crc64))
+            try await partUploaded?(number)
+        }
+        let completed = try await completeMultipartUpload(upload, parts: parts)
+        if let recordURL { try? FileManager.default.removeItem(at: recordURL) }
+        return completed
+    }
+
+    func uploadedParts(of upload: OSSEncryptedMultipartUpload) async throws -> [Int: OSSPartInfo] {
+        var parts: [Int: OSSPartInfo] = [:]
+        var marker: Int?
+        repeat {
+            let page = try await client.listParts(
+                OSSListPartsRequest(
+                    bucketName: upload.bucketName, objectKey: upload.objectKey, uploadId: upload.uploadId,
+                    partNumberMarker: marker))
+            for part in page.parts { parts[part.partNumber] = part }
+            marker = page.isTruncated ? page.nextPartNumberMarker : nil
+        } while marker != nil
+        return parts
+    }
+
+    static func load<Record: Decodable>(_ type: Record.Type, _ url: URL) -> Record? {
+        guard let data = try? Data(contentsOf: url) else { return nil }
+        return try? JSONDecoder().decode(type, from: data)
+    }
+
+    /// Writes the record to a temporary file beside `url` and renames it into place, so a kill leaves the old
+    /// record or the new one, never half of one.
+    static func save(_ record: some Encodable, to url: URL) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
+        do {
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try encoder.encode(record).write(to: temporary)
+            try OSSEncryptedFile.replace(url, with: temporary)
+        } catch {
+            throw OSSClientError(.fileCantWrite, "cannot write the transfer record \(url.path)")
+        }
+    }
+}
+
+/// What a resumable encrypted download keeps between runs: the object's identity (ETag, size, and its wrapped data
+/// key and IV, so a replaced object is never mixed with the old one's parts), the part size, and the parts already
+/// decrypted into the partial file with their ciphertext CRC-64s. Never the plain data key.
+public struct OSSEncryptedDownloadRecord: Codable, Sendable, Hashable {
+    public var version = 1
+    public var bucketName: String
+    public var objectKey: String
+    public var destinationPath: String
+    public var eTag: String
+    public var size: Int64
+    public var partSize: Int64
+    public var wrappedKey: String
+    public var wrappedIV: String
+    /// Part number (1-based) to the CRC-64 of its ciphertext.
+    public var completedParts: [Int: UInt64] = [:]
+}
+
+extension OSSEncryptionClient {
+    /// Downloads and decrypts an object into `destination` in ranged parts of `partSize` bytes (a multiple of 16),
+    /// resumable: with `recordURL`, a stopped run leaves the partial file (`destination` + `.ossdownload`) and a
+    /// record, and the next call continues with the parts not yet written, provided the object is the same (ETag,
+    /// size, envelope). At the end the parts' CRC-64s, combined, must equal the object's, and the plaintext its
+    /// envelope's length and MD5; only then does the file replace `destination`.
+    ///
+    /// - Parameter partDownloaded: called after each part this run writes (tests stop a run with it).
+    public func downloadFile(
+        bucketName: String, objectKey: String, to destination: URL, partSize: Int64 = 1 << 20,
+        recordURL: URL? = nil, partDownloaded: (@Sendable (Int) async throws -> Void)? = nil
+    ) async throws -> OSSEncryptedObjectInfo {
+        try Self.checkPartSize(partSize)
+        let info = try await headObject(OSSHeadObjectRequest(bucketName: bucketName, objectKey: objectKey))
+        guard let envelope = info.envelope else { throw OSSEncryptionError.notEncrypted(objectKey: objectKey) }
+        let contentKey = try await self.contentKey(for: envelope, objectKey: objectKey)
+        let size = info.plaintextLength
+        let partial = URL(fileURLWithPath: destination.path + ".ossdownload")
+        var record = OSSEncryptedDownloadRecord(
+            bucketName: bucketName, objectKey: objectKey, destinationPath: destination.path,
+            eTag: info.head.eTag ?? "", size: size, partSize: partSize,
+            wrappedKey: envelope.wrappedKey.base64EncodedString(), wrappedIV: envelope.wrappedIV.base64EncodedString())
+        if let recordURL, var saved = Self.load(OSSEncryptedDownloadRecord.self, recordURL),
+            FileManager.default.fileExists(atPath: partial.path)
+        {
+            let done = saved.completedParts
+            saved.completedParts = [:]
+            var fresh = record
+            fresh.completedParts = [:]
+            if saved == fresh { record.completedParts = done }
+        }
+        if record.completedParts.isEmpty {
+            try? FileManager.default.removeItem(at: partial)
+            guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
+                throw OSSClientError(.fileCantWrite, "cannot create \(partial.path)")
+            }
+        }
+        if let recordURL { try Self.save(record, to: recordURL) }
+        let partCount = size == 0 ? 0 : Int((size + partSize - 1) / partSize)
+        if partCount > 0 {
+            for number in 1...partCount where record.completedParts[number] == nil {
+                try Task.checkCancellation()
+                let offset = Int64(number - 1) * partSize
+                let last = min(offset + partSize, size) - 1
+                let part = try await client.getObject(
+                    OSSGetObjectRequest(
+                        bucketName: bucketName, objectKey: objectKey, range: .closed(offset, last),
+                        standardRangeBehavior: true, ifMatch: info.head.eTag))
+                let ciphertext = part.content ?? Data()
+                guard Int64(ciphertext.count) == last - offset + 1 else {
+                    throw OSSClientError(.networkError, "part \(number) of \(objectKey) came back short")
+                }
+                var stream = OSSCTRStream(contentKey, offset: offset)
+                let plaintext = try stream.apply(ciphertext)
+                let handle = try FileHandle(forWritingTo: partial)
+                do {
+                    try handle.seek(toOffset: UInt64(offset))
+                    try handle.write(contentsOf: plaintext)
+                    try handle.synchronize()
+                    try handle.close()
+                } catch {
+                    try? handle.close()
+                    throw OSSClientError(.fileCantWrite, "cannot write \(partial.path)")
+                }
+                record.completedParts[number] = CRC64.checksum(ciphertext)
+                if let recordURL { try Self.save(record, to: recordURL) }
+                try await partDownloaded?(number)
+            }
+        }
+        var pieces: [(crc: UInt64, length: UInt64)] = []
+        for number in 1...max(partCount, 1) {
+            guard let crc = record.completedParts[number] else { continue }
+            let start = Int64(number - 1) * partSize
+            pieces.append((crc: crc, length: UInt64(min(start + partSize, size) - start)))
+        }
+        let combined = CRC64.combine(parts: pieces)
+        if let server = info.head.crc64, partCount > 0, combined != server {
+            throw OSSClientError(.invalidCRC, "the downloaded ciphertext's CRC-64 \(combined) is not the server's \(server)")
+        }
+        let digest = try OSSEncryptedFile.digest(partial)
+        try verify(length: digest.length, md5: digest.md5, envelope: envelope, objectKey: objectKey)
+        try OSSEncryptedFile.replace(destination, with: partial)
+        if let recordURL { try? FileManager.default.removeItem(at: recordURL) }
+        return info
+    }
+}
