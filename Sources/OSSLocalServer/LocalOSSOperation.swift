@@ -36,6 +36,10 @@ public enum LocalOSSOperation: String, Sendable, Codable, CaseIterable, Hashable
     case putSymlink = "PutSymlink"
     case getSymlink = "GetSymlink"
     case restoreObject = "RestoreObject"
+    /// `POST /key?cleanRestoredObject`: drops the restored copy of an archived object.
+    case cleanRestoredObject = "CleanRestoredObject"
+    /// `POST /key?seal&position=N`: an appendable object takes no more appends.
+    case sealAppendObject = "SealAppendObject"
     /// `POST /key?x-oss-process`: `trigger/callback` (run an upload callback for a stored object) or an image
     /// action saved with `sys/saveas` (not implemented: 501).
     case processObject = "ProcessObject"

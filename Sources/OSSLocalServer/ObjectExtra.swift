@@ -32,6 +32,8 @@ struct ObjectExtra: Codable, Sendable, Equatable {
     var encryptionKeyId: String?
     /// For `KMS`: the algorithm of the data (`x-oss-server-side-data-encryption`: `SM4`); `nil` is AES-256.
     var dataEncryption: String?
+    /// Unix seconds of the first SealAppendObject: a sealed appendable object takes no more appends.
+    var sealedAt: Double?
 
     var isEmpty: Bool { self == ObjectExtra() }
 

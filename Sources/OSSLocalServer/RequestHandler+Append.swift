@@ -2,6 +2,7 @@ import Crypto
 import NIOCore
 import NIOHTTP1
 import OSSCRC64
+import OSSSigning
 
 import Foundation
 
@@ -28,7 +29,7 @@ extension RequestHandler {
                 "position must be a non-negative integer.", name: "position", value: positionText)
         }
         let existing = await store.objectExists(bucket, key) ? try await store.object(bucket, key) : nil
-        if let existing, existing.objectType != "Appendable" {
+        if let existing, existing.objectType != "Appendable" || existing.extra?.sealedAt != nil {
             throw LocalOSSError(409, "ObjectNotAppendable", "The object is not appendable")
         }
         let length = existing?.size ?? 0
@@ -109,5 +110,29 @@ extension RequestHandler {
     /// The CRC-64 of segments' bytes one after the other, from their CRCs alone.
     static func chainedCRC(_ segments: [ObjectSegment]) -> UInt64 {
         segments.reduce(UInt64(0)) { CRC64.combine($0, $1.crc64, length2: UInt64($1.length)) }
+    }
+}
+
+extension RequestHandler {
+    /// SealAppendObject (`POST /key?seal&position=N`): `position` is the object's length; the object takes no more
+    /// appends, and `x-oss-sealed-time` is the time of the first seal (sealing again answers it unchanged).
+    func sealAppendObject(_ context: RequestContext) async throws -> ServerResponse {
+        let (bucket, key) = try requireBucketAndKey(context)
+        let positionText = context.query["position"] ?? ""
+        guard let position = Int64(positionText), position >= 0 else {
+            throw LocalOSSError.invalidArgument("position must be a non-negative integer.", name: "position", value: positionText)
+        }
+        let object = try await store.object(bucket, key)
+        guard object.objectType == "Appendable" else { throw LocalOSSError(409, "ObjectNotAppendable", "The object is not appendable") }
+        guard position == object.size else { throw LocalOSSError.positionNotEqualToLength(object.size) }
+        let now = context.now.timeIntervalSince1970
+        let sealed = try await store.updateObject(bucket, key, versionId: nil) { record in
+            var extra = record.extra ?? ObjectExtra()
+            if extra.sealedAt == nil { extra.sealedAt = now }
+            record.extra = extra
+        }.extra?.sealedAt ?? now
+        var headers = HTTPHeaders()
+        headers.add(name: "x-oss-sealed-time", value: OSSDateFormat.rfc1123(Date(timeIntervalSince1970: sealed)))
+        return ServerResponse(status: .ok, headers: headers)
     }
 }

@@ -43,6 +43,8 @@ extension RequestHandler {
         case .putSymlink: return try await putSymlink(context)
         case .getSymlink: return try await getSymlink(context)
         case .restoreObject: return try await restoreObject(context, reader: reader)
+        case .cleanRestoredObject: return try await cleanRestoredObject(context)
+        case .sealAppendObject: return try await sealAppendObject(context)
         case .processObject: return try await processObject(context, reader: reader)
         case .listLiveChannel: return try await listLiveChannel(context)
         case .putLiveChannel: return try await putLiveChannel(context, reader: reader)

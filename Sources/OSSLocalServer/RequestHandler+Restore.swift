@@ -121,6 +121,35 @@ extension RequestHandler {
         return ServerResponse(status: alreadyRestored ? .ok : .accepted, headers: headers)
     }
 
+    /// CleanRestoredObject (`POST /key?cleanRestoredObject`): drops the readable copy of a restored archived object
+    /// (it is frozen again). A restore still running is `ArchiveRestoreNotFinished`; an object not restored, or whose
+    /// copy has expired, `ArchiveRestoreFileStale`; an object that needs no restore, `OperationNotSupported`.
+    func cleanRestoredObject(_ context: RequestContext) async throws -> ServerResponse {
+        let (bucket, key) = try requireBucketAndKey(context)
+        let versionId = try requestedVersionId(context)
+        let object = try await store.object(bucket, key, versionId: versionId)
+        guard let extra = object.extra, extra.needsRestore else {
+            throw LocalOSSError(400, "OperationNotSupported", "The operation is not supported for this resource")
+        }
+        let now = context.now.timeIntervalSince1970
+        if let ready = extra.restoreReadyAt, now < ready {
+            throw LocalOSSError(409, "ArchiveRestoreNotFinished", "The archive file's restore is not finished.")
+        }
+        guard extra.restoreReadyAt != nil, now < (extra.restoreExpiresAt ?? 0) else {
+            throw LocalOSSError(409, "ArchiveRestoreFileStale", "The archive file is not restored or its restored copy has expired.")
+        }
+        try await store.updateObject(bucket, key, versionId: versionId) { record in
+            var updated = record.extra ?? ObjectExtra()
+            updated.restoreReadyAt = nil
+            updated.restoreExpiresAt = nil
+            updated.restoreTier = nil
+            record.extra = updated
+        }
+        var headers = HTTPHeaders()
+        addVersionHeader(&headers, object)
+        return ServerResponse(status: .ok, headers: headers)
+    }
+
     private static func isFaster(_ tier: String, than other: String) -> Bool {
         guard let a = RestoreConfiguration.tiers.firstIndex(of: tier),
             let b = RestoreConfiguration.tiers.firstIndex(of: other)

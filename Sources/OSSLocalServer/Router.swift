@@ -167,6 +167,8 @@ enum Router {
             if q["uploadId"] != nil { return .completeMultipartUpload }
             if q["append"] != nil { return .appendObject }
             if q["restore"] != nil { return .restoreObject }
+            if q["seal"] != nil { return .sealAppendObject }
+            if q["cleanRestoredObject"] != nil { return .cleanRestoredObject }
             if q["x-oss-process"] != nil { return .processObject }
             return nil
         default:

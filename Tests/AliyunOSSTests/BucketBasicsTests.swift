@@ -64,4 +64,56 @@ struct BucketBasicsTests {
             #expect(https == OSSHTTPSConfiguration(tls: .init(enable: false)), "a bucket never configured answers TLS off")
         }
     }
+
+    @Test func sealedAppendableObjectTakesNoMoreAppends() async throws {
+        try await withServerAndClient { _, client in
+            _ = try await client.appendObject(
+                OSSAppendObjectRequest(bucketName: "bkt", objectKey: "log", appendPosition: 0, source: .data(Data(count: 10))))
+            let early = await serverError { _ = try await client.sealAppendObject(bucketName: "bkt", objectKey: "log", position: 5) }
+            #expect(early?.code == "PositionNotEqualToLength" && early?.statusCode == 409)
+            let sealed = try await client.sealAppendObject(bucketName: "bkt", objectKey: "log", position: 10)
+            #expect(sealed.sealedTime != nil)
+            try await Task.sleep(for: .milliseconds(1100))
+            #expect(try await client.sealAppendObject(bucketName: "bkt", objectKey: "log", position: 10).sealedTime == sealed.sealedTime)
+            let more = await serverError {
+                _ = try await client.appendObject(
+                    OSSAppendObjectRequest(bucketName: "bkt", objectKey: "log", appendPosition: 10, source: .data(Data([1]))))
+            }
+            #expect(more?.code == "ObjectNotAppendable")
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "plain", data: Data([1])))
+            let plain = await serverError { _ = try await client.sealAppendObject(bucketName: "bkt", objectKey: "plain", position: 1) }
+            #expect(plain?.code == "ObjectNotAppendable")
+        }
+    }
+
+    @Test func cleanRestoredObjectFreezesARestoredCopyAgain() async throws {
+        try await withServerAndClient { _, client in
+            var put = OSSPutObjectRequest(bucketName: "bkt", objectKey: "cold", data: Data([1, 2, 3]))
+            put.setStorageClass(.archive)
+            _ = try await client.putObject(put)
+            let stale = await serverError { try await client.cleanRestoredObject(bucketName: "bkt", objectKey: "cold") }
+            #expect(stale?.code == "ArchiveRestoreFileStale" && stale?.statusCode == 409)
+            try await client.restoreObject(OSSRestoreObjectRequest(bucketName: "bkt", objectKey: "cold"))
+            let head = OSSHeadObjectRequest(bucketName: "bkt", objectKey: "cold")
+            var status = try await client.headObject(head).restoreStatus
+            if status == .ongoing {
+                let running = await serverError { try await client.cleanRestoredObject(bucketName: "bkt", objectKey: "cold") }
+                // The restore may finish (1 s) between the two requests on a loaded machine.
+                #expect(running == nil || running?.code == "ArchiveRestoreNotFinished")
+            }
+            for _ in 0..<100 where status == .ongoing {
+                try await Task.sleep(for: .milliseconds(100))
+                status = try await client.headObject(head).restoreStatus
+            }
+            if case .restored = status {
+                try await client.cleanRestoredObject(bucketName: "bkt", objectKey: "cold")
+            }
+            #expect(try await client.headObject(head).restoreStatus == nil)
+            let frozen = await serverError { _ = try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "cold")) }
+            #expect(frozen?.code == "InvalidObjectState")
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "warm", data: Data([1])))
+            let warm = await serverError { try await client.cleanRestoredObject(bucketName: "bkt", objectKey: "warm") }
+            #expect(warm?.code == "OperationNotSupported")
+        }
+    }
 }

@@ -59,3 +59,32 @@ extension OSSClient {
         }
     }
 }
+
+extension OSSClient {
+    /// SealAppendObject (`POST /key?seal&position=N`): the appendable object takes no more appends (and lifecycle
+    /// rules may then move it to a colder class). `position` is its length (409 `PositionNotEqualToLength`
+    /// otherwise); sealing again answers the first seal's time.
+    public func sealAppendObject(bucketName: String, objectKey: String, position: Int64) async throws -> OSSSealAppendObjectResult {
+        guard position >= 0 else { throw OSSClientError.invalidArgument("SealAppendObject: the position is not negative") }
+        var operation = try OSSCall(
+            OSSAPI("SealAppendObject", "POST", subresource: "seal"), bucket: bucketName, key: objectKey,
+            as: OSSSealAppendObjectResult.self
+        ).operation()
+        operation.setQuery("position", String(position))
+        return try await execute(operation) { try await OSSSealAppendObjectResult.decode($0) }
+    }
+}
+
+/// The result of SealAppendObject.
+public struct OSSSealAppendObjectResult: Sendable {
+    /// `x-oss-sealed-time`: when the object was first sealed (`Wed, 07 May 2025 12:00:00 GMT`).
+    public var sealedTime: String?
+    public var requestId: String
+}
+
+extension OSSSealAppendObjectResult: OSSDeclaredResult {
+    static func decode(_ response: OSSHTTPResponse) async throws -> Self {
+        try await response.body.drain()
+        return Self(sealedTime: response.headers["x-oss-sealed-time"], requestId: response.requestId)
+    }
+}

@@ -6,6 +6,17 @@ extension OSSClient {
     public func restoreObject(_ request: OSSRestoreObjectRequest) async throws -> OSSEmptyResult {
         try await perform(request)
     }
+
+    /// CleanRestoredObject (`POST /key?cleanRestoredObject`): drops the readable copy of a restored archived
+    /// object before its days run out. A restore still running is 409 `ArchiveRestoreNotFinished`; an object not
+    /// restored (or whose copy expired) 409 `ArchiveRestoreFileStale`.
+    @discardableResult
+    public func cleanRestoredObject(bucketName: String, objectKey: String, versionId: String? = nil) async throws -> OSSEmptyResult {
+        try await perform(
+            OSSCall(
+                OSSAPI("CleanRestoredObject", "POST", subresource: "cleanRestoredObject"), bucket: bucketName, key: objectKey,
+                versionId: versionId, as: OSSEmptyResult.self))
+    }
 }
 
 extension OSSRestoreObjectRequest: OSSObjectOperation {
