@@ -16,41 +16,14 @@ import sys
 import alibabacloud_oss_v2 as oss
 import oss2
 
-from common import Failure, check, equal, run_cases
+from common import Failure, check, equal, expect_error, parse_args, run_cases, take_phase, v2_client
 
-PHASE = "write" if "--phase" not in sys.argv else sys.argv[sys.argv.index("--phase") + 1]
-if "--phase" in sys.argv:
-    i = sys.argv.index("--phase")
-    del sys.argv[i:i + 2]
-from common import parse_args  # noqa: E402  (after --phase is taken out)
-
+PHASE = take_phase()
 args = parse_args(__doc__)
 BUCKET = args.bucket
 PRINCIPAL = "27737962156157"
-
-cfg = oss.config.load_default()
-cfg.credentials_provider = oss.credentials.StaticCredentialsProvider(args.access_key_id, args.access_key_secret)
-cfg.region = args.region
-cfg.endpoint = args.endpoint
-cfg.use_path_style = True
-cfg.retry_max_attempts = 1
-client = oss.Client(cfg)
+client = v2_client(args)
 bucket2 = oss2.Bucket(oss2.Auth(args.access_key_id, args.access_key_secret), args.endpoint, BUCKET)
-
-
-def expect_error(fn, status, code, what):
-    """Runs fn and checks it fails with the HTTP status and OSS code (any code when None); v2 wraps the service
-    error in an OperationError, oss2 raises its own."""
-    try:
-        fn()
-    except Exception as e:
-        inner = e.unwrap() if hasattr(e, "unwrap") else e
-        got_status = getattr(inner, "status_code", None) or getattr(inner, "status", None)
-        got_code = getattr(inner, "code", None)
-        if got_status != status or (code is not None and got_code != code):
-            raise Failure("%s: expected %s %s, got %s %s (%s)" % (what, status, code, got_status, got_code, e))
-        return
-    raise Failure("%s: expected %s %s, but the call succeeded" % (what, status, code))
 
 
 def rules(prefix_id):
