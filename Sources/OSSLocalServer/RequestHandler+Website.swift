@@ -29,7 +29,8 @@ extension RequestHandler {
             switch site.index?.type ?? 0 {
             case 0:
                 var headers = HTTPHeaders()
-                headers.add(name: "Location", value: "/" + key + "/")
+                // Relative to the request (`docs` → `docs/`), so it holds for virtual-host and path-style URLs.
+                headers.add(name: "Location", value: String(key.split(separator: "/").last ?? "") + "/")
                 return ServerResponse(status: .found, headers: headers)
             case 2: target = key + "/" + index
             default: break

@@ -16,6 +16,20 @@ struct DocSnippetsTests {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
+    /// Checks that every ```swift block of `article` (there are `count`) is `source`'s code verbatim, and that an
+    /// edited block is not (the check can fail).
+    static func expectBlocksVerbatim(of article: String, count: Int, in source: URL) throws {
+        let blocks = try blocks(of: article)
+        #expect(blocks.count == count)
+        let lines = try String(contentsOf: source, encoding: .utf8).components(separatedBy: "\n")
+        for block in blocks {
+            #expect(contains(block, in: lines), "not in \(source.lastPathComponent):\n\(block.joined(separator: "\n"))")
+            var edited = block
+            edited[block.count / 2] += ")"
+            #expect(!contains(edited, in: lines))
+        }
+    }
+
     /// The ```swift blocks of an article, as lines.
     static func blocks(of article: String) throws -> [[String]] {
         try blocks(in: root.appendingPathComponent("Sources/AliyunOSS/AliyunOSS.docc/Articles/" + article))

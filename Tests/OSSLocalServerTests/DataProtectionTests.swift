@@ -146,71 +146,71 @@ import Testing
         """
 
     @Test func overwriteRulesRefuseForbiddenOverwrites() async throws {
-        try await withLocalOSSServer(.init(buckets: ["ow", "owv"])) { server in
+        try await withLocalOSSServer(.init(buckets: ["ow-a", "ow-v"])) { server in
             let c = TestClient(server)
-            var r = try await c.send("GET", bucket: "ow", query: ["overwriteConfig": ""])
+            var r = try await c.send("GET", bucket: "ow-a", query: ["overwriteConfig": ""])
             #expect(r.status == 404 && r.errorCode == "NoSuchOverwriteConfiguration")
             for bad in [
                 "<OverwriteConfiguration><Rule><Action>allow</Action></Rule></OverwriteConfiguration>",
                 "<OverwriteConfiguration><Rule><ID>x</ID><Action>forbid</Action></Rule><Rule><ID>x</ID><Action>forbid</Action></Rule></OverwriteConfiguration>",
                 "<OverwriteConfiguration>" + String(repeating: "<Rule><Action>forbid</Action></Rule>", count: 101) + "</OverwriteConfiguration>",
             ] {
-                r = try await c.send("PUT", bucket: "ow", query: ["overwriteConfig": ""], body: Array(bad.utf8))
+                r = try await c.send("PUT", bucket: "ow-a", query: ["overwriteConfig": ""], body: Array(bad.utf8))
                 #expect(r.status == 400 && r.errorCode == "InvalidArgument", "\(r.text)")
             }
-            #expect(try await c.send("GET", bucket: "ow", query: ["overwriteConfig": ""]).status == 404)
-            r = try await c.send("PUT", bucket: "ow", query: ["overwriteConfig": ""], body: Array(Self.overwrite.utf8))
+            #expect(try await c.send("GET", bucket: "ow-a", query: ["overwriteConfig": ""]).status == 404)
+            r = try await c.send("PUT", bucket: "ow-a", query: ["overwriteConfig": ""], body: Array(Self.overwrite.utf8))
             #expect(r.status == 200)
-            r = try await c.send("GET", bucket: "ow", query: ["overwriteConfig": ""])
+            r = try await c.send("GET", bucket: "ow-a", query: ["overwriteConfig": ""])
             let ids = xmlValues("ID", in: r.text)
             #expect(ids.count == 2 && ids[0] == "conf" && !ids[1].isEmpty, "a rule without ID gets one: \(r.text)")
 
-            #expect(try await c.send("PUT", bucket: "ow", key: "conf/app.json", body: [1]).status == 200)
-            #expect(try await c.send("PUT", bucket: "ow", key: "conf/app.txt", body: [1]).status == 200)
-            #expect(try await c.send("PUT", bucket: "ow", key: "other/x.json", body: [1]).status == 200)
-            #expect(try await c.send("PUT", bucket: "ow", key: "src", body: [2]).status == 200)
-            let upload = try await c.send("POST", bucket: "ow", key: "conf/app.json", query: ["uploads": ""])
+            #expect(try await c.send("PUT", bucket: "ow-a", key: "conf/app.json", body: [1]).status == 200)
+            #expect(try await c.send("PUT", bucket: "ow-a", key: "conf/app.txt", body: [1]).status == 200)
+            #expect(try await c.send("PUT", bucket: "ow-a", key: "other/x.json", body: [1]).status == 200)
+            #expect(try await c.send("PUT", bucket: "ow-a", key: "src", body: [2]).status == 200)
+            let upload = try await c.send("POST", bucket: "ow-a", key: "conf/app.json", query: ["uploads": ""])
             let uploadId = try #require(xmlValue("UploadId", in: upload.text))
-            let part = try await c.send("PUT", bucket: "ow", key: "conf/app.json", query: ["uploadId": uploadId, "partNumber": "1"], body: [9])
+            let part = try await c.send("PUT", bucket: "ow-a", key: "conf/app.json", query: ["uploadId": uploadId, "partNumber": "1"], body: [9])
             let complete = "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>\(part.header("ETag") ?? "")</ETag></Part></CompleteMultipartUpload>"
             let refused = [
-                try await c.send("PUT", bucket: "ow", key: "conf/app.json", body: [3]),
-                try await c.send("PUT", bucket: "ow", key: "conf/app.json", headers: ["x-oss-copy-source": "/ow/src"]),
-                try await c.send("POST", bucket: "ow", key: "conf/app.json", query: ["uploadId": uploadId], body: Array(complete.utf8)),
-                try await c.send("PUT", bucket: "ow", key: "conf/app.json", query: ["symlink": ""], headers: ["x-oss-symlink-target": "src"]),
+                try await c.send("PUT", bucket: "ow-a", key: "conf/app.json", body: [3]),
+                try await c.send("PUT", bucket: "ow-a", key: "conf/app.json", headers: ["x-oss-copy-source": "/ow-a/src"]),
+                try await c.send("POST", bucket: "ow-a", key: "conf/app.json", query: ["uploadId": uploadId], body: Array(complete.utf8)),
+                try await c.send("PUT", bucket: "ow-a", key: "conf/app.json", query: ["symlink": ""], headers: ["x-oss-symlink-target": "src"]),
             ]
             for response in refused {
                 #expect(response.status == 409 && response.errorCode == "FileAlreadyExists", "\(response.text)")
             }
-            #expect(try await c.send("GET", bucket: "ow", key: "conf/app.json").body == [1])
+            #expect(try await c.send("GET", bucket: "ow-a", key: "conf/app.json").body == [1])
             // Outside the prefix and suffix, and for a principal the rule does not name, overwrites go through.
-            #expect(try await c.send("PUT", bucket: "ow", key: "conf/app.txt", body: [4]).status == 200)
-            #expect(try await c.send("PUT", bucket: "ow", key: "other/x.json", body: [4]).status == 200)
+            #expect(try await c.send("PUT", bucket: "ow-a", key: "conf/app.txt", body: [4]).status == 200)
+            #expect(try await c.send("PUT", bucket: "ow-a", key: "other/x.json", body: [4]).status == 200)
             // Deleting is not overwriting; a new object may be written once.
-            #expect(try await c.send("DELETE", bucket: "ow", key: "conf/app.json").status == 204)
-            #expect(try await c.send("PUT", bucket: "ow", key: "conf/app.json", body: [5]).status == 200)
+            #expect(try await c.send("DELETE", bucket: "ow-a", key: "conf/app.json").status == 204)
+            #expect(try await c.send("PUT", bucket: "ow-a", key: "conf/app.json", body: [5]).status == 200)
             // As OSS: the rules do not apply in a bucket that has versioning.
-            #expect(try await c.send("PUT", bucket: "owv", query: ["overwriteConfig": ""], body: Array(Self.overwrite.utf8)).status == 200)
+            #expect(try await c.send("PUT", bucket: "ow-v", query: ["overwriteConfig": ""], body: Array(Self.overwrite.utf8)).status == 200)
             _ = try await c.send(
-                "PUT", bucket: "owv", query: ["versioning": ""],
+                "PUT", bucket: "ow-v", query: ["versioning": ""],
                 body: Array("<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>".utf8))
-            #expect(try await c.send("PUT", bucket: "owv", key: "conf/a.json", body: [1]).status == 200)
-            #expect(try await c.send("PUT", bucket: "owv", key: "conf/a.json", body: [2]).status == 200)
-            #expect(try await c.send("DELETE", bucket: "ow", query: ["overwriteConfig": ""]).status == 204)
-            #expect(try await c.send("PUT", bucket: "ow", key: "conf/app.json", body: [6]).status == 200)
+            #expect(try await c.send("PUT", bucket: "ow-v", key: "conf/a.json", body: [1]).status == 200)
+            #expect(try await c.send("PUT", bucket: "ow-v", key: "conf/a.json", body: [2]).status == 200)
+            #expect(try await c.send("DELETE", bucket: "ow-a", query: ["overwriteConfig": ""]).status == 204)
+            #expect(try await c.send("PUT", bucket: "ow-a", key: "conf/app.json", body: [6]).status == 200)
         }
     }
 
     @Test func overwriteRulesNamingTheRequesterApplyToIt() async throws {
-        try await withLocalOSSServer(.init(buckets: ["ow"])) { server in
+        try await withLocalOSSServer(.init(buckets: ["ow-a"])) { server in
             let c = TestClient(server)
             let mine = """
                 <OverwriteConfiguration><Rule><Action>forbid</Action><Principals><Principal>\(server.credentials.accessKeyId)</Principal>
                 </Principals></Rule></OverwriteConfiguration>
                 """
-            #expect(try await c.send("PUT", bucket: "ow", query: ["overwriteConfig": ""], body: Array(mine.utf8)).status == 200)
-            #expect(try await c.send("PUT", bucket: "ow", key: "k", body: [1]).status == 200)
-            let again = try await c.send("PUT", bucket: "ow", key: "k", body: [2])
+            #expect(try await c.send("PUT", bucket: "ow-a", query: ["overwriteConfig": ""], body: Array(mine.utf8)).status == 200)
+            #expect(try await c.send("PUT", bucket: "ow-a", key: "k", body: [1]).status == 200)
+            let again = try await c.send("PUT", bucket: "ow-a", key: "k", body: [2])
             #expect(again.errorCode == "FileAlreadyExists")
         }
     }

@@ -1,4 +1,7 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
+import NIOHTTP1
 import OSSLocalServer
 import Testing
 
@@ -35,8 +38,10 @@ import Testing
             #expect(r.status == 200 && r.text == "root" && r.header("Content-Type") == "text/html")
             r = try await c.send("GET", bucket: "site", key: "docs/", sign: false)
             #expect(r.status == 200 && r.text == "docs")
+            let redirect = try await Self.unfollowed(server.endpoint.absoluteString + "/site/docs")
+            #expect(redirect.status == .found && redirect.headers.first(name: "Location") == "docs/")
             r = try await c.send("GET", bucket: "site", key: "docs", sign: false)
-            #expect(r.status == 302 && r.header("Location") == "/docs/")
+            #expect(r.status == 200 && r.text == "docs", "the redirect leads to the folder's index")
             r = try await c.send("GET", bucket: "site", key: "nothing/here", sign: false)
             #expect(r.status == 404 && r.text == "missing")
             r = try await c.send("HEAD", bucket: "site", key: "nothing", sign: false)
@@ -53,6 +58,19 @@ import Testing
                 r = try await c.send("GET", bucket: "closed", key: key, sign: false)
                 #expect(r.status == 403 && r.errorCode == "AccessDenied", "\(key ?? "/")")
             }
+        }
+    }
+
+    /// A GET whose redirect is not followed.
+    static func unfollowed(_ url: String) async throws -> HTTPClientResponse {
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+        do {
+            let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+            try await client.shutdown()
+            return response
+        } catch {
+            try await client.shutdown()
+            throw error
         }
     }
 

@@ -59,4 +59,28 @@ struct BucketConfigCommandTests {
             #expect(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == text)
         }
     }
+
+    @Test func overwriteRulesAreAFamilyLikeTheOthers() async throws {
+        let work = try makeWorkDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["cfgb"])) { server in
+            let tool = ToolRunner(server: server, home: work)
+            let rules = work.appendingPathComponent("overwrite.json")
+            try Data(#"{"Rule": [{"ID": "conf", "Action": "forbid", "Prefix": "conf/", "Principals": {"Principal": ["*"]}}]}"#.utf8)
+                .write(to: rules)
+            var r = try await tool.run(["bucket-config", "oss://cfgb", "overwrite", "put", rules.path])
+            #expect(r.status == 0, "\(r.stderr)")
+            r = try await tool.run(["bucket-config", "oss://cfgb", "overwrite"])
+            #expect(r.stdout.contains("<ID>conf</ID>") && r.stdout.contains("<Principal>*</Principal>"), "\(r.stdout)")
+            try await withOSSClient(endpoint: server.endpoint, credentialProvider: server.credentials.provider) { client in
+                let put = OSSPutObjectRequest(bucketName: "cfgb", objectKey: "conf/a", data: Data("1".utf8))
+                _ = try await client.putObject(put)
+                await #expect(throws: OSSServerError.self) { _ = try await client.putObject(put) }
+            }
+            r = try await tool.run(["bucket-config", "oss://cfgb", "overwrite", "delete"])
+            #expect(r.status == 0, "\(r.stderr)")
+            r = try await tool.run(["bucket-config", "oss://cfgb", "overwrite"])
+            #expect(r.status != 0 && r.stderr.contains("NoSuchOverwriteConfiguration"), "\(r.stderr)")
+        }
+    }
 }

@@ -20,6 +20,28 @@ def parse_args(description):
     return p.parse_args()
 
 
+def take_phase(default="write"):
+    """Takes `--phase P` out of sys.argv (before parse_args, which does not know it) and returns P."""
+    if "--phase" not in sys.argv:
+        return default
+    i = sys.argv.index("--phase")
+    phase = sys.argv[i + 1]
+    del sys.argv[i:i + 2]
+    return phase
+
+
+def v2_client(args):
+    """An alibabacloud-oss-v2 client for the judged endpoint: path-style, no retries."""
+    import alibabacloud_oss_v2 as oss
+    cfg = oss.config.load_default()
+    cfg.credentials_provider = oss.credentials.StaticCredentialsProvider(args.access_key_id, args.access_key_secret)
+    cfg.region = args.region
+    cfg.endpoint = args.endpoint
+    cfg.use_path_style = True
+    cfg.retry_max_attempts = 1
+    return oss.Client(cfg)
+
+
 class Failure(Exception):
     pass
 
@@ -36,13 +58,13 @@ def equal(actual, expected, what):
 
 
 def expect_error(fn, status, code, what):
-    """Runs fn and checks it fails with the given HTTP status and OSS error code."""
+    """Runs fn and checks it fails with the given HTTP status and OSS error code (any code when None)."""
     try:
         fn()
     except Exception as e:  # both SDKs raise their own types; inspect duck-typed fields
-        inner = e.unwrap() if hasattr(e, "unwrap") else e  # alibabacloud-oss-v2 wraps the service error
-        got_status = getattr(inner, "status", None) or getattr(inner, "status_code", None)
-        got_code = getattr(inner, "code", None) or getattr(inner, "error_code", None)
+        e = e.unwrap() if hasattr(e, "unwrap") else e  # v2 wraps the service error in an OperationError
+        got_status = getattr(e, "status", None) or getattr(e, "status_code", None)
+        got_code = getattr(e, "code", None) or getattr(e, "error_code", None)
         if got_status != status or (code is not None and got_code != code):
             raise Failure("%s: expected %s %s, got %s %s (%s)" % (what, status, code, got_status, got_code, e))
         return e
@@ -92,15 +114,3 @@ def run_cases(cases):
 
 def workdir():
     return tempfile.mkdtemp(prefix="oss-judge-")
-
-
-def v2_client(args):
-    """An alibabacloud-oss-v2 client of the endpoint parse_args read (path style, one attempt per request)."""
-    import alibabacloud_oss_v2 as oss
-    cfg = oss.config.load_default()
-    cfg.credentials_provider = oss.credentials.StaticCredentialsProvider(args.access_key_id, args.access_key_secret)
-    cfg.region = args.region
-    cfg.endpoint = args.endpoint
-    cfg.use_path_style = True
-    cfg.retry_max_attempts = 1
-    return oss.Client(cfg)

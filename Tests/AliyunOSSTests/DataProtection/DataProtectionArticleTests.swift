@@ -43,15 +43,7 @@ struct DataProtectionArticleTests {
     static let source = URL(fileURLWithPath: #filePath)
 
     @Test func everyBlockOfTheArticleIsThisFilesCodeVerbatim() throws {
-        let blocks = try DocSnippetsTests.blocks(of: "DataProtection.md")
-        #expect(blocks.count == 4)
-        let lines = try String(contentsOf: Self.source, encoding: .utf8).components(separatedBy: "\n")
-        for block in blocks {
-            #expect(DocSnippetsTests.contains(block, in: lines), "not in \(Self.source.lastPathComponent):\n\(block.joined(separator: "\n"))")
-            var edited = block
-            edited[block.count / 2] += ")"
-            #expect(!DocSnippetsTests.contains(edited, in: lines))
-        }
+        try DocSnippetsTests.expectBlocksVerbatim(of: "DataProtection.md", count: 4, in: Self.source)
     }
 
     @Test func theArticlesCodeLocksRetentionAndIsRefused() async throws {
