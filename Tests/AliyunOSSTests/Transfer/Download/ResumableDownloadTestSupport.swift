@@ -4,6 +4,10 @@ import NIOConcurrencyHelpers
 import OSSLocalServer
 import Testing
 
+#if canImport(Glibc)
+import Glibc  // stat(): with MemberImportVisibility it must come from Glibc, not whichever C module loaded it first
+#endif
+
 /// A fresh directory for one resumable-download test (destination, record directory), removed by `cleanup()`.
 struct RDScratch {
     let root: URL
