@@ -4,8 +4,13 @@ import NIOConcurrencyHelpers
 import OSSLocalServer
 import Testing
 
+// stat(): with MemberImportVisibility its module must be imported, and which C module the compiler attributes it to
+// varies between builds (Glibc or NIO's shim), so both are.
+#if canImport(Glibc)
+import Glibc
+#endif
 #if canImport(CNIOLinux)
-import CNIOLinux  // defines `stat` for this target once NIO is linked in (MemberImportVisibility)
+import CNIOLinux
 #endif
 
 /// A fresh directory for one resumable-download test (destination, record directory), removed by `cleanup()`.
