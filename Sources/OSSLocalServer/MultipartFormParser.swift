@@ -109,9 +109,9 @@ final class MultipartFormParser {
         if partDone { return nil }
         while true {
             if let index = find(delimiter, from: 0) {
+                // The delimiter stays in the buffer: nextPart() reads it.
                 partDone = true
                 let data = buffer.readSlice(length: index)
-                buffer.moveReaderIndex(forwardBy: delimiter.count)
                 return data.flatMap { $0.readableBytes > 0 ? $0 : nil }
             }
             // Everything but a possible delimiter prefix at the end is data.
@@ -185,7 +185,8 @@ final class MultipartFormParser {
         return PartHead(name: name, fileName: fileName, contentType: contentType)
     }
 
-    /// `form-data; name="a"; filename="b.txt"` → type and parameters (quoted strings unescaped).
+    /// `form-data; name="a"; filename="b.txt"` → type and parameters. A backslash is not an escape: browsers
+    /// send `C:\fakepath\b.txt` as it is (and a quote as `%22`, per the HTML standard).
     static func dispositionParameters(_ value: String) -> (type: String, values: [String: String]) {
         var values: [String: String] = [:]
         let bytes = Array(value.utf8)
@@ -209,7 +210,6 @@ final class MultipartFormParser {
             if i < bytes.count, bytes[i] == 0x22 {
                 i += 1
                 while i < bytes.count, bytes[i] != 0x22 {
-                    if bytes[i] == 0x5C, i + 1 < bytes.count { i += 1 }
                     raw.append(bytes[i])
                     i += 1
                 }

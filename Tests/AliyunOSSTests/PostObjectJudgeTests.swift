@@ -50,7 +50,7 @@ struct PostObjectJudgeTests {
                 ])
             }
             try await v4Client.shutdown()
-            let file = try temporaryURL("sdk-forms.json")
+            let file = try temporaryURL("sdk-forms-\(UUID().uuidString).json")
             try JSONSerialization.data(withJSONObject: forms).write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }
             let (sdk, sdkLog) = try await runPythonScript(
