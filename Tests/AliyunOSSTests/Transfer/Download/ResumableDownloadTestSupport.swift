@@ -4,8 +4,10 @@ import NIOConcurrencyHelpers
 import OSSLocalServer
 import Testing
 
-#if canImport(Glibc)
-import Glibc  // stat(): with MemberImportVisibility it must come from Glibc, not whichever C module loaded it first
+#if canImport(CNIOLinux)
+// stat(): with MemberImportVisibility its declaration belongs to the C module that loaded <sys/stat.h> first, which
+// can be NIO's shim.
+import CNIOLinux
 #endif
 
 /// A fresh directory for one resumable-download test (destination, record directory), removed by `cleanup()`.
