@@ -114,7 +114,7 @@ struct DefaultChainTests {
         #expect(message.hasPrefix("no credentials from the default chain: environment: ALIBABA_CLOUD_ACCESS_KEY_SECRET is not set"), "\(message)")
         #expect(message.contains("OIDC role: the OIDC role provider (role acs:ram::1:role/r): the OIDC token file /t does not exist"))
         #expect(message.contains("aliyun CLI profile: the aliyun CLI configuration \(home.root.path)/.aliyun/config.json is not the CLI's JSON"))
-        #expect(message.contains("credentials file profile: profile default of the credentials file"))
+        #expect(message.contains("credentials file profile: the RAM role provider (role acs:ram::1:role/r)"))
         #expect(message.contains("the RAM role provider (role acs:ram::1:role/r): STS at \(notAnInstance.url.absoluteString) refused with (none) (HTTP 404)"))
         #expect(message.contains("ECS RAM role: the ECS metadata service answered HTTP 404"))
         #expect(message.hasSuffix("credentials URI: skipped: ALIBABA_CLOUD_CREDENTIALS_URI is not set"), "\(message)")

@@ -14,7 +14,10 @@ import Testing
 struct RejectionRefreshTests {
     /// Uploads 4 parts through `client` one at a time, the server expiring every temporary credential once the first
     /// part is confirmed; the upload must complete.
-    static func uploadAcrossARevocation(_ server: LocalOSSServer, _ client: OSSClient, key: String) async throws {
+    static func uploadAcrossARevocation(
+        _ server: LocalOSSServer, _ client: OSSClient, key: String,
+        afterExpiry: @escaping @Sendable () -> Void = {}
+    ) async throws {
         let scratch = try TMScratch()
         defer { scratch.cleanup() }
         let bytes = patternBytes(4 * Int(tmPartSize) - 17, seed: UInt64(key.utf8.count))
@@ -29,7 +32,10 @@ struct RejectionRefreshTests {
                 defer { done = true }
                 return !done
             }
-            if first { server.expireTemporaryCredentials() }
+            if first {
+                server.expireTemporaryCredentials()
+                afterExpiry()
+            }
         }
         let result = try await client.resumableUpload(request)
         #expect(result.crc64 == CRC64.checksum(bytes))
@@ -84,8 +90,8 @@ struct RejectionRefreshTests {
         let home = try CredentialHome()
         defer { home.cleanup() }
         try await withTMServer { server, _ in
-            // Two credentials; the program prints the next one each time it runs.
-            for index in 1...2 {
+            // The program prints credentials-<run>.json; the second is issued after the first was revoked.
+            @Sendable func write(_ index: Int) throws {
                 let credential = server.issueTemporaryCredentials(lifetime: .seconds(3600))
                 let formatter = ISO8601DateFormatter()
                 let json = """
@@ -95,6 +101,7 @@ struct RejectionRefreshTests {
                     """
                 try home.write(json, to: "credentials-\(index).json")
             }
+            try write(1)
             let dir = home.root.path
             let program = try home.script(
                 "credentials", "n=$(cat '\(dir)/runs' 2>/dev/null || echo 0); n=$((n + 1)); echo $n > '\(dir)/runs'; "
@@ -103,7 +110,7 @@ struct RejectionRefreshTests {
             var configuration = OSSClientConfiguration(region: "cn-hangzhou")
             configuration.transport = transportUnderTest
             try await withClient(of: server, provider, configuration) { server, client in
-                try await Self.uploadAcrossARevocation(server, client, key: "external.bin")
+                try await Self.uploadAcrossARevocation(server, client, key: "external.bin") { try? write(2) }
             }
             #expect(await provider.fetchCount == 2)
         }
