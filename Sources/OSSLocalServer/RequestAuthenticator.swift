@@ -204,6 +204,13 @@ struct RequestAuthenticator: Sendable {
         return try lookup(accessKeyId, context: presented).secret
     }
 
+    /// Who holds `accessKeyId` (a PostObject form's signer), for the access checks after its signature passed.
+    func caller(of accessKeyId: String, securityToken: String?, context: RequestContext) throws(LocalOSSError) -> Caller {
+        var presented = context
+        presented.headers["x-oss-security-token"] = securityToken
+        return caller(try lookup(accessKeyId, context: presented))
+    }
+
     private func lookup(_ accessKeyId: String, context: RequestContext) throws(LocalOSSError) -> Secret {
         var expiration: Date?
         let found: Secret

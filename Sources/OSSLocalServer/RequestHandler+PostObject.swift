@@ -80,7 +80,9 @@ extension RequestHandler {
         let formContext = postedObjectContext(context, key: key, fields: fields)
         _ = try Router.operation(for: formContext)  // the key's rules (length, leading '/')
         try policy?.check(fields: fields, bucket: bucket)
-        let extra = try requestedExtra(formContext)
+        try await requirePostAccess(fields, bucket: bucket, key: key, bucketACL: bucketACL, context: formContext)
+        try await refuseForbiddenOverwrite(formContext, bucket: bucket, key: key)
+        let extra = try await requestedExtra(formContext, bucket: bucket)
         let callback = try CallbackRequest.parse(formContext)
         if fields["x-oss-forbid-overwrite"]?.lowercased() == "true", await store.objectExists(bucket, key) {
             throw LocalOSSError(409, "FileAlreadyExists", "The object you specified already exists and can not be overwritten.")
@@ -115,6 +117,23 @@ extension RequestHandler {
             return try await callbackResponse(callback, headers: headers, context: context, bucket: bucket, object: committed)
         }
         return postSuccess(fields, headers: headers, context: context, bucket: bucket, key: key, etag: committed.etag)
+    }
+
+    /// The same access checks as a PutObject by the form's signer (anonymous for an unsigned form): the bucket
+    /// policy (a Deny holds against a form too), the ACL, a public access block, and the referer rules for an
+    /// unsigned form. A form's signature is not a way round what the bucket's owner forbids.
+    private func requirePostAccess(
+        _ fields: [String: String], bucket: String, key: String, bucketACL: String?, context: RequestContext
+    ) async throws {
+        let accessKeyId = fields["ossaccesskeyid"]
+            ?? fields["x-oss-credential"].flatMap { $0.split(separator: "/").first.map(String.init) }
+        let caller = try accessKeyId.map {
+            try authenticator.caller(of: $0, securityToken: fields["x-oss-security-token"], context: context)
+        } ?? .anonymous
+        let rules = await accessRules(bucket)
+        if caller == .anonymous { try Self.checkReferer(rules.referer, context.header("referer")) }
+        try await requireAccess(
+            caller, action: "oss:PutObject", bucket: bucket, key: key, bucketACL: bucketACL, rules: rules, context: context)
     }
 
     /// Checks the form's signature, or, for a form without one, that the bucket is public-read-write. Returns the

@@ -313,6 +313,49 @@ struct PostObjectTests {
         }
     }
 
+    /// A form is one more way to write an object, so every rule of the bucket holds for it as for a PUT: a policy's
+    /// Deny, a public access block, the overwrite rules, default encryption.
+    @Test func theBucketsRulesHoldForForms() async throws {
+        try await withLocalOSSServer(Self.configuration()) { server in
+            let client = TestClient(server)
+            #expect(try await client.send("PUT", bucket: "forms", query: ["acl": ""], headers: ["x-oss-acl": "public-read-write"]).status == 200)
+            let deny = #"{"Version":"1","Statement":[{"Effect":"Deny","Action":["oss:PutObject"],"Principal":["*"],"#
+                + #""Resource":["acs:oss:*:*:forms/keep/*"]}]}"#
+            #expect(try await client.send("PUT", bucket: "forms", query: ["policy": ""], body: Array(deny.utf8)).status == 200)
+            var anonymous = PostForm()
+            anonymous.fields = [("key", "keep/a.txt")]
+            let denied = try await anonymous.post(to: client, bucket: "forms")
+            #expect(denied.status == 403 && denied.errorCode == "AccessDenied", "\(denied.text)")
+            anonymous.fields = [("key", "tmp/a.txt")]
+            #expect(try await anonymous.post(to: client, bucket: "forms").status == 204)
+
+            let block = "<PublicAccessBlockConfiguration><BlockPublicAccess>true</BlockPublicAccess></PublicAccessBlockConfiguration>"
+            #expect(try await client.send("PUT", bucket: "forms", query: ["publicAccessBlock": ""], body: Array(block.utf8)).status == 200)
+            anonymous.fields = [("key", "tmp/b.txt")]
+            #expect(try await anonymous.post(to: client, bucket: "forms").errorCode == "AccessDenied")
+            #expect(try await Self.keys(client).sorted() == ["tmp/a.txt"])
+
+            let overwrite = "<OverwriteConfiguration><Rule><ID>conf</ID><Action>forbid</Action><Prefix>conf/</Prefix></Rule></OverwriteConfiguration>"
+            #expect(try await client.send("PUT", bucket: "forms", query: ["overwriteConfig": ""], body: Array(overwrite.utf8)).status == 200)
+            let encryption = "<ServerSideEncryptionRule><ApplyServerSideEncryptionByDefault><SSEAlgorithm>AES256</SSEAlgorithm>"
+                + "</ApplyServerSideEncryptionByDefault></ServerSideEncryptionRule>"
+            #expect(try await client.send("PUT", bucket: "forms", query: ["encryption": ""], body: Array(encryption.utf8)).status == 200)
+            var signed = PostForm()
+            signed.fields = [("key", "conf/app.json")]
+            signed.sign(.v4, [#"{"bucket":"forms"}"#], credentials: server.credentials)
+            #expect(try await signed.post(to: client, bucket: "forms").status == 204)
+            let stored = try await client.send("HEAD", bucket: "forms", key: "conf/app.json")
+            #expect(stored.header("x-oss-server-side-encryption") == "AES256")
+            var again = PostForm()
+            again.fields = [("key", "conf/app.json")]
+            again.file = Array("replaced".utf8)
+            again.sign(.v1, [#"{"bucket":"forms"}"#], credentials: server.credentials)
+            let refused = try await again.post(to: client, bucket: "forms")
+            #expect(refused.status == 409 && refused.errorCode == "FileAlreadyExists", "\(refused.text)")
+            #expect(try await client.send("GET", bucket: "forms", key: "conf/app.json").body == signed.file)
+        }
+    }
+
     @Test func callbacksRunForPostedObjects() async throws {
         actor Received {
             var bodies: [String] = []
