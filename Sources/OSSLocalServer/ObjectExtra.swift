@@ -32,6 +32,9 @@ struct ObjectExtra: Codable, Sendable, Equatable {
     var encryptionKeyId: String?
     /// For `KMS`: the algorithm of the data (`x-oss-server-side-data-encryption`: `SM4`); `nil` is AES-256.
     var dataEncryption: String?
+    /// ObjectWorm: the version's retention (PutObjectRetention or the bucket's default) and legal hold.
+    var retention: ObjectRetention?
+    var legalHold: Bool?
 
     var isEmpty: Bool { self == ObjectExtra() }
 

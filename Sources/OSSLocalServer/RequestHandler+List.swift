@@ -200,10 +200,13 @@ extension RequestHandler {
             if let versionId { try Self.checkVersionId(versionId, name: "VersionId") }
             targets.append((key, versionId))
         }
-        for (key, versionId) in targets where versionId == nil { try await store.refuseImmutable(bucket, key) }  // WORM
+        let bypass = bypassesGovernance(context)
+        for (key, versionId) in targets {  // WORM and ObjectWorm
+            try await store.refuseRemoval(bucket, key, versionId: versionId, bypassGovernance: bypass)
+        }
         var deleted: [(key: String, versionId: String?, outcome: ObjectStore.DeleteOutcome)] = []
         for (key, versionId) in targets {
-            deleted.append((key, versionId, try await store.deleteObject(bucket, key, versionId: versionId)))
+            deleted.append((key, versionId, try await store.deleteObject(bucket, key, versionId: versionId, bypassGovernance: bypass)))
         }
         var w = OSSXMLWriter()
         w.open("DeleteResult")
