@@ -24,6 +24,7 @@ struct BucketConfig: AsyncParsableCommand {
         "transfer-acceleration": OSSTransferAccelerationConfiguration.self, "policy": nil,
         "public-access-block": OSSPublicAccessBlockConfiguration.self,
         "overwrite": OSSOverwriteConfiguration.self,
+        "object-worm": OSSBucketObjectWormConfiguration.self,
     ]
 
     @Argument(help: "The bucket, as oss://bucket.") var bucket: String
