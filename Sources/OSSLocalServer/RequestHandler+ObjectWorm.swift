@@ -11,7 +11,7 @@ import Foundation
 /// As OSS documents it: the bucket needs ObjectWorm (PutBucketObjectWormConfiguration); an appendable object takes
 /// no retention; RetainUntilDate is in the future; a COMPLIANCE retention is only ever extended (a shorter date or a
 /// switch to GOVERNANCE is refused), a GOVERNANCE one is shortened, switched or extended freely only with
-/// `x-oss-bypass-governance-retention: true` (otherwise only extended).
+/// `x-oss-bypass-governance-retention: true` (otherwise only extended or turned into COMPLIANCE).
 extension RequestHandler {
     func objectWorm(_ operation: LocalOSSOperation, context: RequestContext, reader: RequestBodyReader) async throws
         -> ServerResponse
@@ -69,7 +69,9 @@ extension RequestHandler {
                     }
                     var extra = record.extra ?? ObjectExtra()
                     if let current = extra.retention, current.isActive(at: now) {
-                        let shortens = wanted.until < current.until || wanted.mode != current.mode
+                        // Weaker: an earlier date, or COMPLIANCE turned into GOVERNANCE (the other way is stronger).
+                        let shortens = wanted.until < current.until
+                            || (current.mode == ObjectRetention.compliance && wanted.mode != current.mode)
                         if shortens, current.mode == ObjectRetention.compliance || !bypass {
                             throw LocalOSSError(
                                 403, "AccessDenied",
