@@ -10,7 +10,7 @@ import Testing
 /// refused, and deletes a GOVERNANCE version with bypass.
 @Suite("ObjectWorm judged by the official Python client")
 struct ObjectWormJudgeTests {
-    static let complianceUntil = Date(timeIntervalSince1970: 4_070_912_645)  // 2099-01-02T03:04:05Z, as the judge
+    static let complianceUntil = Date(timeIntervalSince1970: 4_071_006_245)  // 2099-01-02T03:04:05Z, as the judge
 
     @Test func officialClientAndTheSDKSeeTheSameRetention() async throws {
         let python = DataProtectionJudgeTests.packageRoot.appendingPathComponent(".venv/bin/python")

@@ -10,7 +10,7 @@ import Testing
 /// delete marker, a GOVERNANCE delete with bypass).
 @Suite("ObjectWorm: object retention and legal hold")
 struct ObjectWormTests {
-    static let farAhead = Date(timeIntervalSince1970: 4_070_912_645)  // 2099-01-02T03:04:05Z
+    static let farAhead = Date(timeIntervalSince1970: 4_071_006_245)  // 2099-01-02T03:04:05Z
 
     /// A versioned bucket `bkt` with ObjectWorm on (default GOVERNANCE, 1 day) and one version of `key`.
     static func prepared(_ client: OSSClient, key: String = "doc") async throws -> String {
