@@ -122,6 +122,13 @@ public enum LocalOSSOperation: String, Sendable, Codable, CaseIterable, Hashable
     case getBucketReplicationProgress = "GetBucketReplicationProgress"
     /// `GET /?regions`: the regions and their endpoints.
     case describeRegions = "DescribeRegions"
+    // ObjectWorm (RequestHandler+ObjectWorm.swift).
+    case putBucketObjectWormConfiguration = "PutBucketObjectWormConfiguration"
+    case getBucketObjectWormConfiguration = "GetBucketObjectWormConfiguration"
+    case putObjectRetention = "PutObjectRetention"
+    case getObjectRetention = "GetObjectRetention"
+    case putObjectLegalHold = "PutObjectLegalHold"
+    case getObjectLegalHold = "GetObjectLegalHold"
 
     /// Looks an operation up by its OSS name, case-insensitively (`uploadpart`, `UploadPart`).
     public init?(name: String) {

@@ -34,6 +34,9 @@ struct ObjectExtra: Codable, Sendable, Equatable {
     var dataEncryption: String?
     /// Unix seconds of the first SealAppendObject: a sealed appendable object takes no more appends.
     var sealedAt: Double?
+    /// ObjectWorm: the version's retention (PutObjectRetention or the bucket's default) and legal hold.
+    var retention: ObjectRetention?
+    var legalHold: Bool?
 
     var isEmpty: Bool { self == ObjectExtra() }
 

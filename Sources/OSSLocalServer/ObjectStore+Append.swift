@@ -30,7 +30,10 @@ extension ObjectStore {
             FileIO.remove(tempPath)
             throw LocalOSSError.positionNotEqualToLength(previous?.size ?? 0)
         }
-        do { try refuseImmutable(bucket, record.key) } catch { FileIO.remove(tempPath); throw error }  // WORM
+        do {
+            try refuseImmutable(bucket, record.key)  // WORM
+            try refuseAppendUnderObjectWorm(bucket)
+        } catch { FileIO.remove(tempPath); throw error }
         let digest = Self.keyDigest(record.key)
         let dir = objectsDirectory(bucket)
         var segment = segment

@@ -65,8 +65,12 @@ extension ObjectStore {
                 if let noncurrent = rule.noncurrentExpiration,
                     Self.due(noncurrent.days, nil, since: newer.lastModified, now: now)
                 {
-                    _ = try deleteObject(bucket, key, versionId: version.versionId ?? "null", now: now)
-                    record("NoncurrentVersionExpiration", key, versionId: version.versionId ?? "null")
+                    do {
+                        _ = try deleteObject(bucket, key, versionId: version.versionId ?? "null", now: now)
+                        record("NoncurrentVersionExpiration", key, versionId: version.versionId ?? "null")
+                    } catch let error as LocalOSSError where error.code == "FileImmutable" {
+                        report.protected.append(bucket + "/" + key + "?versionId=" + (version.versionId ?? "null"))
+                    }
                     continue
                 }
                 for move in rule.noncurrentTransitions where Self.due(move.noncurrentDays, nil, since: newer.lastModified, now: now) {

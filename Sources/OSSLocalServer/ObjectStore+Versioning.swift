@@ -81,6 +81,7 @@ extension ObjectStore {
         if status == "Enabled" {
             let hex = String(sequence, radix: 16, uppercase: true)
             record.versionId = String(repeating: "0", count: max(0, 16 - hex.count)) + hex + RequestID.make().prefix(16)
+            applyDefaultRetention(bucket, &record)  // ObjectWorm
         } else {
             record.versionId = nil
         }
@@ -174,9 +175,11 @@ extension ObjectStore {
     /// is lost. With `versionId`: that version (or marker) goes for good; naming one that does not exist is not an
     /// error.
     @discardableResult
-    func deleteObject(_ bucket: String, _ key: String, versionId: String?, now: Date = Date()) throws -> DeleteOutcome {
+    func deleteObject(
+        _ bucket: String, _ key: String, versionId: String?, bypassGovernance: Bool = false, now: Date = Date()
+    ) throws -> DeleteOutcome {
         guard let b = buckets[bucket] else { throw LocalOSSError.noSuchBucket(bucket) }
-        if versionId == nil || versionId == "null" { try refuseImmutable(bucket, key, now: now) }  // WORM
+        try refuseRemoval(bucket, key, versionId: versionId, bypassGovernance: bypassGovernance, now: now)  // WORM
         let dir = objectsDirectory(bucket)
         guard let versionId else {
             guard b.record.versioning != nil else {

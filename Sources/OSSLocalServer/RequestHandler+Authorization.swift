@@ -161,6 +161,7 @@ extension RequestHandler {
         .listParts, .completeMultipartUpload, .abortMultipartUpload, .copyObject, .uploadPartCopy, .appendObject,
         .putObjectACL, .getObjectACL, .putObjectTagging, .getObjectTagging, .deleteObjectTagging, .putSymlink,
         .getSymlink, .restoreObject, .processObject,
+        .putObjectRetention, .getObjectRetention, .putObjectLegalHold, .getObjectLegalHold,
     ]
 
     /// The policy's own calls: the owner keeps them whatever the policy says, so a policy cannot lock it out.

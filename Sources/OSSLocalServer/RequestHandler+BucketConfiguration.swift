@@ -102,11 +102,17 @@ struct BucketConfigurationFamily: Sendable {
         delete: .deleteBucketOverwriteConfig,
         unset: .error(code: "NoSuchOverwriteConfiguration", message: "The bucket has no overwrite configuration."))
 
+    static let objectWorm = Self(
+        ObjectWormDocument.self, "objectWorm", put: .putBucketObjectWormConfiguration,
+        get: .getBucketObjectWormConfiguration, delete: nil,
+        unset: .error(code: "NoSuchObjectWormConfiguration", message: "The bucket has no ObjectWorm configuration."))
+
     static let all: [Self] = [
         cors, lifecycle, referer, tags, encryption, logging, website, requestPayment, transferAcceleration, policy,
         publicAccessBlock,
         overwrite,
         httpsConfig, accessMonitor, archiveDirectRead, resourceGroup,
+        objectWorm,
     ]
 
     /// The family a bucket-level request's query names, if any.

@@ -38,6 +38,8 @@ extension RequestHandler {
         case .putBucketACL: return try await putBucketACL(context, reader: reader)
         case .getBucketACL: return try await getBucketACL(context)
         case .putObjectTagging: return try await putObjectTagging(context, reader: reader)
+        case .putObjectRetention, .getObjectRetention, .putObjectLegalHold, .getObjectLegalHold:
+            return try await objectWorm(operation, context: context, reader: reader)
         case .getObjectTagging: return try await getObjectTagging(context)
         case .deleteObjectTagging: return try await deleteObjectTagging(context)
         case .putSymlink: return try await putSymlink(context)
@@ -75,7 +77,8 @@ extension RequestHandler {
             .getBucketOverwriteConfig, .deleteBucketOverwriteConfig,
             .putBucketHttpsConfig, .getBucketHttpsConfig,
             .putBucketAccessMonitor, .getBucketAccessMonitor, .putBucketArchiveDirectRead, .getBucketArchiveDirectRead,
-            .putBucketResourceGroup, .getBucketResourceGroup:
+            .putBucketResourceGroup, .getBucketResourceGroup,
+            .putBucketObjectWormConfiguration, .getBucketObjectWormConfiguration:
             guard let family = BucketConfigurationFamily.serving(operation) else { throw LocalOSSError.internalError("no family") }
             return try await bucketConfiguration(operation, family, context: context, reader: reader)
         }

@@ -203,10 +203,13 @@ extension RequestHandler {
         for (key, _) in targets {  // each key as a DeleteObject of its own: a policy's Deny on its prefix holds
             try await requireObjectAccess("oss:DeleteObject", bucket, key, context: context)
         }
-        for (key, versionId) in targets where versionId == nil { try await store.refuseImmutable(bucket, key) }  // WORM
+        let bypass = bypassesGovernance(context)
+        for (key, versionId) in targets {  // WORM and ObjectWorm
+            try await store.refuseRemoval(bucket, key, versionId: versionId, bypassGovernance: bypass)
+        }
         var deleted: [(key: String, versionId: String?, outcome: ObjectStore.DeleteOutcome)] = []
         for (key, versionId) in targets {
-            deleted.append((key, versionId, try await store.deleteObject(bucket, key, versionId: versionId)))
+            deleted.append((key, versionId, try await store.deleteObject(bucket, key, versionId: versionId, bypassGovernance: bypass)))
         }
         var w = OSSXMLWriter()
         w.open("DeleteResult")

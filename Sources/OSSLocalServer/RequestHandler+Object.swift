@@ -179,7 +179,8 @@ extension RequestHandler {
 
     func deleteObject(_ context: RequestContext) async throws -> ServerResponse {
         let (bucket, key) = try requireBucketAndKey(context)
-        let outcome = try await store.deleteObject(bucket, key, versionId: try requestedVersionId(context))
+        let outcome = try await store.deleteObject(
+            bucket, key, versionId: try requestedVersionId(context), bypassGovernance: bypassesGovernance(context))
         return ServerResponse(status: .noContent, headers: deleteHeaders(outcome))
     }
 }

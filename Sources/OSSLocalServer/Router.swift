@@ -146,6 +146,8 @@ enum Router {
             }
             if q["acl"] != nil { return .putObjectACL }
             if q["tagging"] != nil { return .putObjectTagging }
+            if q["retention"] != nil { return .putObjectRetention }
+            if q["legalHold"] != nil { return .putObjectLegalHold }
             if q["symlink"] != nil { return .putSymlink }
             if context.header("x-oss-copy-source") != nil { return .copyObject }
             return .putObject
@@ -154,6 +156,8 @@ enum Router {
             if q["objectMeta"] != nil { return .getObjectMeta }
             if q["acl"] != nil { return .getObjectACL }
             if q["tagging"] != nil { return .getObjectTagging }
+            if q["retention"] != nil { return .getObjectRetention }
+            if q["legalHold"] != nil { return .getObjectLegalHold }
             if q["symlink"] != nil { return .getSymlink }
             return .getObject
         case "HEAD":

@@ -27,6 +27,7 @@ struct BucketConfig: AsyncParsableCommand {
         "overwrite": OSSOverwriteConfiguration.self,
         "https-config": OSSHTTPSConfiguration.self, "access-monitor": OSSAccessMonitorConfiguration.self,
         "archive-direct-read": OSSArchiveDirectReadConfiguration.self, "resource-group": OSSBucketResourceGroup.self,
+        "object-worm": OSSBucketObjectWormConfiguration.self,
     ]
 
     /// Families of named documents: `--name` picks one; get without it lists them.

@@ -37,13 +37,26 @@ func encryptByDefault(client: OSSClient) async throws -> String? {
     return head.headers["x-oss-server-side-encryption"]   // "KMS", with the key in ...-key-id
 }
 
+func retainForAudit(_ key: String, client: OSSClient) async throws -> OSSObjectRetention {
+    // ObjectWorm needs versioning; every new version then gets the default retention.
+    let worm = OSSBucketObjectWormConfiguration(defaultRetention: .init(mode: .governance, days: 30))
+    try await client.putBucketConfiguration(worm, bucketName: "my-bucket")
+    let put = try await client.putObject(OSSPutObjectRequest(bucketName: "my-bucket", objectKey: key, data: Data("audit".utf8)))
+    let until = Date().addingTimeInterval(365 * 86_400)
+    try await client.putObjectRetention(
+        OSSObjectRetention(mode: .compliance, retainUntilDate: until), bucketName: "my-bucket", objectKey: key,
+        versionId: put.versionId)
+    try await client.putObjectLegalHold(.on, bucketName: "my-bucket", objectKey: key, versionId: put.versionId)
+    return try await client.getObjectRetention(bucketName: "my-bucket", objectKey: key, versionId: put.versionId).retention
+}
+
 /// The Data protection article and the WORM and overwrite calls of the SDK against the local server.
 @Suite("Data protection")
 struct DataProtectionArticleTests {
     static let source = URL(fileURLWithPath: #filePath)
 
     @Test func everyBlockOfTheArticleIsThisFilesCodeVerbatim() throws {
-        try DocSnippetsTests.expectBlocksVerbatim(of: "DataProtection.md", count: 4, in: Self.source)
+        try DocSnippetsTests.expectBlocksVerbatim(of: "DataProtection.md", count: 5, in: Self.source)
     }
 
     @Test func theArticlesCodeLocksRetentionAndIsRefused() async throws {
@@ -62,6 +75,18 @@ struct DataProtectionArticleTests {
             }?.code == "InvalidWORMConfiguration")
             try await client.extendBucketWorm(wormId: worm.wormId, retentionPeriodInDays: 60, bucketName: "my-bucket")
             #expect(try await client.getBucketWorm(bucketName: "my-bucket").worm.retentionPeriodInDays == 60)
+        }
+    }
+
+    @Test func theArticlesObjectRetentionKeepsTheVersion() async throws {
+        try await withServerAndClient(extraBuckets: ["my-bucket"]) { _, client in
+            try await client.putBucketVersioning(OSSPutBucketVersioningRequest(bucketName: "my-bucket", status: .enabled))
+            let retention = try await retainForAudit("audit.csv", client: client)
+            #expect(retention.mode == .compliance && retention.retainUntilDate > Date().addingTimeInterval(364 * 86_400))
+            let version = try #require(try await client.headObject(OSSHeadObjectRequest(bucketName: "my-bucket", objectKey: "audit.csv")).versionId)
+            #expect(await serverError {
+                _ = try await client.deleteObject(OSSDeleteObjectRequest(bucketName: "my-bucket", objectKey: "audit.csv", versionId: version))
+            }?.code == "FileImmutable")
         }
     }
 
