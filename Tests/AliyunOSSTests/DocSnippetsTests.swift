@@ -79,20 +79,6 @@ struct DocSnippetsTests {
         return false
     }
 
-    /// Checks that `article` has `count` swift blocks and each stands verbatim in `source` (a test file that runs
-    /// them), and that the check notices an edited block.
-    static func expectBlocksVerbatim(of article: String, count: Int, in source: URL) throws {
-        let blocks = try Self.blocks(of: article)
-        #expect(blocks.count == count)
-        let lines = try String(contentsOf: source, encoding: .utf8).components(separatedBy: "\n")
-        for block in blocks {
-            #expect(Self.contains(block, in: lines), "not in \(source.lastPathComponent):\n\(block.joined(separator: "\n"))")
-            var edited = block
-            edited[block.count / 2] += ")"
-            #expect(!Self.contains(edited, in: lines))
-        }
-    }
-
     @Test("every swift block of the article is in the compiled snippets, verbatim", arguments: articles)
     func blocksAreCompiled(article: String) throws {
         let blocks = try Self.blocks(of: article)
