@@ -13,31 +13,19 @@ Usage: judge_object_worm.py --phase write|check --bucket B --endpoint http://127
                             --access-key-id AK --access-key-secret SK
 """
 import datetime
-import sys
 
 import alibabacloud_oss_v2 as oss
 
-from common import Failure, check, equal, expect_error, run_cases
+from common import Failure, check, equal, expect_error, parse_args, run_cases, take_phase, v2_client
 
-PHASE = "write" if "--phase" not in sys.argv else sys.argv[sys.argv.index("--phase") + 1]
-if "--phase" in sys.argv:
-    i = sys.argv.index("--phase")
-    del sys.argv[i:i + 2]
-from common import parse_args  # noqa: E402  (after --phase is taken out)
-
+PHASE = take_phase()
 args = parse_args(__doc__)
 BUCKET = args.bucket
 # The dates both sides use: whole seconds, far enough ahead that no run outlives them.
 COMPLIANCE_UNTIL = "2099-01-02T03:04:05.000Z"
 SHORTER = "2098-01-01T00:00:00.000Z"
 
-cfg = oss.config.load_default()
-cfg.credentials_provider = oss.credentials.StaticCredentialsProvider(args.access_key_id, args.access_key_secret)
-cfg.region = args.region
-cfg.endpoint = args.endpoint
-cfg.use_path_style = True
-cfg.retry_max_attempts = 1
-client = oss.Client(cfg)
+client = v2_client(args)
 
 
 def put(key, data):
