@@ -10,29 +10,16 @@ phases run by BucketOperationsJudgeTests around the Swift SDK:
 Usage: judge_bucket_operations.py --phase write|check --bucket B --endpoint http://127.0.0.1:PORT
                                   --access-key-id AK --access-key-secret SK
 """
-import sys
-
 import alibabacloud_oss_v2 as oss
 
-from common import Failure, equal, run_cases
+from common import Failure, equal, parse_args, run_cases, take_phase, v2_client
 
-PHASE = "write" if "--phase" not in sys.argv else sys.argv[sys.argv.index("--phase") + 1]
-if "--phase" in sys.argv:
-    i = sys.argv.index("--phase")
-    del sys.argv[i:i + 2]
-from common import parse_args  # noqa: E402  (after --phase is taken out)
-
+PHASE = take_phase()
 args = parse_args(__doc__)
 BUCKET = args.bucket
 DEST = "judge-ops-dest"
 
-cfg = oss.config.load_default()
-cfg.credentials_provider = oss.credentials.StaticCredentialsProvider(args.access_key_id, args.access_key_secret)
-cfg.region = args.region
-cfg.endpoint = args.endpoint
-cfg.use_path_style = True
-cfg.retry_max_attempts = 1
-client = oss.Client(cfg)
+client = v2_client(args)
 
 
 # The fixture: the same values BucketOperationsJudgeTests.swift writes and expects.
