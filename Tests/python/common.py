@@ -4,7 +4,23 @@ import hashlib
 import os
 import sys
 import tempfile
+import socket
 import traceback
+
+# The judges talk to the local server and its stand-ins on loopback only: a name other than a loopback one, or a
+# connection elsewhere (an SDK's default endpoint, sts.aliyuncs.com), is refused here before it leaves the machine.
+_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+_getaddrinfo = socket.getaddrinfo
+
+
+def _loopback_only(host, *args, **kwargs):
+    name = host.decode() if isinstance(host, bytes) else host
+    if name not in _LOOPBACK:
+        raise OSError("judges reach 127.0.0.1 only; refused a look-up of %r" % (name,))
+    return _getaddrinfo(host, *args, **kwargs)
+
+
+socket.getaddrinfo = _loopback_only
 
 
 def parse_args(description):

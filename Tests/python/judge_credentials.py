@@ -8,6 +8,7 @@ JUDGE_STS_ENDPOINT (e.g. http://127.0.0.1:8123): the library's STS calls (Assume
 always sends to https://sts[.<region>].aliyuncs.com, go to this loopback STS stand-in instead; nothing else changes
 (the library still builds, signs and parses them itself).
 """
+import common  # noqa: F401  (its loopback guard: look-ups of other names are refused)
 import json
 import os
 import sys

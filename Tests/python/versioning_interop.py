@@ -8,6 +8,7 @@
          (what the Swift SDK restored and kept); prints "ok".
 Exits non-zero on any failure.
 """
+import common  # noqa: F401  (its loopback guard: look-ups of other names are refused)
 import argparse
 import json
 import sys
