@@ -18,6 +18,7 @@ import alibabacloud_oss_v2 as oss
 import oss2
 
 from common import Failure, check, equal, parse_args, run_cases, take_phase, v2_client
+from common import expect_error  # noqa: E402  (unwraps v2 errors)
 
 PHASE = take_phase()
 args = parse_args(__doc__)
@@ -82,17 +83,6 @@ def website():
                                              replace_key_prefix_with="new/", protocol="https",
                                              host_name="example.com", http_redirect_code=301))]))
 
-
-def expect_error(fn, status, code, what):
-    try:
-        fn()
-    except Exception as e:
-        inner = e.unwrap() if hasattr(e, "unwrap") else e
-        got = (getattr(inner, "status_code", None), getattr(inner, "code", None))
-        if got != (status, code):
-            raise Failure("%s: expected %s %s, got %s %s (%s)" % (what, status, code, got[0], got[1], e))
-        return
-    raise Failure("%s: expected %s %s, but the call succeeded" % (what, status, code))
 
 
 def write_all():

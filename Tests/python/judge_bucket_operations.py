@@ -13,6 +13,7 @@ Usage: judge_bucket_operations.py --phase write|check --bucket B --endpoint http
 import alibabacloud_oss_v2 as oss
 
 from common import Failure, equal, parse_args, run_cases, take_phase, v2_client
+from common import expect_error  # noqa: E402  (unwraps v2 errors)
 
 PHASE = take_phase()
 args = parse_args(__doc__)
@@ -136,17 +137,6 @@ def check_all():
     if "oss-cn-beijing" not in locations.replication_location.locations:
         raise Failure("replication locations: %r" % locations.replication_location.locations)
 
-
-def expect_error(fn, status, code, what):
-    try:
-        fn()
-    except Exception as e:
-        inner = e.unwrap() if hasattr(e, "unwrap") else e
-        got = (getattr(inner, "status_code", None), getattr(inner, "code", None))
-        if got != (status, code):
-            raise Failure("%s: expected %s %s, got %s %s (%s)" % (what, status, code, got[0], got[1], e))
-        return
-    raise Failure("%s: expected %s %s, but the call succeeded" % (what, status, code))
 
 
 def refusals():

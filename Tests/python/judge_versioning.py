@@ -15,6 +15,7 @@ import oss2
 from oss2.credentials import StaticCredentialsProvider
 
 from common import Failure, check, equal, expect_error, parse_args, run_cases
+from common import expect_error as v2_expect_error  # noqa: E402  (unwraps v2 errors)
 
 args = parse_args(__doc__)
 BODIES = [os.urandom(1000 + i) for i in range(3)]
@@ -111,17 +112,6 @@ client = oss.Client(cfg)
 BUCKET3 = args.bucket + "-v"
 state3 = {}
 
-
-def v2_expect_error(fn, status, code, what):
-    try:
-        fn()
-    except Exception as e:
-        inner = e.unwrap() if hasattr(e, "unwrap") else e
-        got = (getattr(inner, "status_code", None), getattr(inner, "code", None))
-        if got != (status, code):
-            raise Failure("%s: expected %s %s, got %s %s (%s)" % (what, status, code, got[0], got[1], e))
-        return
-    raise Failure("%s: expected %s %s, but the call succeeded" % (what, status, code))
 
 
 def v2_versions(max_keys=1000):
