@@ -19,17 +19,24 @@ func withServerAndClient<T: Sendable>(
         stsCredentials: sts ? [stsCredentials] : [], region: "cn-hangzhou", buckets: ["bkt"] + extraBuckets,
         faults: faults)
     return try await withLocalOSSServer(serverConfiguration) { server in
-        var configuration = OSSClientConfiguration(region: "cn-hangzhou", signatureVersion: version)
-        configuration.retry = .init(maxRetryCount: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5))
-        configuration.transport = transportUnderTest
-        // Tests that count requests must not see a retry because a loaded 2-core machine left the in-process
-        // server unscheduled for a few seconds; stall detection itself is tested with its own limits
-        // (StallDetectionTests) and at the default in the CLI and reliability suites.
-        configuration.timeouts.stall = .seconds(15)
+        var configuration = testClientConfiguration(version: version)
         configure(&configuration)
         let credentials = sts ? stsCredentials : server.credentials
         return try await withClient(of: server, credentials.provider, configuration, body)
     }
+}
+
+/// The configuration of the tests' clients: the transport under test, quick retries, and a stall limit that a loaded
+/// machine does not reach.
+func testClientConfiguration(version: OSSSignatureVersion = .v1) -> OSSClientConfiguration {
+    var configuration = OSSClientConfiguration(region: "cn-hangzhou", signatureVersion: version)
+    configuration.retry = .init(maxRetryCount: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5))
+    configuration.transport = transportUnderTest
+    // Tests that count requests must not see a retry because a loaded 2-core machine left the in-process
+    // server unscheduled for a few seconds; stall detection itself is tested with its own limits
+    // (StallDetectionTests) and at the default in the CLI and reliability suites.
+    configuration.timeouts.stall = .seconds(15)
+    return configuration
 }
 
 /// Creates a client for `server`, runs `body` with both, and shuts the client down afterwards (also when `body`

@@ -116,51 +116,57 @@ struct ResumableDownloadDiskFullTests {
         recover: () -> Void
     ) async throws {
         let bytes = patternBytes(size, seed: UInt64(size))
-        try await withServerAndClient { server, client in
-            // The failing run has a client of its own, shut down before the counters are reset: a GET it wrote and
-            // then gave up on (its other thread hit the failure) may be served after it returned, and must not be
-            // counted against the resume (CI once counted such a 1 MiB part). The resume is a relaunch's client.
-            let first = try OSSClient(
-                endpoint: server.endpoint, credentialProvider: server.credentials.provider,
-                configuration: client.configuration)
-            try await rdPut(first, key, bytes)
-            func request() -> OSSResumableDownloadRequest {
-                OSSResumableDownloadRequest(
-                    bucketName: "bkt", objectKey: key, downloadToFileURL: destination, partSize: Int64(Self.mib),
-                    threadNum: 2, recordDirectoryPath: records)
+        // Two lives of one server over one data directory. The failing run talks to the first; the resume, as after
+        // a relaunch, to the second, which counts only what the resume asks for. A GET the failing run's transport
+        // had already written when the run gave up (its other thread hit the failure) may reach a server after the
+        // client's shutdown returned (URLSession cancels asynchronously); with the first server gone it reaches no
+        // counter (the loaded test runs once counted such a 1 MiB GET against the resume).
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("aliyun-oss-rd-server-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        var serverConfiguration = LocalOSSServerConfiguration(region: "cn-hangzhou", buckets: ["bkt"])
+        serverConfiguration.dataDirectory = data
+        func request() -> OSSResumableDownloadRequest {
+            OSSResumableDownloadRequest(
+                bucketName: "bkt", objectKey: key, downloadToFileURL: destination, partSize: Int64(Self.mib),
+                threadNum: 2, recordDirectoryPath: records)
+        }
+        try await withLocalOSSServer(serverConfiguration) { server in
+            try await withClient(of: server, server.credentials.provider, testClientConfiguration()) { _, first in
+                try await rdPut(first, key, bytes)
+                var failing = request()
+                failing.progressGranularity = .bytes
+                failing.downloadProgress = { _, total, _ in fail(total) }
+                let error = await thrownClientError { _ = try await first.resumableDownload(failing) }
+                #expect(error?.code == code, "\(String(describing: error))")
             }
-            var failing = request()
-            failing.progressGranularity = .bytes
-            failing.downloadProgress = { _, total, _ in fail(total) }
-            let error = await thrownClientError { _ = try await first.resumableDownload(failing) }
-            try await first.shutdown()
-            #expect(error?.code == code, "\(String(describing: error))")
-            #expect(!FileManager.default.fileExists(atPath: destination.path))
-            let directory = destination.deletingLastPathComponent().path
-            let temporary = try FileManager.default.contentsOfDirectory(atPath: directory)
-                .filter { $0.hasPrefix(destination.lastPathComponent + ".osstmp-") }
-            #expect(temporary.count == 1, "the temporary file is kept: \(temporary)")
-            let kept = ((try? FileManager.default.contentsOfDirectory(atPath: records)) ?? [])
-                .filter { $0.hasSuffix(".download.record") }
-            #expect(kept.count == 1, "the last good record is kept")
+        }
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+        let directory = destination.deletingLastPathComponent().path
+        let temporary = try FileManager.default.contentsOfDirectory(atPath: directory)
+            .filter { $0.hasPrefix(destination.lastPathComponent + ".osstmp-") }
+        #expect(temporary.count == 1, "the temporary file is kept: \(temporary)")
+        let kept = ((try? FileManager.default.contentsOfDirectory(atPath: records)) ?? [])
+            .filter { $0.hasSuffix(".download.record") }
+        #expect(kept.count == 1, "the last good record is kept")
 
-            recover()
-            #expect(await server.waitForConnectionsToEnd(), "the first client's connections ended")
-            await server.resetStats()
-            let result = try await client.resumableDownload(request())
-            #expect(Array(try Data(contentsOf: destination)) == bytes)
-            #expect(result.crc64 == CRC64.checksum(bytes))
-            #expect(result.resumedBytes > 0, "the resume started from the bytes on disk")
-            let fetched = await rdGetBytes(server)
-            let needed = Int64(size) - result.resumedBytes
-            #expect(fetched >= needed)
-            if exactRefetch {
-                // On failure, what the resume asked for: GETs served, bytes meant and bytes written (a GET cut off by
-                // a retry is counted whole in the first, in part in the second).
-                let gets = await server.stats()[.getObject]
-                #expect(
-                    fetched == needed,
-                    "GETs \(gets.requests), bytes \(gets.responseBodyBytes), written \(gets.responseBodyBytesWritten), resumed \(result.resumedBytes)")
+        recover()
+        try await withLocalOSSServer(serverConfiguration) { server in
+            try await withClient(of: server, server.credentials.provider, testClientConfiguration()) { _, client in
+                let result = try await client.resumableDownload(request())
+                #expect(Array(try Data(contentsOf: destination)) == bytes)
+                #expect(result.crc64 == CRC64.checksum(bytes))
+                #expect(result.resumedBytes > 0, "the resume started from the bytes on disk")
+                let fetched = await rdGetBytes(server)
+                let needed = Int64(size) - result.resumedBytes
+                #expect(fetched >= needed)
+                if exactRefetch {
+                    // On failure, what the resume asked for: GETs served, bytes meant and bytes written (a GET cut off
+                    // by a retry is counted whole in the first, in part in the second).
+                    let gets = await server.stats()[.getObject]
+                    #expect(
+                        fetched == needed,
+                        "GETs \(gets.requests), bytes \(gets.responseBodyBytes), written \(gets.responseBodyBytesWritten), resumed \(result.resumedBytes)")
+                }
             }
         }
     }
