@@ -27,7 +27,8 @@ actor ProgressReporter {
         let now = ContinuousClock.now
         let speed = rate.record(done: done, at: Self.seconds(now - start))
         let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 1
-        let shownRate = speed.map { "\(formatBytes(Int64($0)))/s" } ?? "--/s"
+        // Reports come per chunk (thousands a second); the line is formatted only when it is drawn.
+        var shownRate: String { speed.map { "\(formatBytes(Int64($0)))/s" } ?? "--/s" }
         if isTerminal {
             guard now - lastDraw >= .milliseconds(100) || done >= total else { return }
             lastDraw = now
