@@ -4,13 +4,17 @@ refused with no plaintext file left behind."""
 import base64
 import json
 import os
+import signal
 import subprocess
 import tempfile
+import time
+
+import requests
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from common import BIN_DIR, Failed, Report, expect, expect_eq, new_bucket, oss, v2_client
+from common import BIN_DIR, Failed, Report, expect, expect_eq, new_bucket, oss, url, v2_client
 
 client = v2_client()
 report = Report(35)
@@ -224,10 +228,48 @@ def check_damaged_envelope():
                                                             f"{p.stderr.strip()[-300:]!r}")
 
 
+def check_resume_after_kill():
+    """oss cp --encryption-key killed with SIGKILL mid-upload, run again: the same upload continues (parts already
+    sent are not sent again) and the object decrypts with v2 to the file."""
+    src = os.path.join(WORK, "resume.src")
+    data = os.urandom(PART * 8 + 5)
+    with open(src, "wb") as f:
+        f.write(data)
+    args = ["cp", "--encryption-key", KEY["priv"], "--multipart-threshold", str(PART), "--part-size", str(PART),
+            "--threads", "1", src, f"oss://{BUCKET}/resume/r.bin"]
+
+    def parts_sent():
+        return requests.get(url("/-/stats")).json()["operations"].get("UploadPart", {}).get("requests", 0)
+
+    before = parts_sent()
+    requests.post(url("/-/faults"), data="UploadPart:always:delay=300")
+    try:
+        proc = subprocess.Popen([OSS, *args, "--checkpoint-dir", os.path.join(WORK, "ckpt")],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while parts_sent() - before < 4 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    finally:
+        requests.delete(url("/-/faults"))
+    first = parts_sent() - before
+    expect(first < 9, f"the upload finished before the kill ({first} parts)")
+    ups = client.list_multipart_uploads(oss.ListMultipartUploadsRequest(bucket=BUCKET, prefix="resume/")).uploads
+    expect(ups, "no upload left after the kill")
+    cli(*args)
+    second = parts_sent() - before - first
+    expect(second <= 9 - first + 1, f"the rerun sent {second} parts after {first} before the kill: not resumed")
+    expect(v2_get("resume/r.bin") == data, "v2 decrypt of the resumed encrypted upload differs")
+    print(f"  note: encrypted upload of 9 parts killed after {first} UploadPart requests; the rerun sent {second}",
+          flush=True)
+
+
 for name, fn in [("v2 encryption client writes, oss cp reads", check_v2_writes_cli_reads),
                  ("oss cp writes, v2 encryption client reads", check_cli_writes_v2_reads),
                  ("oss cp -r with encryption both ways", check_cli_recursive),
                  ("ranged reads at odd offsets (v2)", check_ranges), ("wrong key", check_wrong_key),
-                 ("damaged envelope and unaligned part size", check_damaged_envelope)]:
+                 ("damaged envelope and unaligned part size", check_damaged_envelope),
+                 ("resumed after SIGKILL, read by v2", check_resume_after_kill)]:
     report.run(name, fn)
 report.exit()
