@@ -454,11 +454,102 @@ def check_default_encryption():
     expect_eq(n.headers.get("x-oss-server-side-encryption"), "AES256", "new object after the change")
 
 
+def check_policy_copy_paths():
+    """A deny that binds the owner (it has a condition) is not bypassed by reading through CopyObject or
+    UploadPartCopy, whose source read is a GetObject."""
+    b = new_bucket(client)
+    put(b, "secret/x", b"classified")
+    policy = {"Version": "1", "Statement": [
+        {"Effect": "Deny", "Action": ["oss:GetObject"], "Principal": ["*"], "Resource": [f"acs:oss:*:*:{b}/secret/*"],
+         "Condition": {"NotIpAddress": {"acs:SourceIp": ["10.0.0.0/8"]}}}]}
+    client.put_bucket_policy(oss.PutBucketPolicyRequest(bucket=b, body=json.dumps(policy)))
+    expect_code(lambda: client.get_object(oss.GetObjectRequest(bucket=b, key="secret/x")), 403, "AccessDenied",
+                "direct GET under the deny")
+    got = v2_error(copy_onto(b, "secret/x", "open/x"))
+    expect_eq(got[:2], (403, "AccessDenied"), "CopyObject out of the denied prefix")
+    init = client.initiate_multipart_upload(oss.InitiateMultipartUploadRequest(bucket=b, key="open/y"))
+    got = v2_error(lambda: client.upload_part_copy(oss.UploadPartCopyRequest(
+        bucket=b, key="open/y", upload_id=init.upload_id, part_number=1, source_bucket=b, source_key="secret/x")))
+    expect_eq(got[:2], (403, "AccessDenied"), "UploadPartCopy out of the denied prefix")
+    expect(not _exists(b, "open/x"), "copy stored an object")
+
+
+def check_lifecycle_respects_worm_and_versions():
+    b = new_bucket(client)
+    put(b, "tmp/kept", b"k")
+    wid = client.initiate_bucket_worm(oss.InitiateBucketWormRequest(
+        bucket=b, initiate_worm_configuration=oss.InitiateWormConfiguration(retention_period_in_days=30))).worm_id
+    client.complete_bucket_worm(oss.CompleteBucketWormRequest(bucket=b, worm_id=wid))
+    client.put_bucket_lifecycle(oss.PutBucketLifecycleRequest(bucket=b, lifecycle_configuration=oss.LifecycleConfiguration(
+        rules=[oss.LifecycleRule(id="tmp", prefix="tmp/", status="Enabled",
+                                 expiration=oss.LifecycleRuleExpiration(days=7))])))
+    r = requests.post(url("/-/lifecycle/run", "now=" + _iso(days=8)))
+    expect(r.status_code in (200, 204), f"lifecycle run {r.status_code}")
+    expect(_exists(b, "tmp/kept"), "lifecycle deleted an object under a 30-day WORM after 8 days")
+    requests.post(url("/-/lifecycle/run", "now=" + _iso(days=31)))
+    expect(not _exists(b, "tmp/kept"), "lifecycle did not delete the object once its retention was over")
+    v = new_bucket(client)
+    client.put_bucket_versioning(oss.PutBucketVersioningRequest(
+        bucket=v, versioning_configuration=oss.VersioningConfiguration(status="Enabled")))
+    first = put(v, "logs/a", b"1").version_id
+    put(v, "logs/a", b"2")
+    client.put_bucket_lifecycle(oss.PutBucketLifecycleRequest(bucket=v, lifecycle_configuration=oss.LifecycleConfiguration(
+        rules=[oss.LifecycleRule(id="logs", prefix="logs/", status="Enabled",
+                                 expiration=oss.LifecycleRuleExpiration(days=7),
+                                 noncurrent_version_expiration=oss.NoncurrentVersionExpiration(noncurrent_days=3))])))
+    requests.post(url("/-/lifecycle/run", "now=" + _iso(days=8)))
+    vers = client.list_object_versions(oss.ListObjectVersionsRequest(bucket=v))
+    markers = [m.key for m in vers.delete_marker or []]
+    versions = [(o.key, o.version_id) for o in vers.version or []]
+    expect_eq(markers, ["logs/a"], "a versioned expiration adds a delete marker")
+    expect(("logs/a", first) not in versions, f"the noncurrent version outlived NoncurrentDays 3: {versions}")
+    expect(len(versions) == 1, f"the current data was lost or kept wrongly: {versions}")
+
+
+def check_website():
+    b = new_bucket(client)
+    client.put_bucket_acl(oss.PutBucketAclRequest(bucket=b, acl="public-read"))
+    client.put_bucket_website(oss.PutBucketWebsiteRequest(bucket=b, website_configuration=oss.WebsiteConfiguration(
+        index_document=oss.IndexDocument(suffix="index.html", support_sub_dir=True, type=0),
+        error_document=oss.ErrorDocument(key="404.html", http_status=404))))
+    w = client.get_bucket_website(oss.GetBucketWebsiteRequest(bucket=b)).website_configuration
+    expect_eq((w.index_document.suffix, w.index_document.support_sub_dir, w.error_document.key,
+               w.error_document.http_status), ("index.html", True, "404.html", 404), "v2 read-back")
+    o = oss2_bucket(b).get_bucket_website()
+    expect_eq((o.index_file, o.error_file), ("index.html", "404.html"), "oss2 read-back")
+    put(b, "index.html", b"<h1>home</h1>", content_type="text/html")
+    put(b, "docs/index.html", b"<h1>docs</h1>", content_type="text/html")
+    put(b, "404.html", b"<h1>missing</h1>", content_type="text/html")
+    r = requests.get(url(f"/{b}/docs/"))
+    expect_eq((r.status_code, r.content), (200, b"<h1>docs</h1>"), "anonymous GET of a folder")
+    r = requests.get(url(f"/{b}/nothing-here.html"))
+    expect_eq((r.status_code, r.content), (404, b"<h1>missing</h1>"), "anonymous GET of a missing key")
+
+
+def check_bucket_stat_and_tags():
+    b = new_bucket(client)
+    for k, size in (("a", 10), ("b", 2000), ("c/d", 123)):
+        put(b, k, b"s" * size)
+    client.initiate_multipart_upload(oss.InitiateMultipartUploadRequest(bucket=b, key="pending"))
+    st = client.get_bucket_stat(oss.GetBucketStatRequest(bucket=b))
+    expect_eq((st.storage, st.object_count, st.multi_part_upload_count), (2133, 3, 1), "v2 GetBucketStat")
+    o = oss2_bucket(b).get_bucket_stat()
+    expect_eq((o.storage_size_in_bytes, o.object_count, o.multi_part_upload_count), (2133, 3, 1), "oss2 GetBucketStat")
+    client.put_bucket_tags(oss.PutBucketTagsRequest(bucket=b, tagging=oss.Tagging(tag_set=oss.TagSet(
+        tags=[oss.Tag(key="team", value=b)]))))
+    listed = client.list_buckets(oss.ListBucketsRequest(tag_key="team", tag_value=b))
+    expect_eq([x.name for x in listed.buckets or []], [b], "ListBuckets filtered by tag")
+
+
 for name, fn in [("CORS read-back and preflight", check_cors), ("lifecycle read-back and admin run", check_lifecycle),
                  ("lifecycle validation", check_lifecycle_invalid), ("malformed XML per family", check_malformed_xml_families),
                  ("policy Deny over Allow, anonymous and presigned", check_policy),
                  ("GetBucketPolicyStatus", check_policy_status),
                  ("policy condition binds the owner", check_policy_condition_binds_owner),
+                 ("policy deny not bypassed by copy paths", check_policy_copy_paths),
+                 ("lifecycle respects WORM, versions", check_lifecycle_respects_worm_and_versions),
+                 ("website index and error documents", check_website),
+                 ("GetBucketStat and ListBuckets by tag", check_bucket_stat_and_tags),
                  ("referer rules", check_referer), ("public access block", check_public_access_block),
                  ("bucket WORM lock and bypass attempts", check_bucket_worm),
                  ("object retention and legal hold", check_object_retention),

@@ -124,6 +124,26 @@ def check_v4_accepted():
     expect(loc.startswith(redirect + "?") and "etag=" in loc and "bucket=" in loc, f"redirect Location {loc!r}")
 
 
+def check_cors_for_post():
+    """A page on another origin: the preflight for POST on the bucket and the POST's own response carry CORS."""
+    origin = "https://app.example.com"
+    b = new_bucket(client, "postcors")
+    client.put_bucket_cors(oss.PutBucketCorsRequest(bucket=b, cors_configuration=oss.CORSConfiguration(cors_rules=[
+        oss.CORSRule(allowed_origins=[origin], allowed_methods=["POST", "PUT"], allowed_headers=["*"],
+                     expose_headers=["ETag"], max_age_seconds=60)])))
+    pre = requests.options(f"{ENDPOINT}/{b}/", headers={"Origin": origin, "Access-Control-Request-Method": "POST"})
+    expect_eq((pre.status_code, pre.headers.get("Access-Control-Allow-Origin")), (200, origin), "POST preflight")
+    conds = [{"bucket": b}, ["starts-with", "$key", "u/"]]
+    body, ctype = form_body([("key", "u/cors.txt")] + v4_fields(conds), b"from the page")
+    r = requests.post(f"{ENDPOINT}/{b}/", data=body, headers={"Content-Type": ctype, "Origin": origin}, timeout=60)
+    expect_eq(r.status_code, 204, f"POST from the page ({r.text[:200]})")
+    expect_eq(r.headers.get("Access-Control-Allow-Origin"), origin, "Allow-Origin on the POST response")
+    expect("etag" in r.headers.get("Access-Control-Expose-Headers", "").lower(), "Expose-Headers on the POST response")
+    bad = requests.options(f"{ENDPOINT}/{b}/", headers={"Origin": "https://evil.net",
+                                                        "Access-Control-Request-Method": "POST"})
+    expect_eq(bad.status_code, 403, "POST preflight from another origin")
+
+
 def check_expired():
     key = "users/alice/expired.txt"
     for version, signer in (("V1", v1_fields), ("V4", v4_fields)):
@@ -281,6 +301,7 @@ def check_presigned_multipart():
 
 for name, fn in [("V1 form accepted (201 PostResponse)", check_v1_accepted),
                  ("V4 form accepted (204, metadata, redirect)", check_v4_accepted),
+                 ("CORS for a POST from another origin", check_cors_for_post),
                  ("expired policy", check_expired), ("tampered signature and policy", check_tampered),
                  ("range and condition failures", check_range_and_conditions),
                  ("field not listed in a V4 policy", check_unlisted_field),
