@@ -5,9 +5,11 @@ import base64
 import datetime
 import hashlib
 import hmac
+import http.server
 import json
 import os
 import socket
+import threading
 import time
 import xml.etree.ElementTree as ET
 
@@ -142,6 +144,41 @@ def check_cors_for_post():
     bad = requests.options(f"{ENDPOINT}/{b}/", headers={"Origin": "https://evil.net",
                                                         "Access-Control-Request-Method": "POST"})
     expect_eq(bad.status_code, 403, "POST preflight from another origin")
+
+
+def check_callback():
+    """OSS calls the form's callback URL after storing the object and returns its answer to the browser."""
+    seen = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            seen.append(self.rfile.read(int(self.headers.get("Content-Length", 0))).decode())
+            body = b'{"status":"recorded"}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    srv = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        cb = base64.b64encode(json.dumps({
+            "callbackUrl": f"http://127.0.0.1:{srv.server_port}/uploaded",
+            "callbackBody": "key=${object}&size=${size}&user=${x:user}",
+            "callbackBodyType": "application/x-www-form-urlencoded"}).encode()).decode()
+        key = "users/alice/cb.txt"
+        conds = BASE + [["eq", "$callback", cb], ["eq", "$x:user", "alice"]]
+        r = post([("key", key), ("callback", cb), ("x:user", "alice")] + v4_fields(conds), b"twelve bytes")
+        expect_eq((r.status_code, r.content), (200, b'{"status":"recorded"}'), "the callback's answer as the response")
+        plain, encoded = f"key={key}&size=12&user=alice", f"key={key.replace('/', '%2F')}&size=12&user=alice"
+        expect(len(seen) == 1 and seen[0] in (plain, encoded), f"callback bodies {seen}")
+        expect(stored(key), "object with a callback not stored")
+    finally:
+        srv.shutdown()
 
 
 def check_expired():
@@ -302,6 +339,7 @@ def check_presigned_multipart():
 for name, fn in [("V1 form accepted (201 PostResponse)", check_v1_accepted),
                  ("V4 form accepted (204, metadata, redirect)", check_v4_accepted),
                  ("CORS for a POST from another origin", check_cors_for_post),
+                 ("callback", check_callback),
                  ("expired policy", check_expired), ("tampered signature and policy", check_tampered),
                  ("range and condition failures", check_range_and_conditions),
                  ("field not listed in a V4 policy", check_unlisted_field),
