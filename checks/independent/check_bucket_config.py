@@ -171,6 +171,13 @@ def check_malformed_xml_families():
     ref = client.get_bucket_referer(oss.GetBucketRefererRequest(bucket=b)).referer_configuration
     expect(ref.allow_empty_referer is True and not (ref.referer_list and ref.referer_list.referers),
            "malformed referer changed the default")
+    # A bad put leaves the configuration already stored as it was.
+    client.put_bucket_cors(oss.PutBucketCorsRequest(bucket=b, cors_configuration=oss.CORSConfiguration(cors_rules=[
+        oss.CORSRule(allowed_origins=["https://keep.example.com"], allowed_methods=["GET"])])))
+    got = raw_put_config(b, "cors", "<CORSConfiguration><CORSRule><AllowedOrigin>")
+    expect_eq(got[:2], (400, "MalformedXML"), "cut CORS over a stored one")
+    kept = client.get_bucket_cors(oss.GetBucketCorsRequest(bucket=b)).cors_configuration.cors_rules
+    expect_eq([r.allowed_origins for r in kept], [["https://keep.example.com"]], "stored CORS after a bad put")
     got = raw_put_config(b, "cors", "<CORSConfiguration><CORSRule><AllowedOrigin>*</AllowedOrigin>"
                                     "<AllowedMethod>FETCH</AllowedMethod></CORSRule></CORSConfiguration>")
     expect(got[0] == 400, f"CORS with method FETCH accepted: {got}")
@@ -289,8 +296,19 @@ def check_public_access_block():
     client.put_bucket_acl(oss.PutBucketAclRequest(bucket=b, acl="public-read"))
     put(b, "p.txt", b"p")
     expect_eq(requests.get(url(f"/{b}/p.txt")).status_code, 200, "anonymous GET of a public-read bucket")
+    put(b, "q.txt", b"q")
+    client.put_bucket_acl(oss.PutBucketAclRequest(bucket=b, acl="private"))
+    open_policy = {"Version": "1", "Statement": [{"Effect": "Allow", "Action": ["oss:GetObject"], "Principal": ["*"],
+                                                  "Resource": [f"acs:oss:*:*:{b}/q.txt"]}]}
+    client.put_bucket_policy(oss.PutBucketPolicyRequest(bucket=b, body=json.dumps(open_policy)))
+    client.put_object_acl(oss.PutObjectAclRequest(bucket=b, key="p.txt", acl="public-read"))
+    expect_eq(requests.get(url(f"/{b}/q.txt")).status_code, 200, "anonymous GET allowed by a public policy")
+    expect_eq(requests.get(url(f"/{b}/p.txt")).status_code, 200, "anonymous GET allowed by a public object ACL")
     client.put_bucket_public_access_block(oss.PutBucketPublicAccessBlockRequest(
         bucket=b, public_access_block_configuration=oss.PublicAccessBlockConfiguration(block_public_access=True)))
+    for key in ("q.txt", "p.txt"):
+        r = requests.get(url(f"/{b}/{key}"))
+        expect_eq(r.status_code, 403, f"anonymous GET of {key} (public before the block) under the block")
     got = client.get_bucket_public_access_block(oss.GetBucketPublicAccessBlockRequest(bucket=b))
     expect_eq(got.public_access_block_configuration.block_public_access, True, "v2 read-back")
     expect_eq(oss2_bucket(b).get_bucket_public_access_block().block_public_access, True, "oss2 read-back")
@@ -307,7 +325,7 @@ def check_public_access_block():
     pre = client.presign(oss.GetObjectRequest(bucket=b, key="p.txt"))
     expect_eq(requests.get(pre.url).status_code, 200, "the owner's presigned GET under the block")
     client.delete_bucket_public_access_block(oss.DeleteBucketPublicAccessBlockRequest(bucket=b))
-    expect_eq(requests.get(url(f"/{b}/p.txt")).status_code, 200, "anonymous GET after the block is removed")
+    expect_eq(requests.get(url(f"/{b}/q.txt")).status_code, 200, "anonymous GET after the block is removed")
 
 
 def check_bucket_worm():
@@ -419,6 +437,12 @@ def check_overwrite_config():
                      ("CopyObject", copy_onto(b, "src", "config/a.json")),
                      ("CompleteMultipartUpload", multipart_onto(b, "config/a.json"))):
         expect_code(fn, 409, "FileAlreadyExists", f"{name} overwriting a forbidden key")
+    expect_code(lambda: client.put_symlink(oss.PutSymlinkRequest(bucket=b, key="config/a.json", target="src")), 409,
+                "FileAlreadyExists", "PutSymlink overwriting a forbidden key")
+    client.append_object(oss.AppendObjectRequest(bucket=b, key="config/log.json", position=0, body=b"1"))
+    expect_code(lambda: client.append_object(oss.AppendObjectRequest(bucket=b, key="config/log.json", position=1,
+                                                                     body=b"2")),
+                409, "FileAlreadyExists", "AppendObject onto a forbidden existing key")
     expect_eq(body_of(b, "config/a.json"), b"first", "forbidden key after overwrite attempts")
     put(b, "config/a.txt", b"1")
     put(b, "config/a.txt", b"2")
@@ -472,6 +496,9 @@ def check_policy_copy_paths():
         bucket=b, key="open/y", upload_id=init.upload_id, part_number=1, source_bucket=b, source_key="secret/x")))
     expect_eq(got[:2], (403, "AccessDenied"), "UploadPartCopy out of the denied prefix")
     expect(not _exists(b, "open/x"), "copy stored an object")
+    client.put_symlink(oss.PutSymlinkRequest(bucket=b, key="open/link", target="secret/x"))
+    got = v2_error(lambda: client.get_object(oss.GetObjectRequest(bucket=b, key="open/link")))
+    expect_eq(got[:2], (403, "AccessDenied"), "GET of a symlink outside the deny pointing into it")
 
 
 def check_lifecycle_respects_worm_and_versions():
