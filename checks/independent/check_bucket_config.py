@@ -568,6 +568,51 @@ def check_bucket_stat_and_tags():
     expect_eq([x.name for x in listed.buckets or []], [b], "ListBuckets filtered by tag")
 
 
+def check_stored_families():
+    """Families whose effect lives outside OSS: written by v2, read back by v2 and oss2 field for field."""
+    b = new_bucket(client)
+    target = new_bucket(client)
+    client.put_bucket_logging(oss.PutBucketLoggingRequest(bucket=b, bucket_logging_status=oss.BucketLoggingStatus(
+        logging_enabled=oss.LoggingEnabled(target_bucket=target, target_prefix="log/"))))
+    got = client.get_bucket_logging(oss.GetBucketLoggingRequest(bucket=b)).bucket_logging_status.logging_enabled
+    expect_eq((got.target_bucket, got.target_prefix), (target, "log/"), "logging v2")
+    o = oss2_bucket(b).get_bucket_logging()
+    expect_eq((o.target_bucket, o.target_prefix), (target, "log/"), "logging oss2")
+    client.put_bucket_request_payment(oss.PutBucketRequestPaymentRequest(
+        bucket=b, request_payment_configuration=oss.RequestPaymentConfiguration(payer="Requester")))
+    expect_eq(client.get_bucket_request_payment(oss.GetBucketRequestPaymentRequest(bucket=b)).request_payment_configuration.payer,
+              "Requester",
+              "request payment v2")
+    expect_eq(oss2_bucket(b).get_bucket_request_payment().payer, "Requester", "request payment oss2")
+    client.put_bucket_transfer_acceleration(oss.PutBucketTransferAccelerationRequest(
+        bucket=b, transfer_acceleration_configuration=oss.TransferAccelerationConfiguration(enabled=True)))
+    got = client.get_bucket_transfer_acceleration(oss.GetBucketTransferAccelerationRequest(bucket=b))
+    expect_eq(got.transfer_acceleration_configuration.enabled, True, "transfer acceleration v2")
+    expect_eq(oss2_bucket(b).get_bucket_transfer_acceleration().enabled, "true", "transfer acceleration oss2")
+    client.put_bucket_access_monitor(oss.PutBucketAccessMonitorRequest(
+        bucket=b, access_monitor_configuration=oss.AccessMonitorConfiguration(status="Enabled")))
+    got = client.get_bucket_access_monitor(oss.GetBucketAccessMonitorRequest(bucket=b))
+    expect_eq(got.access_monitor_configuration.status, "Enabled", "access monitor v2")
+    expect_eq(oss2_bucket(b).get_bucket_access_monitor().access_monitor.status, "Enabled", "access monitor oss2")
+    client.put_bucket_https_config(oss.PutBucketHttpsConfigRequest(bucket=b, https_configuration=oss.HttpsConfiguration(
+        tls=oss.TLS(enable=True, tls_versions=["TLSv1.2", "TLSv1.3"]))))
+    got = client.get_bucket_https_config(oss.GetBucketHttpsConfigRequest(bucket=b)).https_configuration.tls
+    expect_eq((got.enable, sorted(got.tls_versions)), (True, ["TLSv1.2", "TLSv1.3"]), "HTTPS config v2")
+    o = oss2_bucket(b).get_bucket_https_config()
+    expect_eq((o.tls_enabled, sorted(o.tls_version)), (True, ["TLSv1.2", "TLSv1.3"]), "HTTPS config oss2")
+    client.put_bucket_acl(oss.PutBucketAclRequest(bucket=b, acl="public-read"))
+    put(b, "paid.txt", b"p")
+    r = requests.get(url(f"/{b}/paid.txt"))
+    expect_eq(r.status_code, 403, "anonymous GET of a requester-pays bucket (AccessControl.md: refused)")
+    expect_eq(body_of(b, "paid.txt"), b"p", "the owner's GET of a requester-pays bucket")
+    got = raw_put_config(b, "requestPayment", "<RequestPaymentConfiguration><Payer>Nobody</Payer>"
+                                              "</RequestPaymentConfiguration>")
+    expect_eq(got[0], 400, f"request payment with payer Nobody: {got}")
+    got = raw_put_config(b, "logging", f"<BucketLoggingStatus><LoggingEnabled><TargetBucket>no-such-bucket-zz"
+                                       f"</TargetBucket></LoggingEnabled></BucketLoggingStatus>")
+    expect(got[0] in (400, 404), f"logging into a bucket that does not exist: {got}")
+
+
 for name, fn in [("CORS read-back and preflight", check_cors), ("lifecycle read-back and admin run", check_lifecycle),
                  ("lifecycle validation", check_lifecycle_invalid), ("malformed XML per family", check_malformed_xml_families),
                  ("policy Deny over Allow, anonymous and presigned", check_policy),
@@ -577,6 +622,7 @@ for name, fn in [("CORS read-back and preflight", check_cors), ("lifecycle read-
                  ("lifecycle respects WORM, versions", check_lifecycle_respects_worm_and_versions),
                  ("website index and error documents", check_website),
                  ("GetBucketStat and ListBuckets by tag", check_bucket_stat_and_tags),
+                 ("stored-only families (logging, payment, acceleration, monitor, HTTPS)", check_stored_families),
                  ("referer rules", check_referer), ("public access block", check_public_access_block),
                  ("bucket WORM lock and bypass attempts", check_bucket_worm),
                  ("object retention and legal hold", check_object_retention),
