@@ -181,6 +181,66 @@ def check_callback():
         srv.shutdown()
 
 
+def post_to(bucket, fields, file_bytes=b"overwrite"):
+    body, ctype = form_body(fields, file_bytes)
+    return requests.post(f"{ENDPOINT}/{bucket}/", data=body, headers={"Content-Type": ctype}, timeout=60,
+                         allow_redirects=False)
+
+
+def check_post_honours_protection():
+    """PostObject and presigned PUTs are write paths too: WORM, overwrite rules, a deny policy and the public access
+    block refuse them as they refuse PutObject (issue #31's Standards: no bypass by any path)."""
+    def form(bucket, key):
+        return [("key", key)] + v4_fields([{"bucket": bucket}, ["eq", "$key", key]])
+
+    worm = new_bucket(client, "postworm")
+    client.put_object(oss.PutObjectRequest(bucket=worm, key="kept", body=b"original"))
+    wid = client.initiate_bucket_worm(oss.InitiateBucketWormRequest(
+        bucket=worm, initiate_worm_configuration=oss.InitiateWormConfiguration(retention_period_in_days=1))).worm_id
+    client.complete_bucket_worm(oss.CompleteBucketWormRequest(bucket=worm, worm_id=wid))
+    r = post_to(worm, form(worm, "kept"))
+    expect(r.status_code == 409 and code_of(r)[0] == "FileImmutable",
+           f"PostObject onto a WORM-retained object: {r.status_code} {code_of(r)}")
+    for version in ("v1", "v4"):
+        pre = v2_client(version).presign(oss.PutObjectRequest(bucket=worm, key="kept"))
+        r = requests.put(pre.url, data=b"overwrite", headers=pre.signed_headers)
+        expect_eq(r.status_code, 409, f"{version} presigned PUT onto a WORM-retained object")
+    expect_eq(client.get_object(oss.GetObjectRequest(bucket=worm, key="kept")).body.read(), b"original",
+              "WORM-retained object after PostObject and presigned PUTs")
+
+    ow = new_bucket(client, "postow")
+    client.put_bucket_overwrite_config(oss.PutBucketOverwriteConfigRequest(
+        bucket=ow, overwrite_configuration=oss.OverwriteConfiguration(rules=[oss.OverwriteRule(
+            id="all", action="forbid", prefix="cfg/")])))
+    client.put_object(oss.PutObjectRequest(bucket=ow, key="cfg/a", body=b"first"))
+    r = post_to(ow, form(ow, "cfg/a"))
+    expect(r.status_code == 409 and code_of(r)[0] == "FileAlreadyExists",
+           f"PostObject over a forbidden key: {r.status_code} {code_of(r)}")
+    expect_eq(client.get_object(oss.GetObjectRequest(bucket=ow, key="cfg/a")).body.read(), b"first",
+              "forbidden key after PostObject")
+
+    pol = new_bucket(client, "postpol")
+    deny = {"Version": "1", "Statement": [{"Effect": "Deny", "Action": ["oss:PutObject"], "Principal": ["*"],
+                                           "Resource": [f"acs:oss:*:*:{pol}/locked/*"],
+                                           "Condition": {"NotIpAddress": {"acs:SourceIp": ["10.0.0.0/8"]}}}]}
+    client.put_bucket_policy(oss.PutBucketPolicyRequest(bucket=pol, body=json.dumps(deny)))
+    r = post_to(pol, form(pol, "locked/x"))
+    expect(r.status_code == 403 and code_of(r)[0] == "AccessDenied",
+           f"PostObject under a deny policy: {r.status_code} {code_of(r)}")
+    expect(not client.is_object_exist(pol, "locked/x"), "PostObject under a deny policy stored the object")
+
+    pab = new_bucket(client, "postpab")
+    client.put_bucket_acl(oss.PutBucketAclRequest(bucket=pab, acl="public-read-write"))
+    r = post_to(pab, [("key", "anon-before")])
+    expect(r.status_code in (200, 204), f"unsigned PostObject to a public-read-write bucket: {r.status_code} "
+                                         f"{code_of(r)}")
+    client.put_bucket_public_access_block(oss.PutBucketPublicAccessBlockRequest(
+        bucket=pab, public_access_block_configuration=oss.PublicAccessBlockConfiguration(block_public_access=True)))
+    r = post_to(pab, [("key", "anon-after")])
+    expect_eq(r.status_code, 403, "unsigned PostObject under the public access block")
+    expect(not client.is_object_exist(pab, "anon-after"), "unsigned PostObject under the block stored the object")
+
+
 def check_expired():
     key = "users/alice/expired.txt"
     for version, signer in (("V1", v1_fields), ("V4", v4_fields)):
@@ -340,6 +400,7 @@ for name, fn in [("V1 form accepted (201 PostResponse)", check_v1_accepted),
                  ("V4 form accepted (204, metadata, redirect)", check_v4_accepted),
                  ("CORS for a POST from another origin", check_cors_for_post),
                  ("callback", check_callback),
+                 ("PostObject and presigned PUT honour WORM, overwrite, policy, block", check_post_honours_protection),
                  ("expired policy", check_expired), ("tampered signature and policy", check_tampered),
                  ("range and condition failures", check_range_and_conditions),
                  ("field not listed in a V4 policy", check_unlisted_field),
