@@ -184,6 +184,22 @@ def check_wrong_key():
         expect_eq(os.listdir(d), [], f"files left behind after a download with {what}")
 
 
+def check_wrong_key_large_and_recursive():
+    data = os.urandom(PART * 4 + 9)
+    v2_multipart("wrong/big.bin", data)
+    d = os.path.join(WORK, "wrong-big")
+    os.makedirs(d, exist_ok=True)
+    p = cli("cp", "--encryption-key", OTHER["priv"], "--multipart-threshold", str(PART), "--part-size", str(PART),
+            f"oss://{BUCKET}/wrong/big.bin", os.path.join(d, "big.bin"), ok=False)
+    expect(p.returncode != 0, "multipart download with another key succeeded")
+    expect_eq(os.listdir(d), [], "files left behind by a multipart download with another key")
+    out = os.path.join(WORK, "wrong-tree")
+    p = cli("cp", "-r", "--encryption-key", OTHER["priv"], f"oss://{BUCKET}/wrong", out, ok=False)
+    expect(p.returncode != 0, "cp -r download with another key succeeded")
+    left = [os.path.join(r, f) for r, _, fs in os.walk(out) for f in fs] if os.path.isdir(out) else []
+    expect_eq(left, [], f"cp -r with another key left files (exit {p.returncode})")
+
+
 def check_damaged_envelope():
     v2_put("env/ok.bin", os.urandom(4000))
     d = os.path.join(WORK, "env")
@@ -269,6 +285,7 @@ for name, fn in [("v2 encryption client writes, oss cp reads", check_v2_writes_c
                  ("oss cp writes, v2 encryption client reads", check_cli_writes_v2_reads),
                  ("oss cp -r with encryption both ways", check_cli_recursive),
                  ("ranged reads at odd offsets (v2)", check_ranges), ("wrong key", check_wrong_key),
+                 ("wrong key, multipart and -r downloads", check_wrong_key_large_and_recursive),
                  ("damaged envelope and unaligned part size", check_damaged_envelope),
                  ("resumed after SIGKILL, read by v2", check_resume_after_kill)]:
     report.run(name, fn)
