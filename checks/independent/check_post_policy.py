@@ -306,6 +306,18 @@ def check_truncated():
     refused(nobound, 400, None, key, "multipart without a boundary")
 
 
+def check_large_policy_accepted():
+    """OSS's limits: a field name at most 8 KB (error 0006-00000110), a field value at most 2 MB
+    (help.aliyun.com/document_detail/480528.html), all values before the file at most 8 MB (0006-00000112).
+    A 15 KB policy (a long content-type list) is within them."""
+    key = "users/alice/bigpolicy.txt"
+    types = [f"application/x-type-{i:05d}" for i in range(400)] + ["text/plain"]
+    fields = [("key", key), ("Content-Type", "text/plain")] + v4_fields(BASE + [["in", "$content-type", types]])
+    r = post(fields, b"long policy")
+    expect(r.status_code == 204, f"a {len(dict(fields)['policy'])}-byte policy: {r.status_code} {code_of(r)}")
+    expect(stored(key), "a form with a long policy stored nothing")
+
+
 def check_never_ending():
     """Headers promise more body than ever arrives: the server must answer (OSS: 400 RequestTimeout) or close, not
     hold the connection and a half-written object forever."""
@@ -405,7 +417,7 @@ for name, fn in [("V1 form accepted (201 PostResponse)", check_v1_accepted),
                  ("range and condition failures", check_range_and_conditions),
                  ("field not listed in a V4 policy", check_unlisted_field),
                  ("file before the policy", check_file_before_policy), ("truncated form", check_truncated),
-                 ("huge fields", check_huge_field), ("form that never ends", check_never_ending),
+                 ("huge fields", check_huge_field), ("a 15 KB policy within OSS's limits", check_large_policy_accepted), ("form that never ends", check_never_ending),
                  ("presigned multipart, every step", check_presigned_multipart)]:
     report.run(name, fn)
 report.exit()
