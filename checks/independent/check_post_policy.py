@@ -302,6 +302,11 @@ def check_truncated():
     cut = body[: len(body) - 200]
     r = requests.post(POST_URL, data=cut, headers={"Content-Type": ctype}, timeout=60)
     refused(r, 400, "MalformedPOSTRequest", key, "truncated form (whole body sent, closing boundary missing)")
+
+
+def check_no_boundary():
+    key = "users/alice/cut.txt"
+    body, _ = form_body([("key", key)] + v4_fields(BASE), b"y" * 500)
     nobound = requests.post(POST_URL, data=body, headers={"Content-Type": "multipart/form-data"}, timeout=60)
     refused(nobound, 400, None, key, "multipart without a boundary")
 
@@ -417,6 +422,7 @@ for name, fn in [("V1 form accepted (201 PostResponse)", check_v1_accepted),
                  ("range and condition failures", check_range_and_conditions),
                  ("field not listed in a V4 policy", check_unlisted_field),
                  ("file before the policy", check_file_before_policy), ("truncated form", check_truncated),
+                 ("multipart/form-data without a boundary", check_no_boundary),
                  ("huge fields", check_huge_field), ("a 15 KB policy within OSS's limits", check_large_policy_accepted), ("form that never ends", check_never_ending),
                  ("presigned multipart, every step", check_presigned_multipart)]:
     report.run(name, fn)
