@@ -15,8 +15,8 @@ import xml.etree.ElementTree as ET
 
 import requests
 
-from common import (AK, ENDPOINT, HOST_PORT, REGION, SK, Failed, Report, expect, expect_eq, new_bucket, oss, oss2,
-                    v2_client)
+from common import (AK, ENDPOINT, HOST_PORT, REGION, SK, Failed, Report, deny_everywhere, expect, expect_eq,
+                    new_bucket, oss, oss2, v2_client)
 
 client = v2_client()
 report = Report(33)
@@ -220,10 +220,7 @@ def check_post_honours_protection():
               "forbidden key after PostObject")
 
     pol = new_bucket(client, "postpol")
-    deny = {"Version": "1", "Statement": [{"Effect": "Deny", "Action": ["oss:PutObject"], "Principal": ["*"],
-                                           "Resource": [f"acs:oss:*:*:{pol}/locked/*"],
-                                           "Condition": {"NotIpAddress": {"acs:SourceIp": ["10.0.0.0/8"]}}}]}
-    client.put_bucket_policy(oss.PutBucketPolicyRequest(bucket=pol, body=json.dumps(deny)))
+    deny_everywhere(client, pol, "oss:PutObject", "locked/")
     r = post_to(pol, form(pol, "locked/x"))
     expect(r.status_code == 403 and code_of(r)[0] == "AccessDenied",
            f"PostObject under a deny policy: {r.status_code} {code_of(r)}")

@@ -18,6 +18,7 @@ def _loopback_only(host, *args, **kwargs):
 
 socket.getaddrinfo = _loopback_only
 
+import json  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
 import traceback  # noqa: E402
@@ -62,6 +63,15 @@ def new_bucket(client, prefix="indep"):
     name = f"{prefix}-{uuid.uuid4().hex[:12]}"
     client.put_bucket(oss.PutBucketRequest(bucket=name))
     return name
+
+
+def deny_everywhere(client, bucket, action, prefix):
+    """Puts a policy denying `action` on bucket/prefix* to everyone, the owner included: a Principal-* statement
+    binds the owner only when it has a condition, here a source address outside 10.0.0.0/8 (so 127.0.0.1)."""
+    policy = {"Version": "1", "Statement": [
+        {"Effect": "Deny", "Action": [action], "Principal": ["*"], "Resource": [f"acs:oss:*:*:{bucket}/{prefix}*"],
+         "Condition": {"NotIpAddress": {"acs:SourceIp": ["10.0.0.0/8"]}}}]}
+    client.put_bucket_policy(oss.PutBucketPolicyRequest(bucket=bucket, body=json.dumps(policy)))
 
 
 def url(path, query=""):
