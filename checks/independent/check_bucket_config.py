@@ -527,6 +527,37 @@ def check_lifecycle_respects_worm_and_versions():
     expect(len(versions) == 1, f"the current data was lost or kept wrongly: {versions}")
 
 
+def check_lifecycle_versioned_clock():
+    """On a versioned bucket, a version that the run itself made noncurrent (at the simulated date) counts its
+    NoncurrentDays from that date; a delete marker left alone is removed by ExpiredObjectDeleteMarker."""
+    v = new_bucket(client)
+    client.put_bucket_versioning(oss.PutBucketVersioningRequest(
+        bucket=v, versioning_configuration=oss.VersioningConfiguration(status="Enabled")))
+    data = put(v, "logs/a", b"data").version_id
+    client.put_bucket_lifecycle(oss.PutBucketLifecycleRequest(bucket=v, lifecycle_configuration=oss.LifecycleConfiguration(
+        rules=[oss.LifecycleRule(id="logs", prefix="logs/", status="Enabled",
+                                 expiration=oss.LifecycleRuleExpiration(days=7)),
+               oss.LifecycleRule(id="old", prefix="logs/", status="Enabled",
+                                 noncurrent_version_expiration=oss.NoncurrentVersionExpiration(noncurrent_days=3))])))
+    for days in (8, 8):
+        requests.post(url("/-/lifecycle/run", f"now={_iso(days=days)}&bucket={v}"))
+    vers = client.list_object_versions(oss.ListObjectVersionsRequest(bucket=v))
+    expect([o.version_id for o in vers.version or []] == [data],
+           "a version made noncurrent by the day-8 run was removed by another day-8 run (NoncurrentDays 3)")
+    m = new_bucket(client)
+    client.put_bucket_versioning(oss.PutBucketVersioningRequest(
+        bucket=m, versioning_configuration=oss.VersioningConfiguration(status="Enabled")))
+    only = put(m, "gone", b"x").version_id
+    client.delete_object(oss.DeleteObjectRequest(bucket=m, key="gone"))
+    client.delete_object(oss.DeleteObjectRequest(bucket=m, key="gone", version_id=only))
+    client.put_bucket_lifecycle(oss.PutBucketLifecycleRequest(bucket=m, lifecycle_configuration=oss.LifecycleConfiguration(
+        rules=[oss.LifecycleRule(id="markers", prefix="", status="Enabled",
+                                 expiration=oss.LifecycleRuleExpiration(expired_object_delete_marker=True))])))
+    requests.post(url("/-/lifecycle/run", f"now={_iso(days=1)}&bucket={m}"))
+    vers = client.list_object_versions(oss.ListObjectVersionsRequest(bucket=m))
+    expect(not (vers.delete_marker or []), "a delete marker hiding nothing survived ExpiredObjectDeleteMarker")
+
+
 def check_website():
     b = new_bucket(client)
     client.put_bucket_acl(oss.PutBucketAclRequest(bucket=b, acl="public-read"))
@@ -614,6 +645,7 @@ for name, fn in [("CORS read-back and preflight", check_cors), ("lifecycle read-
                  ("policy condition binds the owner", check_policy_condition_binds_owner),
                  ("policy deny not bypassed by copy paths", check_policy_copy_paths),
                  ("lifecycle respects WORM, versions", check_lifecycle_respects_worm_and_versions),
+                 ("lifecycle clock on versioned buckets", check_lifecycle_versioned_clock),
                  ("website index and error documents", check_website),
                  ("GetBucketStat and ListBuckets by tag", check_bucket_stat_and_tags),
                  ("stored-only families (logging, payment, acceleration, monitor, HTTPS)", check_stored_families),
