@@ -9,19 +9,18 @@ import hashlib
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 import requests
 
-from common import AK, BIN_DIR, ENDPOINT, REGION, SK, Failed, Report, expect, expect_eq, new_bucket, oss, oss2, url, \
-    v2_client, v2_error
+from common import AK, BIN_DIR, ENDPOINT, REGION, SK, Failed, Report, expect, expect_eq, new_bucket, oss, oss2, \
+    scratch_dir, url, v2_client, v2_error
 
 client = v2_client()
 report = Report(32)
 BUCKET = new_bucket(client, "sts")
 OSS = os.path.join(BIN_DIR, "oss")
-WORK = tempfile.mkdtemp(prefix="indep-sts-")
+WORK = scratch_dir("indep-sts-")
 
 
 def sts(seconds):
@@ -146,7 +145,7 @@ def check_cli_default_chain():
     """Issue #32, What to build 4: with no flag or variable naming credentials, `oss` uses the default chain (as the
     Alibaba Cloud Credentials libraries do); `oss whoami` shows which provider answered. The official
     alibabacloud-credentials package resolves the same files and variables here, on loopback only."""
-    home = tempfile.mkdtemp(prefix="indep-home-")
+    home = scratch_dir("indep-home-")
     os.makedirs(os.path.join(home, ".alibabacloud"))
     ini = os.path.join(home, ".alibabacloud", "credentials.ini")
     with open(ini, "w") as f:

@@ -6,7 +6,6 @@ import json
 import os
 import signal
 import subprocess
-import tempfile
 import time
 
 import requests
@@ -14,12 +13,12 @@ import requests
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from common import BIN_DIR, Failed, Report, expect, expect_eq, new_bucket, oss, url, v2_client
+from common import BIN_DIR, Failed, Report, expect, expect_eq, new_bucket, oss, scratch_dir, url, v2_client
 
 client = v2_client()
 report = Report(35)
 BUCKET = new_bucket(client, "cse")
-WORK = tempfile.mkdtemp(prefix="indep-cse-")
+WORK = scratch_dir("indep-cse-")
 OSS = os.path.join(BIN_DIR, "oss")
 MATDESC = {"key": "indep"}
 PART = 256 * 1024

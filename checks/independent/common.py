@@ -18,9 +18,12 @@ def _loopback_only(host, *args, **kwargs):
 
 socket.getaddrinfo = _loopback_only
 
+import atexit  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
+import shutil  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import traceback  # noqa: E402
 import urllib.parse  # noqa: E402
 import uuid  # noqa: E402
@@ -57,6 +60,13 @@ def oss2_bucket(name):
 
 def oss2_service():
     return oss2.Service(oss2.Auth(AK, SK), ENDPOINT)
+
+
+def scratch_dir(prefix):
+    """A temporary directory removed when the script ends."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
 
 
 def new_bucket(client, prefix="indep"):
