@@ -12,6 +12,7 @@
 #      then the judges on their own (the official clients give up on a reply after a fixed 20 s, and a 2-core
 #      machine running four hundred tests at once can take that long to schedule the in-process server), and the
 #      samples' tests (the Hummingbird backend with in-memory metrics and tracing);
+#   5b. the independent checks (checks/independent/run.sh): the official clients against oss-local-server and `oss`;
 #   6. on Linux, where the default transport is AsyncHTTPClient, runs the transport-facing suites again through the
 #      URLSession transport (OSS_TRANSPORT=urlsession): one conformance suite, two transports;
 #   7. on Linux, oss2 2.19.1's own test modules against the local server (scripts/oss2-suite.sh: at least 131 of 135
@@ -22,10 +23,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! .venv/bin/python -c "import oss2, alibabacloud_oss_v2, alibabacloud_credentials" >/dev/null 2>&1; then
-    echo "scripts/test.sh: creating .venv with oss2, alibabacloud-oss-v2 and alibabacloud-credentials from PyPI"
+if ! .venv/bin/python -c "import oss2, alibabacloud_oss_v2, alibabacloud_credentials, cryptography, requests" >/dev/null 2>&1; then
+    echo "scripts/test.sh: creating .venv with oss2, alibabacloud-oss-v2, alibabacloud-credentials (+ cryptography, requests) from PyPI"
     python3 -m venv .venv
-    .venv/bin/pip install --quiet --disable-pip-version-check oss2 alibabacloud-oss-v2 alibabacloud-credentials
+    .venv/bin/pip install --quiet --disable-pip-version-check oss2 alibabacloud-oss-v2 alibabacloud-credentials \
+        cryptography requests
 fi
 
 # At most 8 tests at a time. Swift Testing otherwise starts all ~460 at once; on a 2-core machine the in-process
@@ -76,6 +78,9 @@ step tests swift test --skip-build --skip PythonJudgeTests
 step samples-tests swift test --package-path Samples --skip-build
 # The official Python clients judge the local server on their own.
 step python-judges swift test --skip-build --filter PythonJudgeTests
+# The independent checks (checks/independent, written from the issues and OSS's documentation without reading these
+# tests): the official clients against oss-local-server and the oss CLI as built above.
+step independent ./checks/independent/run.sh
 # The transport-facing suites again, through the URLSession transport.
 OSS_TRANSPORT=urlsession step urlsession swift test --skip-build \
     --filter 'AliyunOSSTests|OSSToolTests|SeededFaultTransferTests|ObjectReplacementTests'
@@ -94,6 +99,7 @@ for name in tests samples-tests python-judges urlsession; do
     grep -E "Test .+ failed after|Exited with (unexpected )?signal|Fatal error" "$logs/$name.log" | grep -v "Test run with" \
         | sort -u | head -40 | sed "s/^/  $name: FAILED /" || true
 done
+[ -f "$logs/independent.log" ] && grep -E "^FAIL " "$logs/independent.log" | sed "s/^/  independent: /" || true
 if [ ${#failed_steps[@]} -eq 0 ]; then
     echo "scripts/test.sh: every step passed"
     exit 0

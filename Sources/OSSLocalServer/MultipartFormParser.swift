@@ -26,6 +26,7 @@ final class MultipartFormParser {
     /// A field value longer than the limit.
     struct FieldTooLarge: Error, Sendable {
         var name: String
+        var limit: Int
     }
 
     private let next: () async throws -> ByteBuffer?
@@ -45,6 +46,11 @@ final class MultipartFormParser {
         self.next = next
         // The first delimiter starts the body: pretend a CRLF came before it so every delimiter looks the same.
         buffer.writeBytes([0x0D, 0x0A])
+    }
+
+    /// Whether `contentType` is `multipart/form-data`, with or without a (usable) boundary.
+    static func isForm(contentType: String) -> Bool {
+        contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == "multipart/form-data"
     }
 
     /// The boundary of a `multipart/form-data` content type, or `nil` for any other type.
@@ -130,7 +136,7 @@ final class MultipartFormParser {
         var value = ByteBuffer()
         while var chunk = try await nextChunk() {
             guard value.readableBytes + chunk.readableBytes <= limit else {
-                throw FieldTooLarge(name: name)
+                throw FieldTooLarge(name: name, limit: limit)
             }
             value.writeBuffer(&chunk)
         }

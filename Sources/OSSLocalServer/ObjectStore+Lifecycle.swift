@@ -35,22 +35,24 @@ extension ObjectStore {
         }
         let versioned = buckets[bucket]?.record.versioning != nil
         for key in try sortedVersionedKeys(bucket) where key.utf8.starts(with: prefix.utf8) {
-            let history = versions(bucket, key)
+            var history = versions(bucket, key)
             guard let latest = history.first else { continue }
-            // The current version.
+            // The current version. Expired, it gets a delete marker (versioned) and becomes noncurrent at `now`; the
+            // rule's noncurrent actions below then see it so, in this same run, as OSS applies all of a rule's actions.
             if latest.deleteMarker != true, Self.selects(rule, latest) {
                 if let expiration = rule.expiration, Self.due(expiration.days, expiration.before, since: latest.lastModified, now: now) {
                     do {
                         let outcome = try deleteObject(bucket, key, versionId: nil, now: now)
                         record("Expiration", key, versionId: versioned ? outcome.versionId : nil)
+                        history = versions(bucket, key)
                     } catch let error as LocalOSSError where error.code == "FileImmutable" {
                         report.protected.append(bucket + "/" + key)
                     }
-                    continue
-                }
-                for move in rule.transitions where Self.due(move.days, move.before, since: latest.lastModified, now: now) {
-                    if try transition(bucket, latest, to: move.storageClass) {
-                        record("Transition", key, versionId: latest.versionId, storageClass: move.storageClass)
+                } else {
+                    for move in rule.transitions where Self.due(move.days, move.before, since: latest.lastModified, now: now) {
+                        if try transition(bucket, latest, to: move.storageClass) {
+                            record("Transition", key, versionId: latest.versionId, storageClass: move.storageClass)
+                        }
                     }
                 }
             }

@@ -187,7 +187,7 @@ extension ObjectStore {
                 return DeleteOutcome(versionId: nil, deleteMarker: false)
             }
             var marker = ObjectRecord(
-                key: key, size: 0, etag: "", crc64: 0, lastModified: Int64(Date().timeIntervalSince1970),
+                key: key, size: 0, etag: "", crc64: 0, lastModified: Int64(now.timeIntervalSince1970),
                 contentType: "", contentMD5: nil, userMetadata: [:], headers: [:], objectType: "DeleteMarker",
                 dataFile: "")
             marker.deleteMarker = true

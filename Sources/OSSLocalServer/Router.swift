@@ -124,8 +124,8 @@ enum Router {
                 return unsupported ? nil : .listObjects
             case "POST":
                 if q["delete"] != nil { return .deleteMultipleObjects }
-                let form = MultipartFormParser.boundary(ofContentType: context.header("content-type") ?? "") != nil
-                return form ? .postObject : nil
+                // A form without a boundary is still PostObject, answered 400 MalformedPOSTRequest (not 501).
+                return MultipartFormParser.isForm(contentType: context.header("content-type") ?? "") ? .postObject : nil
             default:
                 return nil
             }

@@ -111,6 +111,38 @@ import Testing
         }
     }
 
+    /// One rule with Expiration and NoncurrentVersionExpiration: both act in one run, and a version made noncurrent
+    /// by the run's own delete marker counts its noncurrent days from the simulated date, not the real clock.
+    @Test func oneRuleActsWholeAndCountsNoncurrentDaysFromTheSimulatedDate() async throws {
+        try await withLocalOSSServer(.init(buckets: ["lc-b"])) { server in
+            let c = TestClient(server)
+            _ = try await c.send(
+                "PUT", bucket: "lc-b", query: ["versioning": ""],
+                body: Array("<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>".utf8))
+            let v1 = try #require(try await c.send("PUT", bucket: "lc-b", key: "log", body: [1]).header("x-oss-version-id"))
+            let v2 = try #require(try await c.send("PUT", bucket: "lc-b", key: "log", body: [2]).header("x-oss-version-id"))
+            try await Self.put(c, "lc-b", """
+                <LifecycleConfiguration><Rule><ID>both</ID><Prefix></Prefix><Status>Enabled</Status>
+                  <Expiration><Days>7</Days></Expiration>
+                  <NoncurrentVersionExpiration><NoncurrentDays>3</NoncurrentDays></NoncurrentVersionExpiration></Rule>
+                </LifecycleConfiguration>
+                """)
+            // Day 8: v2 expires (a marker on top) and v1, noncurrent since today, goes in the same run.
+            var report = try await server.runLifecycle(now: Date().addingTimeInterval(8 * Self.day))
+            #expect(Set(report.actions.map { "\($0.action) \($0.versionId ?? "")" }).isSuperset(of: ["NoncurrentVersionExpiration \(v1)"]), "\(report.actions)")
+            #expect(report.actions.contains { $0.action == "Expiration" }, "\(report.actions)")
+            #expect(try await c.send("GET", bucket: "lc-b", key: "log", query: ["versionId": v1]).errorCode == "NoSuchVersion")
+            // v2 became noncurrent on (simulated) day 8: kept on day 8 and day 10, gone on day 11.
+            report = try await server.runLifecycle(now: Date().addingTimeInterval(8 * Self.day + 60))
+            #expect(report.actions.isEmpty, "\(report.actions)")
+            report = try await server.runLifecycle(now: Date().addingTimeInterval(10 * Self.day))
+            #expect(report.actions.isEmpty, "\(report.actions)")
+            #expect(try await c.send("GET", bucket: "lc-b", key: "log", query: ["versionId": v2]).body == [2])
+            report = try await server.runLifecycle(now: Date().addingTimeInterval(11 * Self.day + 60))
+            #expect(report.actions.map { "\($0.action) \($0.versionId ?? "")" } == ["NoncurrentVersionExpiration \(v2)"], "\(report.actions)")
+        }
+    }
+
     @Test func retentionProtectedObjectsAreLeftInPlace() async throws {
         try await withLocalOSSServer(.init(buckets: ["lc-w"])) { server in
             let c = TestClient(server)

@@ -79,10 +79,12 @@ struct PostForm {
         }
     }
 
-    func post(to client: TestClient, bucket: String, body: [UInt8]? = nil) async throws -> TestClient.Response {
+    func post(
+        to client: TestClient, bucket: String, body: [UInt8]? = nil, contentType: String? = nil
+    ) async throws -> TestClient.Response {
         try await client.execute(
-            "POST", url: client.url(bucket: bucket, key: nil, query: [:]), headers: ["Content-Type": contentType],
-            body: body ?? self.body)
+            "POST", url: client.url(bucket: bucket, key: nil, query: [:]),
+            headers: ["Content-Type": contentType ?? self.contentType], body: body ?? self.body)
     }
 }
 
@@ -166,10 +168,10 @@ struct PostObjectTests {
                 return form
             }
             func expectRefused(
-                _ form: PostForm, body: [UInt8]? = nil, _ status: Int, _ code: String, _ message: String? = nil,
-                sourceLocation: SourceLocation = #_sourceLocation
+                _ form: PostForm, body: [UInt8]? = nil, contentType: String? = nil, _ status: Int, _ code: String,
+                _ message: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
             ) async throws {
-                let response = try await form.post(to: client, bucket: "forms", body: body)
+                let response = try await form.post(to: client, bucket: "forms", body: body, contentType: contentType)
                 #expect(response.status == status && response.errorCode == code, "\(response.text)", sourceLocation: sourceLocation)
                 if let message {
                     #expect(unescaped(xmlValue("Message", in: response.text)) == message, sourceLocation: sourceLocation)
@@ -240,11 +242,23 @@ struct PostObjectTests {
             try await expectRefused(cut, body: Array(whole.prefix(fileEnd - 5)), 400, "MalformedPOSTRequest")
             try await expectRefused(cut, body: Array(whole.prefix(fileEnd + 2)), 400, "MalformedPOSTRequest")
 
-            // A huge field, and a V4 policy that does not bind its signing fields.
+            // A form whose content type has no boundary (400, not 501).
+            var unbounded = good()
+            unbounded.sign(version, Self.conditions, credentials: credentials)
+            try await expectRefused(unbounded, contentType: "multipart/form-data", 400, "MalformedPOSTRequest")
+
+            // OSS's limits: a field value at most 2 MB, the values before the file at most 8 MB in all.
             var long = good()
-            long.fields.append(("x-oss-meta-blob", String(repeating: "x", count: 9 * 1024)))
+            long.fields.append(("x-oss-meta-blob", String(repeating: "x", count: 2 * 1024 * 1024 + 1)))
             long.sign(version, Self.conditions, credentials: credentials)
-            try await expectRefused(long, 400, "InvalidArgument")
+            try await expectRefused(long, 400, "InvalidArgument", "The form field x-oss-meta-blob is longer than 2 MB.")
+            var many = good()
+            for index in 0..<5 { many.fields.append(("x-ignored-\(index)", String(repeating: "y", count: 1_900_000))) }
+            many.sign(version, Self.conditions, credentials: credentials)
+            try await expectRefused(
+                many, 400, "InvalidArgument", "The form fields before the file are longer than 8 MB in all (at x-ignored-4).")
+
+            // A V4 policy that does not bind its signing fields.
             if version == .v4 {
                 var unbound = good()
                 let v4 = OSSPostPolicySignature.v4Fields(credentials: credentials, date: Date(), region: "cn-hangzhou")
@@ -255,7 +269,8 @@ struct PostObjectTests {
                      OSSPostPolicySignature.v4(
                         policy: policy, secret: credentials.accessKeySecret, day: String(v4.date.prefix(8)),
                         region: "cn-hangzhou")))
-                try await expectRefused(unbound, 400, "InvalidPolicyDocument")
+                try await expectRefused(
+                    unbound, 403, "AccessDenied", "Invalid according to Policy: Extra input fields: x-oss-signature-version")
             }
             // A validly signed policy that is not a policy.
             var garbage = good()
