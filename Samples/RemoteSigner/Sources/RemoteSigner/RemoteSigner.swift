@@ -57,7 +57,7 @@ public struct RemoteSigner: Sendable {
         router.get("oss-sign") { request, _ in try await answer(request, method: "GET", body: Data()) }
         router.post("oss-sign") { request, _ in
             let body = try await request.body.collect(upTo: 64 * 1024)
-            return try await answer(request, method: "POST", body: Data(buffer: body))
+            return try await answer(request, method: "POST", body: Data(body.readableBytesView))
         }
         return router
     }
