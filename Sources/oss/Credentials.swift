@@ -61,7 +61,7 @@ struct ConfigSet: AsyncParsableCommand {
             """))
 
     @Option(help: "The profile (default: the file's current profile, else default).") var profile: String?
-    @Option(help: "AK, StsToken, RamRoleArn, ChainableRamRoleArn, EcsRamRole, OIDC or External (default: AK, or the profile's mode).")
+    @Option(help: "How the profile signs (default: AK, or the profile's mode now).")
     var mode: ProfileMode?
     @Option(help: "The access key id (AK, StsToken, RamRoleArn).") var accessKeyId: String?
     @Option(help: "The RAM role to assume (RamRoleArn, ChainableRamRoleArn, OIDC).") var ramRoleArn: String?
