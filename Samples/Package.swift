@@ -90,6 +90,40 @@ let package = Package(
             path: "PhotoBackend/Tests/PhotoBackendTests",
             swiftSettings: swiftSettings
         ),
+
+        // The app server's side of remote signing (issue #32): OSSRemoteSigningAuthority behind a Hummingbird route,
+        // each user limited to users/<user>/; the library, a thin executable, and its tests (a live loopback server).
+        .target(
+            name: "RemoteSigner",
+            dependencies: [.product(name: "AliyunOSS", package: sdk), .product(name: "Hummingbird", package: "hummingbird")],
+            path: "RemoteSigner/Sources/RemoteSigner",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "remote-signer",
+            dependencies: [
+                "RemoteSigner",
+                .product(name: "AliyunOSS", package: sdk),
+                .product(name: "OSSLocalServer", package: sdk),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "RemoteSigner/Sources/remote-signer",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RemoteSignerTests",
+            dependencies: [
+                "RemoteSigner",
+                .product(name: "AliyunOSS", package: sdk),
+                .product(name: "OSSCRC64", package: sdk),
+                .product(name: "OSSLocalServer", package: sdk),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            path: "RemoteSigner/Tests/RemoteSignerTests",
+            swiftSettings: swiftSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,5 @@
-import Crypto
 import NIOConcurrencyHelpers
+import OSSSigning
 
 import Foundation
 
@@ -232,9 +232,7 @@ public final class LocalSTSService: Sendable {
             } else {
                 throw Refusal(status: 404, code: "InvalidAccessKeyId.NotFound", message: "Specified access key is not found.")
             }
-            let stringToSign = Self.stringToSign(parameters, method: method)
-            let expected = Data(HMAC<Insecure.SHA1>.authenticationCode(
-                for: Data(stringToSign.utf8), using: SymmetricKey(data: Data((secret + "&").utf8)))).base64EncodedString()
+            let expected = OSSRPCSignature.signature(parameters, method: method, secret: secret)
             guard expected == signature else {
                 throw Refusal(
                     status: 400, code: "SignatureDoesNotMatch",
@@ -325,24 +323,6 @@ public final class LocalSTSService: Sendable {
             ]
             if let oidc { body["OIDCTokenInfo"] = oidc }
             return body
-        }
-
-        /// `METHOD&%2F&<percent-encoded canonical query>` over every parameter but `Signature`.
-        static func stringToSign(_ parameters: [String: String], method: String) -> String {
-            let canonical = parameters.filter { $0.key != "Signature" }
-                .sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
-                .map { percentEncode($0.key) + "=" + percentEncode($0.value) }
-                .joined(separator: "&")
-            return method + "&" + percentEncode("/") + "&" + percentEncode(canonical)
-        }
-
-        /// RFC 3986: everything but `A-Za-z0-9-_.~` as `%XX` (a space is `%20`).
-        static func percentEncode(_ text: String) -> String {
-            var unreserved = CharacterSet(charactersIn: "-_.~")
-            unreserved.formUnion(CharacterSet(charactersIn: "a"..."z"))
-            unreserved.formUnion(CharacterSet(charactersIn: "A"..."Z"))
-            unreserved.formUnion(CharacterSet(charactersIn: "0"..."9"))
-            return text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
         }
 
         /// `application/x-www-form-urlencoded` (`+` is a space).

@@ -3,9 +3,54 @@ import ArgumentParser
 
 import Foundation
 
-/// Options shared by the commands that talk to OSS. Credentials come only from the environment
-/// (OSS_ACCESS_KEY_ID, OSS_ACCESS_KEY_SECRET, OSS_SESSION_TOKEN), so they never land in shell history.
+/// Where a command's credentials come from: `--profile NAME` (the `aliyun` CLI's configuration, as `oss config`
+/// writes it), else OSS_ACCESS_KEY_ID / OSS_ACCESS_KEY_SECRET / OSS_SESSION_TOKEN when set, else the SDK's default
+/// chain. A secret is never an argument, so it never lands in shell history.
+struct CredentialOptions: ParsableArguments {
+    @Option(help: "A profile of the aliyun CLI's configuration (~/.aliyun/config.json, or $ALIBABA_CLOUD_CONFIG_FILE; oss config writes it) to sign with (default: OSS_ACCESS_KEY_ID and OSS_ACCESS_KEY_SECRET when set, else the default credentials chain).")
+    var profile: String?
+
+    @Option(help: "The STS endpoint that role and OIDC profiles call (default: $OSS_STS_ENDPOINT, else from the profile's sts_region).")
+    var stsEndpoint: String?
+
+    /// What answers, as `oss whoami` names it when nothing has been asked yet.
+    enum Source {
+        case profile(OSSCLIProfileCredentialProvider)
+        case environment(OSSEnvironmentCredentialProvider)
+        case defaultChain(OSSDefaultCredentialProvider)
+
+        var provider: any OSSCredentialProvider {
+            switch self {
+            case .profile(let provider): provider
+            case .environment(let provider): provider
+            case .defaultChain(let provider): provider
+            }
+        }
+    }
+
+    func source() throws -> Source {
+        let environment = ProcessInfo.processInfo.environment
+        let sts = [stsEndpoint, environment["OSS_STS_ENDPOINT"]].compactMap { $0 }.first { !$0.isEmpty }
+        if let profile {
+            guard !profile.isEmpty else { throw CLIFailure(.clientError, "--profile needs a profile name") }
+            do {
+                return .profile(try OSSCLIProfileCredentialProvider(profileName: profile, stsEndpoint: sts))
+            } catch {
+                throw CLIFailure(error)
+            }
+        }
+        let variables = OSSEnvironmentCredentialProvider.Variables.oss
+        if [variables.accessKeyId, variables.accessKeySecret].contains(where: { environment[$0]?.isEmpty == false }) {
+            return .environment(OSSEnvironmentCredentialProvider(variables: variables))
+        }
+        return .defaultChain(OSSDefaultCredentialProvider(stsEndpoint: sts))
+    }
+}
+
+/// Options shared by the commands that talk to OSS; the credentials as ``CredentialOptions`` chooses them.
 struct ConnectionOptions: ParsableArguments {
+    @OptionGroup var credentials: CredentialOptions
+
     @Option(help: "The OSS endpoint, e.g. https://oss-cn-hangzhou.aliyuncs.com (default: $OSS_ENDPOINT).")
     var endpoint: String?
 
@@ -32,11 +77,7 @@ struct ConnectionOptions: ParsableArguments {
         guard let endpoint = endpoint ?? environment["OSS_ENDPOINT"], !endpoint.isEmpty else {
             throw CLIFailure(.clientError, "no endpoint: pass --endpoint URL or set OSS_ENDPOINT")
         }
-        guard let id = environment["OSS_ACCESS_KEY_ID"], !id.isEmpty,
-            let secret = environment["OSS_ACCESS_KEY_SECRET"], !secret.isEmpty
-        else {
-            throw CLIFailure(.clientError, "no credentials: set OSS_ACCESS_KEY_ID and OSS_ACCESS_KEY_SECRET (and OSS_SESSION_TOKEN for STS)")
-        }
+        let provider = try credentials.source().provider
         let region = region ?? environment["OSS_REGION"]
         let version: OSSSignatureVersion
         switch signatureVersion?.lowercased() {
@@ -58,7 +99,7 @@ struct ConnectionOptions: ParsableArguments {
         configure(&configuration)
         do {
             return try OSSClient(
-                endpoint: endpoint, credentialProvider: OSSEnvironmentCredentialProvider(), configuration: configuration)
+                endpoint: endpoint, credentialProvider: provider, configuration: configuration)
         } catch {
             throw CLIFailure(error)
         }

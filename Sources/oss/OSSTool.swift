@@ -8,7 +8,10 @@ struct OSSTool: AsyncParsableCommand {
         commandName: "oss",
         abstract: "Alibaba Cloud OSS from the command line: resumable copies, listings, presigned URLs, a local server.",
         discussion: helpProse("""
-            Credentials come from OSS_ACCESS_KEY_ID, OSS_ACCESS_KEY_SECRET and OSS_SESSION_TOKEN; the endpoint from
+            Credentials come from --profile NAME (a profile of the aliyun CLI's configuration, as oss config writes \
+            it), else OSS_ACCESS_KEY_ID, OSS_ACCESS_KEY_SECRET and OSS_SESSION_TOKEN, else the default credentials \
+            chain (ALIBABA_CLOUD_* variables, OIDC, the aliyun CLI's current profile, the credentials file, the ECS \
+            RAM role, a credentials URI); oss whoami shows which answered. The endpoint from
             --endpoint or OSS_ENDPOINT (with its scheme: http://127.0.0.1:9000, \
             https://oss-cn-hangzhou.aliyuncs.com); the region from --region or OSS_REGION.
 
@@ -26,6 +29,7 @@ struct OSSTool: AsyncParsableCommand {
             Demo.self, MakeBucket.self, RemoveBucket.self, BucketVersioning.self, List.self, Stat.self, Remove.self, Copy.self, Sync.self, Presign.self, Serve.self,
             BucketConfig.self,
             TransferDaemon.self, BackgroundApp.self,
+            Config.self, Whoami.self,
         ]
     )
 }

@@ -119,4 +119,26 @@ struct OfficialVectorTests {
         }
         #expect(compared == 8)
     }
+
+    /// Alibaba Cloud's documented RPC signature example (ECS DescribeRegions, secret `testsecret`), which the STS
+    /// client and the local STS stand-in both sign and check with; the POST variant differs only in the verb.
+    @Test("RPC signature: the documented DescribeRegions example")
+    func rpcSignatureDocumentedExample() {
+        let parameters = [
+            "Timestamp": "2016-02-23T12:46:24Z", "Format": "XML", "AccessKeyId": "testid", "Action": "DescribeRegions",
+            "SignatureMethod": "HMAC-SHA1", "SignatureNonce": "3ee8c1b8-83d3-44af-a94f-4e0ad82fd6cf",
+            "Version": "2014-05-26", "SignatureVersion": "1.0",
+        ]
+        #expect(
+            OSSRPCSignature.stringToSign(parameters, method: "GET")
+                == "GET&%2F&AccessKeyId%3Dtestid%26Action%3DDescribeRegions%26Format%3DXML%26SignatureMethod%3DHMAC-SHA1"
+                + "%26SignatureNonce%3D3ee8c1b8-83d3-44af-a94f-4e0ad82fd6cf%26SignatureVersion%3D1.0"
+                + "%26Timestamp%3D2016-02-23T12%253A46%253A24Z%26Version%3D2014-05-26")
+        #expect(OSSRPCSignature.signature(parameters, method: "GET", secret: "testsecret") == "OLeaidS1JvxuMvnyHOwuJ+uX5qY=")
+        // `Signature` itself is never signed; a space is %20 (encoded again: %2520), `*` is %2A, `~` stays.
+        var signed = parameters
+        signed["Signature"] = "OLeaidS1JvxuMvnyHOwuJ+uX5qY="
+        #expect(OSSRPCSignature.signature(signed, method: "GET", secret: "testsecret") == "OLeaidS1JvxuMvnyHOwuJ+uX5qY=")
+        #expect(OSSRPCSignature.stringToSign(["a b": "*~"], method: "POST") == "POST&%2F&a%2520b%3D%252A~")
+    }
 }

@@ -195,11 +195,11 @@ struct OSSToolTests {
     @Test func badInputGivesAClearMessageAndNonZeroExit() async throws {
         let work = try makeWorkDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
-        // No credentials in the environment.
+        // No credentials in the environment, nor anywhere the default chain looks.
         let bare = ToolRunner(home: work)
-        var r = try await bare.run(["ls", "oss://b/", "--endpoint", "http://127.0.0.1:9"])
+        var r = try await bare.run(["ls", "oss://bucket-b/", "--endpoint", "http://127.0.0.1:9"])
         #expect(r.status == 2)
-        #expect(r.stderr.contains("no credentials"), "\(r.stderr)")
+        #expect(r.stderr.contains("no credentials from the default chain"), "\(r.stderr)")
         try await withLocalOSSServer { server in
             let tool = ToolRunner(server: server, home: work)
             r = try await tool.run(["stat", "not-a-url"])

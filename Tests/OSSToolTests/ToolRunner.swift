@@ -18,6 +18,9 @@ struct ToolRunner {
         for name in ["OSS_ACCESS_KEY_ID", "OSS_ACCESS_KEY_SECRET", "OSS_SESSION_TOKEN", "OSS_ENDPOINT", "OSS_REGION"] {
             env[name] = nil
         }
+        // Nothing from the developer's own credentials chain, and never the ECS metadata service (loopback only).
+        for name in env.keys where name.hasPrefix("ALIBABA_CLOUD_") { env[name] = nil }
+        env["ALIBABA_CLOUD_ECS_METADATA_DISABLED"] = "true"
         env["HOME"] = home.path
         if let server {
             env["OSS_ACCESS_KEY_ID"] = server.credentials.accessKeyId

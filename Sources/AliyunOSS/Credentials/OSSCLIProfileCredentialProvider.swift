@@ -28,6 +28,7 @@ public final class OSSCLIProfileCredentialProvider: OSSCredentialProvider, OSSRe
     private let stsEndpoint: String?
     private let environment: [String: String]
     private let resolved = OSSLockedValue<(any OSSCredentialProvider)?>(nil)
+    private let resolvedProfile = OSSLockedValue<(name: String, mode: String)?>(nil)
 
     /// - Parameters:
     ///   - profileName: the profile; `nil` reads `ALIBABA_CLOUD_PROFILE`, else the file's `current`.
@@ -72,6 +73,11 @@ public final class OSSCLIProfileCredentialProvider: OSSCredentialProvider, OSSRe
             resolved = provider
             return provider
         }
+    }
+
+    /// The profile read and its mode; `nil` before the file is read.
+    package var answeringProfile: (name: String, mode: String)? {
+        resolvedProfile.withLockedValue { $0 }
     }
 
     public var description: String {
@@ -133,7 +139,10 @@ public final class OSSCLIProfileCredentialProvider: OSSCredentialProvider, OSSRe
         guard let wanted = profileName ?? configuration.current.flatMap({ $0.isEmpty ? nil : $0 }) else {
             throw OSSClientError(.signFailed, "\(what) \(path) names no current profile and none was given")
         }
-        return try provider(named: wanted, in: profiles, visited: [])
+        let provider = try provider(named: wanted, in: profiles, visited: [])
+        let mode = profiles.first(where: { $0.name == wanted })?.mode ?? ""
+        resolvedProfile.withLockedValue { $0 = $0 ?? (wanted, mode) }
+        return provider
     }
 
     /// The provider of profile `wanted`; `visited` are the profiles whose `source_profile` led here (a loop is an

@@ -90,6 +90,11 @@ public final class OSSDefaultCredentialProvider: OSSCredentialProvider, OSSRefre
         answering.withLockedValue { $0?.name }
     }
 
+    /// The provider of the step that answered; `nil` before the first credentials.
+    package var answeringProvider: (any OSSCredentialProvider)? {
+        answering.withLockedValue { step in step.flatMap { try? $0.provider.get() } }
+    }
+
     public func credentials() async throws -> OSSCredentials {
         try await signingCredentials().credentials
     }

@@ -118,6 +118,9 @@ public actor OSSRefreshingCredentialProvider: OSSCredentialProvider, OSSRefreshB
         }
     }
 
+    /// When the cached credentials expire (`nil`: none cached, or they never expire).
+    package var cachedExpiration: Date? { cached?.expiration }
+
     /// Forgets the cached credentials; the next call to ``credentials()`` fetches new ones.
     /// A fetch already in flight is not shared with later callers, which start a new one.
     public func invalidate() {
@@ -169,7 +172,7 @@ protocol OSSRefreshBackedCredentialProvider: OSSCredentialProvider {
 }
 
 /// What ``OSSRefreshBackedCredentialProvider/signingCredentials()`` answers.
-struct OSSSigningCredentials: Sendable {
+package struct OSSSigningCredentials: Sendable {
     var credentials: OSSCredentials
     /// The refreshing provider and fetch (epoch) that produced ``credentials``; `nil` for fixed credentials.
     var source: (provider: OSSRefreshingCredentialProvider, epoch: Int)?
@@ -180,6 +183,15 @@ struct OSSSigningCredentials: Sendable {
             return try await backed.signingCredentials()
         }
         return OSSSigningCredentials(credentials: try await provider.credentials(), source: nil)
+    }
+
+    /// The credentials `provider` signs with now and, when a refreshing provider produced them, when they expire
+    /// (`nil`: they do not), for a caller that shows who it is (`oss whoami`); never for logging the secret.
+    package static func current(of provider: any OSSCredentialProvider) async throws
+        -> (credentials: OSSCredentials, expiration: Date?)
+    {
+        let signing = try await of(provider)
+        return (signing.credentials, await signing.source?.provider.cachedExpiration)
     }
 }
 

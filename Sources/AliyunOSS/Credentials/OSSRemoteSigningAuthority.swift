@@ -7,7 +7,9 @@ import Foundation
 /// It signs nothing it cannot read: for V4 it gets the canonical request and checks that the string to sign is its
 /// hash under this server's region and today's scope; for V1 the string to sign is readable as is. Then the request
 /// must be
-/// - on an object of ``Policy/bucket`` under ``Policy/keyPrefix`` (no bucket-level request, no copy from elsewhere),
+/// - on an object of ``Policy/bucket`` under ``Policy/keyPrefix`` (no copy from elsewhere), or, signed with V4, a
+///   `GET` listing of the bucket (ListObjects, ListObjectsV2) whose `prefix` is under ``Policy/keyPrefix``, as a
+///   directory download needs (V1 does not sign a listing's `prefix`, so V1 gets no bucket-level request at all),
 /// - one of ``Policy/methods``, with only the query parameters of ``Policy/queryParameters``,
 /// - dated within ``Policy/clockTolerance`` of now, or, presigned, expiring within ``Policy/maxPresignExpiry``.
 /// Anything else is refused: an ``OSSClientError`` `invalidArgument` whose message says what (403 over HTTP).
@@ -161,14 +163,19 @@ public struct OSSRemoteSigningAuthority: Sendable {
         try verifyMethod(parts[0])
         let path = parts[1]
         guard let decodedPath = OSSPercentEncoding.decode(path) else { throw refusal("an undecodable path") }
-        try verifyObject(path: decodedPath)
+        let key = try key(ofPath: decodedPath)
         var query: [String: String] = [:]
         for item in parts[2].split(separator: "&") {
             let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = OSSPercentEncoding.decode(pair[0]) else { throw refusal("an undecodable query") }
             query[name] = pair.count > 1 ? OSSPercentEncoding.decode(pair[1]) ?? "" : ""
         }
-        try verifyQuery(Array(query.keys))
+        if key.isEmpty {
+            try verifyListing(method: parts[0], query: query)
+        } else {
+            try verifyObject(path: decodedPath)
+            try verifyQuery(Array(query.keys))
+        }
         var headers: [String: String] = [:]
         for line in parts[3..<blank] {
             guard let colon = line.firstIndex(of: ":") else { throw refusal("a malformed canonical header") }
@@ -222,13 +229,37 @@ public struct OSSRemoteSigningAuthority: Sendable {
         guard policy.methods.contains(method) else { throw refusal("the method \(method)") }
     }
 
-    /// `/bucket/key` (decoded) on the policy's bucket, with a key under its prefix.
-    private func verifyObject(path: String) throws {
+    /// The key of `/bucket/key` (decoded) on the policy's bucket; empty for the bucket itself.
+    private func key(ofPath path: String) throws -> String {
         let bucketPrefix = "/\(policy.bucket)/"
         guard path.hasPrefix(bucketPrefix) else { throw refusal("a request outside bucket \(policy.bucket)") }
-        let key = String(path.dropFirst(bucketPrefix.count))
+        return String(path.dropFirst(bucketPrefix.count))
+    }
+
+    /// `/bucket/key` (decoded) on the policy's bucket, with a key under its prefix.
+    private func verifyObject(path: String) throws {
+        let key = try key(ofPath: path)
         guard !key.isEmpty else { throw refusal("a bucket-level request") }
         guard key.hasPrefix(policy.keyPrefix) else { throw refusal("the key \(key) outside \(policy.keyPrefix)") }
+    }
+
+    /// The query parameters of a listing (ListObjects and ListObjectsV2).
+    static let listingQueryParameters: Set<String> = [
+        "list-type", "prefix", "delimiter", "start-after", "continuation-token", "max-keys", "encoding-type",
+        "fetch-owner", "marker",
+    ]
+
+    /// A V4 bucket-level request: only a `GET` listing whose `prefix` is under the policy's prefix.
+    private func verifyListing(method: String, query: [String: String]) throws {
+        guard method == "GET", query.keys.allSatisfy(Self.listingQueryParameters.contains) else {
+            throw refusal("a bucket-level request other than a listing")
+        }
+        let prefix = query["prefix"] ?? ""
+        guard prefix.hasPrefix(policy.keyPrefix) else {
+            throw refusal(
+                "a bucket-level request: a listing of \(prefix.isEmpty ? "the whole bucket" : "prefix " + prefix), "
+                    + "not under \(policy.keyPrefix)")
+        }
     }
 
     private func verifyQuery(_ names: [String]) throws {

@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import OSSSigning
 
 /// An error answered by STS: its HTTP status, `Code`, `Message` and `RequestId` (the underlying error of the
 /// ``OSSClientError`` `signFailed` a role provider throws). The message is cut before anything STS echoes of the
@@ -67,7 +67,7 @@ struct OSSSTSClient: Sendable {
         all["SignatureVersion"] = "1.0"
         all["SignatureNonce"] = UUID().uuidString
         all = Self.common(all)
-        all["Signature"] = Self.signature(all, method: "POST", secret: credentials.accessKeySecret)
+        all["Signature"] = OSSRPCSignature.signature(all, method: "POST", secret: credentials.accessKeySecret)
         return try await send(all)
     }
 
@@ -88,37 +88,9 @@ struct OSSSTSClient: Sendable {
         return all
     }
 
-    /// The RPC signature: base64 HMAC-SHA1, keyed `<secret>&`, of `METHOD&%2F&<encoded canonical query>`.
-    static func signature(_ parameters: [String: String], method: String, secret: String) -> String {
-        let canonical = parameters.filter { $0.key != "Signature" }
-            .sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
-            .map { percentEncode($0.key) + "=" + percentEncode($0.value) }
-            .joined(separator: "&")
-        let stringToSign = method + "&" + percentEncode("/") + "&" + percentEncode(canonical)
-        let mac = HMAC<Insecure.SHA1>.authenticationCode(
-            for: Data(stringToSign.utf8), using: SymmetricKey(data: Data((secret + "&").utf8)))
-        return Data(mac).base64EncodedString()
-    }
-
-    /// RFC 3986 percent-encoding: everything but `A-Za-z0-9-_.~`.
-    static func percentEncode(_ text: String) -> String {
-        var encoded = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
-                UInt8(ascii: "~"):
-                encoded.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                encoded += String(format: "%%%02X", byte)
-            }
-        }
-        return encoded
-    }
-
     private func send(_ parameters: [String: String]) async throws -> OSSFederationToken {
         let body = parameters.sorted { $0.key < $1.key }
-            .map { Self.percentEncode($0.key) + "=" + Self.percentEncode($0.value) }.joined(separator: "&")
+            .map { OSSPercentEncoding.encode($0.key) + "=" + OSSPercentEncoding.encode($0.value) }.joined(separator: "&")
         let service = "STS at \(endpoint.absoluteString)"
         let reply: OSSCredentialHTTP.Reply
         do {

@@ -163,4 +163,45 @@ struct RejectionRefreshTests {
         #expect(provider.answeredBy == "credentials URI")
         #expect(asked.withLockedValue { $0 } == 2)
     }
+
+    @Test("the default chain answered by the aliyun CLI's current profile (mode EcsRamRole), as oss config writes it")
+    func defaultChainCLIProfile() async throws {
+        let home = try CredentialHome()
+        defer { home.cleanup() }
+        let box = TMServerBox()
+        let metadata = try await Self.metadataService(box)
+        defer { Task { try? await metadata.shutdown() } }
+        try home.writeCLIConfig(current: "ecs", [["name": "ecs", "mode": "EcsRamRole", "ram_role_name": "oss-app"]])
+        let provider = OSSDefaultCredentialProvider(
+            environment: home.environment(["ALIBABA_CLOUD_ECS_METADATA_DISABLED": "false"]), metadataEndpoint: metadata.url)
+        try await withTMServer(provider: provider) { server, client in
+            box.set(server)
+            try await Self.uploadAcrossARevocation(server, client, key: "chain-cli.bin")
+        }
+        #expect(provider.answeredBy == "aliyun CLI profile")
+        #expect(metadata.stats.credentialRequests == 2)
+    }
+
+    @Test("the app-server token provider (OSSAuthServerCredentialProvider)")
+    func authServer() async throws {
+        let box = TMServerBox()
+        let tokens = try await LocalHTTPServer.start { _ in
+            guard let credential = box.server?.issueTemporaryCredentials(lifetime: .seconds(3600)) else {
+                return .init(status: 503)
+            }
+            let body: [String: Any] = [
+                "StatusCode": 200, "AccessKeyId": credential.accessKeyId, "AccessKeySecret": credential.accessKeySecret,
+                "SecurityToken": credential.securityToken,
+                "Expiration": ISO8601DateFormatter().string(from: credential.expiration),
+            ]
+            return .init(body: (try? JSONSerialization.data(withJSONObject: body)) ?? Data())
+        }
+        defer { Task { try? await tokens.shutdown() } }
+        let provider = OSSAuthServerCredentialProvider(url: tokens.url)
+        try await withTMServer(provider: provider) { server, client in
+            box.set(server)
+            try await Self.uploadAcrossARevocation(server, client, key: "auth-server.bin")
+        }
+        #expect(await provider.fetchCount == 2)
+    }
 }

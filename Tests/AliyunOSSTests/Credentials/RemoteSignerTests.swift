@@ -117,7 +117,83 @@ struct RemoteSignerTests {
             #expect(long?.message.contains("presigned URL") == true, "\(String(describing: long))")
             let list = await thrownClientError { _ = try await client.listObjectsV2(OSSListObjectsV2Request(bucketName: "bkt")) }
             #expect(list?.message.contains("a bucket-level request") == true, "\(String(describing: list))")
+            // A listing of the user's own prefix: V4 signs its prefix, so it is allowed; V1 does not, so it is not.
+            let own = OSSListObjectsV2Request(bucketName: "bkt", prefix: "users/alice/")
+            if version == .v4 {
+                #expect(try await client.listObjectsV2(own).contents.map(\.objectKey) == ["users/alice/photo.bin"])
+            } else {
+                let refused = await thrownClientError { _ = try await client.listObjectsV2(own) }
+                #expect(refused?.message.contains("a bucket-level request") == true, "\(String(describing: refused))")
+            }
             #expect(await server.stats()[.putObject].requests == 0, "nothing refused reached OSS")
+        }
+    }
+
+    @Test("directory transfers signed remotely (V4): a tree up and down under the prefix; another user's prefix refused")
+    func directoryTransfers() async throws {
+        try await withRemoteSigner(.v4) { server, client, app in
+            let scratch = try BatchScratch()
+            defer { scratch.cleanup() }
+            let files: [String: [UInt8]] = [
+                "a b.txt": Array("space".utf8), "sub/deep.bin": patternBytes(5000, seed: 3),
+                "big.bin": patternBytes(350_000, seed: 4),
+            ]
+            for (path, bytes) in files { try scratch.write(path, bytes) }
+            var options = OSSDirectoryTransferOptions()
+            options.singleRequestThreshold = 200_000
+            options.partSize = batchPartSize
+            let manager = OSSTransferManager(client: client, recordDirectoryPath: scratch.records)
+            let up = try await manager.uploadDirectory(scratch.source, toBucket: "bkt", prefix: "users/alice/album/", options: options)
+            let uploaded = try await up.result()
+            #expect(uploaded.counts.uploaded == 3 && uploaded.counts.failed == 0, "\(uploaded)")
+            #expect(await server.stats()[.uploadPart].requests == 4, "big.bin in four parts")
+            let down = try await manager.downloadDirectory(
+                fromBucket: "bkt", prefix: "users/alice/album/", to: scratch.destination, options: options)
+            let downloaded = try await down.result()
+            #expect(downloaded.counts.downloaded == 3 && downloaded.counts.failed == 0, "\(downloaded)")
+            for (path, bytes) in files {
+                #expect(Array(try Data(contentsOf: scratch.destination.appendingPathComponent(path))) == bytes, "\(path)")
+            }
+            #expect(app.refusals.withLockedValue { $0 }.isEmpty, "\(app.refusals.withLockedValue { $0 })")
+
+            // Another user's prefix: the listing is refused, so nothing is listed or fetched.
+            let listed = await server.stats()[.listObjectsV2].requests
+            let error = await thrownClientError {
+                let other = try await manager.downloadDirectory(
+                    fromBucket: "bkt", prefix: "users/bob/", to: scratch.root.appendingPathComponent("bob"), options: options)
+                _ = try await other.result()
+            }
+            #expect("\(String(describing: error))".contains("a listing of prefix users/bob/, not under users/alice/"), "\(String(describing: error))")
+            #expect(await server.stats()[.listObjectsV2].requests == listed)
+        }
+    }
+
+    @Test("a background upload and download (the simulated task system) through presigned URLs the remote signer signs")
+    func backgroundTransfers() async throws {
+        try await withRemoteSigner(.v4) { server, client, app in
+            let work = try BackgroundTransferServiceTests.scratch()
+            defer { try? FileManager.default.removeItem(at: work) }
+            let bytes = patternBytes(700_000, seed: 9)
+            let file = work.appendingPathComponent("bg.bin")
+            try Data(bytes).write(to: file)
+            // The URLs live no longer than the signing policy allows (an hour by default).
+            let service = OSSBackgroundTransferService(
+                client: client,
+                system: OSSSimulatedTaskSystem(spoolDirectory: work.appendingPathComponent("spool").path, sessionIdentifier: "signer"),
+                recordDirectoryPath: work.appendingPathComponent("records").path, urlLifetime: 1800)
+            _ = try await service.startUpload(
+                OSSBackgroundUploadRequest(bucketName: "bkt", objectKey: "users/alice/bg.bin", uploadingFileURL: file, partSize: 200_000))
+            try await BackgroundLongNameTests.drive(service, work, "signer")
+            #expect(await server.stats()[.uploadPart].requests == 4)
+            let head = try await client.headObject(OSSHeadObjectRequest(bucketName: "bkt", objectKey: "users/alice/bg.bin"))
+            #expect(head.crc64 == CRC64.checksum(bytes), "\(head)")
+
+            let copy = work.appendingPathComponent("copy.bin")
+            _ = try await service.startDownload(
+                OSSBackgroundDownloadRequest(bucketName: "bkt", objectKey: "users/alice/bg.bin", downloadToFileURL: copy, partSize: 200_000))
+            try await BackgroundLongNameTests.drive(service, work, "signer")
+            #expect(Array(try Data(contentsOf: copy)) == bytes)
+            #expect(app.refusals.withLockedValue { $0 }.isEmpty, "\(app.refusals.withLockedValue { $0 })")
         }
     }
 
