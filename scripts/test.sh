@@ -11,7 +11,9 @@
 #   5. runs every Swift test (Swift Testing) with `swift test`: first all but the official Python clients' judges,
 #      then the judges on their own (the official clients give up on a reply after a fixed 20 s, and a 2-core
 #      machine running four hundred tests at once can take that long to schedule the in-process server), and the
-#      samples' tests (the Hummingbird backend with in-memory metrics and tracing);
+#      samples' tests (the Hummingbird backend with in-memory metrics and tracing), then the real-browser test
+#      (scripts/test-browser.sh: headless Chromium uploads through the BrowserUpload sample, ~40 s; BROWSER_SKIP=1
+#      skips it);
 #   6. on Linux, where the default transport is AsyncHTTPClient, runs the transport-facing suites again through the
 #      URLSession transport (OSS_TRANSPORT=urlsession): one conformance suite, two transports;
 #   7. on Linux, oss2 2.19.1's own test modules against the local server (scripts/oss2-suite.sh: at least 131 of 135
@@ -22,10 +24,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! .venv/bin/python -c "import oss2, alibabacloud_oss_v2, alibabacloud_credentials" >/dev/null 2>&1; then
-    echo "scripts/test.sh: creating .venv with oss2, alibabacloud-oss-v2 and alibabacloud-credentials from PyPI"
+if ! .venv/bin/python -c "import oss2, alibabacloud_oss_v2, alibabacloud_credentials, selenium" >/dev/null 2>&1; then
+    echo "scripts/test.sh: creating .venv with oss2, alibabacloud-oss-v2, alibabacloud-credentials and selenium from PyPI"
     python3 -m venv .venv
-    .venv/bin/pip install --quiet --disable-pip-version-check oss2 alibabacloud-oss-v2 alibabacloud-credentials
+    .venv/bin/pip install --quiet --disable-pip-version-check oss2 alibabacloud-oss-v2 alibabacloud-credentials selenium
 fi
 
 # At most 8 tests at a time. Swift Testing otherwise starts all ~460 at once; on a 2-core machine the in-process
@@ -74,6 +76,10 @@ if [ -n "$warnings" ]; then
 fi
 step tests swift test --skip-build --skip PythonJudgeTests
 step samples-tests swift test --package-path Samples --skip-build
+if [ "${BROWSER_SKIP:-0}" != "1" ]; then
+    # Headless Chromium uploads through the BrowserUpload sample's page (BROWSER_SKIP=1 skips).
+    step browser ./scripts/test-browser.sh
+fi
 # The official Python clients judge the local server on their own.
 step python-judges swift test --skip-build --filter PythonJudgeTests
 # The transport-facing suites again, through the URLSession transport.
@@ -87,6 +93,7 @@ fi
 echo
 echo "scripts/test.sh: summary"
 echo "  time per step: ${timings[*]/%/,} total ${SECONDS}s"
+grep -h "^browser_upload: FAILED" "$logs/browser.log" 2>/dev/null | sed "s/^/  browser: /" || true
 for name in tests samples-tests python-judges urlsession; do
     [ -f "$logs/$name.log" ] || continue
     grep -E "Test run with [0-9]+ tests?" "$logs/$name.log" | sed "s/^/  $name: /" || true

@@ -220,9 +220,13 @@ public struct BrowserUpload: Sendable {
         let prefix = prefix(of: user)
         guard key.hasPrefix(prefix) else { throw HTTPError(.forbidden, message: "\(key) is outside \(prefix)") }
         let name = key.dropFirst(prefix.count)
-        let allowed = name.unicodeScalars.allSatisfy { $0 != "/" && $0 != "\\" && !$0.properties.isNoncharacterCodePoint && $0.value >= 0x20 && $0.value != 0x7F }
+        let allowed = name.unicodeScalars.allSatisfy { scalar in
+            scalar != "/" && scalar != "\\" && scalar.value >= 0x20 && scalar.value != 0x7F
+                && !scalar.properties.isNoncharacterCodePoint
+        }
         guard allowed, (1...255).contains(name.utf8.count), name != ".", name != ".." else {
-            throw HTTPError(.forbidden, message: "a file name under \(prefix) is 1 to 255 bytes without '/', '\\' or control characters")
+            throw HTTPError(
+                .forbidden, message: "a file name under \(prefix) is 1 to 255 bytes without '/', '\\' or control characters")
         }
     }
 
