@@ -19,8 +19,11 @@ if ! .venv/bin/python -c "import selenium, oss2" >/dev/null 2>&1; then
     .venv/bin/pip install --quiet --disable-pip-version-check selenium oss2
 fi
 
-swift build --product oss-local-server
-swift build --package-path Samples --product browser-upload
+# scripts/test.sh has built both packages already (BROWSER_PREBUILT=1); run alone, this builds the two executables.
+if [ "${BROWSER_PREBUILT:-0}" != "1" ]; then
+    swift build --product oss-local-server
+    swift build --package-path Samples --product browser-upload
+fi
 server="$(swift build --show-bin-path)/oss-local-server"
 backend="$(swift build --package-path Samples --show-bin-path)/browser-upload"
 mkdir -p .build/test-logs

@@ -12,7 +12,7 @@
 #      then the judges on their own (the official clients give up on a reply after a fixed 20 s, and a 2-core
 #      machine running four hundred tests at once can take that long to schedule the in-process server), and the
 #      samples' tests (the Hummingbird backend with in-memory metrics and tracing), then the real-browser test
-#      (scripts/test-browser.sh: headless Chromium uploads through the BrowserUpload sample, ~40 s; BROWSER_SKIP=1
+#      (scripts/test-browser.sh: headless Chromium uploads through the BrowserUpload sample, ~20 s; BROWSER_SKIP=1
 #      skips it);
 #   6. on Linux, where the default transport is AsyncHTTPClient, runs the transport-facing suites again through the
 #      URLSession transport (OSS_TRANSPORT=urlsession): one conformance suite, two transports;
@@ -78,7 +78,7 @@ step tests swift test --skip-build --skip PythonJudgeTests
 step samples-tests swift test --package-path Samples --skip-build
 if [ "${BROWSER_SKIP:-0}" != "1" ]; then
     # Headless Chromium uploads through the BrowserUpload sample's page (BROWSER_SKIP=1 skips).
-    step browser ./scripts/test-browser.sh
+    BROWSER_PREBUILT=1 step browser ./scripts/test-browser.sh
 fi
 # The official Python clients judge the local server on their own.
 step python-judges swift test --skip-build --filter PythonJudgeTests

@@ -104,7 +104,7 @@ def browser(screenshot_dir):
     options = webdriver.ChromeOptions()
     options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     for flag in [
-        "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1000,1100",
+        "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1000,700",
         # Loopback only: no name resolves but 127.0.0.1, and nothing is fetched in the background.
         "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",

@@ -22,7 +22,9 @@ function setBusy(delta) {
 }
 
 function mib(bytes) {
-    return bytes < 1 << 20 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / (1 << 20)).toFixed(1)} MiB`;
+    if (bytes < 1 << 20) return `${(bytes / 1024).toFixed(1)} KiB`;
+    if (bytes < 1 << 30) return `${(bytes / (1 << 20)).toFixed(1)} MiB`;
+    return `${(bytes / (1 << 30)).toFixed(1)} GiB`;
 }
 
 function showError(error) {
