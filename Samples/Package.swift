@@ -124,6 +124,43 @@ let package = Package(
             path: "RemoteSigner/Tests/RemoteSignerTests",
             swiftSettings: swiftSettings
         ),
+
+        // A backend that hands a browser POST policies and presigned multipart plans for its user's prefix, and
+        // serves the page that uploads with them (Page/: plain HTML and JavaScript, as resources).
+        .target(
+            name: "BrowserUpload",
+            dependencies: [
+                .product(name: "AliyunOSS", package: sdk),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "BrowserUpload/Sources/BrowserUpload",
+            resources: [.copy("Page")],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "browser-upload",
+            dependencies: [
+                "BrowserUpload",
+                .product(name: "AliyunOSS", package: sdk),
+                .product(name: "OSSLocalServer", package: sdk),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "BrowserUpload/Sources/browser-upload",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BrowserUploadTests",
+            dependencies: [
+                "BrowserUpload",
+                .product(name: "AliyunOSS", package: sdk),
+                .product(name: "OSSLocalServer", package: sdk),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            path: "BrowserUpload/Tests/BrowserUploadTests",
+            swiftSettings: swiftSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

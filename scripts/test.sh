@@ -11,7 +11,9 @@
 #   5. runs every Swift test (Swift Testing) with `swift test`: first all but the official Python clients' judges,
 #      then the judges on their own (the official clients give up on a reply after a fixed 20 s, and a 2-core
 #      machine running four hundred tests at once can take that long to schedule the in-process server), and the
-#      samples' tests (the Hummingbird backend with in-memory metrics and tracing);
+#      samples' tests (the Hummingbird backend with in-memory metrics and tracing), then the real-browser test
+#      (scripts/test-browser.sh: headless Chromium uploads through the BrowserUpload sample, ~20 s; BROWSER_SKIP=1
+#      skips it);
 #   5b. the independent checks (checks/independent/run.sh): the official clients against oss-local-server and `oss`;
 #   6. on Linux, where the default transport is AsyncHTTPClient, runs the transport-facing suites again through the
 #      URLSession transport (OSS_TRANSPORT=urlsession): one conformance suite, two transports;
@@ -23,11 +25,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! .venv/bin/python -c "import oss2, alibabacloud_oss_v2, alibabacloud_credentials, cryptography, requests" >/dev/null 2>&1; then
-    echo "scripts/test.sh: creating .venv with oss2, alibabacloud-oss-v2, alibabacloud-credentials (+ cryptography, requests) from PyPI"
+if ! .venv/bin/python -c "import oss2, alibabacloud_oss_v2, alibabacloud_credentials, cryptography, requests, selenium" >/dev/null 2>&1; then
+    echo "scripts/test.sh: creating .venv with oss2, alibabacloud-oss-v2, alibabacloud-credentials, selenium (+ cryptography, requests) from PyPI"
     python3 -m venv .venv
     .venv/bin/pip install --quiet --disable-pip-version-check oss2 alibabacloud-oss-v2 alibabacloud-credentials \
-        cryptography requests
+        selenium cryptography requests
 fi
 
 # At most 8 tests at a time. Swift Testing otherwise starts all ~460 at once; on a 2-core machine the in-process
@@ -76,6 +78,10 @@ if [ -n "$warnings" ]; then
 fi
 step tests swift test --skip-build --skip PythonJudgeTests
 step samples-tests swift test --package-path Samples --skip-build
+if [ "${BROWSER_SKIP:-0}" != "1" ]; then
+    # Headless Chromium uploads through the BrowserUpload sample's page (BROWSER_SKIP=1 skips).
+    BROWSER_PREBUILT=1 step browser ./scripts/test-browser.sh
+fi
 # The official Python clients judge the local server on their own.
 step python-judges swift test --skip-build --filter PythonJudgeTests
 # The independent checks (checks/independent, written from the issues and OSS's documentation without reading these
@@ -92,6 +98,7 @@ fi
 echo
 echo "scripts/test.sh: summary"
 echo "  time per step: ${timings[*]/%/,} total ${SECONDS}s"
+grep -h "^browser_upload: FAILED" "$logs/browser.log" 2>/dev/null | sed "s/^/  browser: /" || true
 for name in tests samples-tests python-judges urlsession; do
     [ -f "$logs/$name.log" ] || continue
     grep -E "Test run with [0-9]+ tests?" "$logs/$name.log" | sed "s/^/  $name: /" || true
