@@ -235,10 +235,11 @@ private struct AccessPointList: Encodable {
 
 extension Router {
     /// The access point calls on a bucket.
-    static func accessPointOperation(_ method: String, _ q: [String: String]) -> LocalOSSOperation? {
-        switch (method, q["accessPoint"] != nil, q["accessPointPolicy"] != nil) {
+    static func accessPointOperation(_ context: RequestContext) -> LocalOSSOperation? {
+        let q = context.query
+        switch (context.method, q["accessPoint"] != nil, q["accessPointPolicy"] != nil) {
         case ("PUT", true, _): return .createAccessPoint
-        case ("GET", true, _): return .getAccessPoint
+        case ("GET", true, _): return context.header("x-oss-access-point-name") == nil ? .listAccessPoints : .getAccessPoint
         case ("DELETE", true, _): return .deleteAccessPoint
         case ("PUT", _, true): return .putAccessPointPolicy
         case ("GET", _, true): return .getAccessPointPolicy

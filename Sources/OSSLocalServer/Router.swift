@@ -100,7 +100,7 @@ enum Router {
         if context.method == "OPTIONS" { return .optionObject }
         if context.key == nil, let operation = configurationEntriesOperation(context.method, q) { return operation }
         if context.key == nil, let operation = cnameOperation(context.method, q) ?? redundancyTransitionOperation(context.method, q)
-            ?? accessPointOperation(context.method, q) ?? metaQueryOperation(context.method, q)
+            ?? accessPointOperation(context) ?? metaQueryOperation(context.method, q)
         {
             return operation
         }

@@ -1,5 +1,6 @@
 import AliyunOSS
 import Foundation
+import NIOConcurrencyHelpers
 import OSSLocalServer
 import OSSTestSupport
 import Testing
@@ -74,8 +75,8 @@ struct BucketFamiliesTests {
         }
     }
 
-    /// A client whose endpoint is the bound domain (CNAME addressing) reaches the bucket: the request goes to the
-    /// server on 127.0.0.1 as a proxy, with the domain in `Host`, and is served as the bucket's.
+    /// A client whose endpoint is the bound domain (CNAME addressing) reaches the bucket: the domain "resolves" to
+    /// the server on 127.0.0.1 (``LoopbackResolvingTransport``), keeps it in `Host`, and is served as the bucket's.
     @Test func aClientAddressingABoundDomainReachesItsBucket() async throws {
         try await withServerAndClient(extraBuckets: ["site"]) { server, client in
             let domain = "cdn.example.test"
@@ -83,15 +84,18 @@ struct BucketFamiliesTests {
             try await client.putCname(domain: domain, bucketName: "site")
             var configuration = client.configuration
             configuration.addressing = .cname
-            configuration.proxy = OSSProxy(host: "127.0.0.1", port: try #require(server.endpoint.port))
+            configuration.retry = .init(maxRetryCount: 0)
+            let transport = LoopbackResolvingTransport(
+                base: AsyncHTTPClientTransport(configuration: configuration), domain: domain, port: try #require(server.endpoint.port))
             let viaDomain = try OSSClient(
-                endpoint: URL(string: "http://\(domain)")!, credentialProvider: server.credentials.provider, configuration: configuration)
+                endpoint: "http://\(domain)", credentialProvider: server.credentials.provider, configuration: configuration, transport: transport)
             do {
                 _ = try await viaDomain.putObject(OSSPutObjectRequest(bucketName: "site", objectKey: "img/logo.png", data: Data("logo".utf8)))
                 let read = try await client.getObject(OSSGetObjectRequest(bucketName: "site", objectKey: "img/logo.png"))
                 #expect(String(decoding: read.content ?? Data(), as: UTF8.self) == "logo", "written through the domain, read path-style")
                 let back = try await viaDomain.getObject(OSSGetObjectRequest(bucketName: "site", objectKey: "img/logo.png"))
                 #expect(String(decoding: back.content ?? Data(), as: UTF8.self) == "logo")
+                #expect(transport.hosts.contains(domain) && !transport.hosts.contains { $0 != domain }, "every request named the domain")
                 try await client.deleteCname(domain: domain, bucketName: "site")
                 let unbound = await serverError { _ = try await viaDomain.getObject(OSSGetObjectRequest(bucketName: "site", objectKey: "img/logo.png")) }
                 #expect(unbound != nil, "an unbound domain no longer reaches the bucket")
@@ -266,4 +270,33 @@ struct BucketFamiliesTests {
             #expect(await serverError { _ = try await client.getMetaQueryStatus(bucketName: "bkt") }?.code == "MetaQueryNotExist")
         }
     }
+}
+
+/// Stands in for DNS: requests to `domain` go to the local server on 127.0.0.1, with the domain kept in `Host`, as
+/// they would once the domain's CNAME record pointed at the bucket.
+final class LoopbackResolvingTransport: OSSHTTPTransport {
+    let base: AsyncHTTPClientTransport
+    let domain: String
+    let port: Int
+    private let seen = NIOLockedValueBox<[String]>([])
+
+    init(base: AsyncHTTPClientTransport, domain: String, port: Int) {
+        self.base = base
+        self.domain = domain
+        self.port = port
+    }
+
+    /// The `Host` of every request sent.
+    var hosts: [String] { seen.withLockedValue { $0 } }
+
+    func send<Result: Sendable>(_ request: OSSHTTPRequest, handler: (OSSHTTPResponse) async throws -> Result) async throws -> Result {
+        var request = request
+        let host = URL(string: request.url)?.host ?? ""
+        seen.withLockedValue { $0.append(host) }
+        request.headers["host"] = host
+        request.url = request.url.replacingOccurrences(of: "://\(domain)", with: "://127.0.0.1:\(port)")
+        return try await base.send(request, handler: handler)
+    }
+
+    func shutdown() async throws { try await base.shutdown() }
 }
