@@ -11,6 +11,7 @@ import OSSXML
 /// through an access point's alias are not routed (the alias is not a bucket here).
 extension RequestHandler {
     static let accessPointSubresource = "accessPoint"
+    static let accessPointPolicySubresource = "accessPointPolicy"
     static let maximumAccessPointsPerBucket = 100
     static let maximumAccessPointsPerAccount = 1000
 
@@ -37,10 +38,13 @@ extension RequestHandler {
                 throw LocalOSSError(400, "TooManyAccessPoints", "An account has at most \(Self.maximumAccessPointsPerAccount) access points.")
             }
             let suffix = String(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(26))
+            let host = "\(name)-\(ownerId).oss-accesspoint.\(configuration.region)"
             let record = AccessPointRecord(
                 accessPointName: name, bucket: bucket, accountId: ownerId, networkOrigin: request.networkOrigin,
                 vpcConfiguration: .init(vpcId: vpcId), accessPointArn: "acs:oss:\(configuration.region):\(ownerId):accesspoint/\(name)",
-                alias: "\(name)-\(suffix)-ossalias", status: "enable", creationDate: String(Int(context.now.timeIntervalSince1970)))
+                creationDate: String(Int(context.now.timeIntervalSince1970)), alias: "\(name)-\(suffix)-ossalias", status: "enable",
+                endpoints: .init(publicEndpoint: host + ".aliyuncs.com", internalEndpoint: host + "-internal.aliyuncs.com"),
+                publicAccessBlockConfiguration: .init(blockPublicAccess: true))
             try await updateConfigurationEntries(bucket, Self.accessPointSubresource, AccessPointRecord.self) { entries in
                 guard !entries.contains(where: { $0.name == name }) else {
                     throw LocalOSSError(409, "AccessPointAlreadyExists", "The access point already exists.", fields: [("AccessPointName", name)])
@@ -54,10 +58,11 @@ extension RequestHandler {
             return .xml(try OSSXMLEncoder().encode(created, root: "CreateAccessPointResult"))
         case .getAccessPoint:
             let record = try await namedAccessPoint(bucket, context)
-            return .xml(try OSSXMLEncoder().encode(record.described(region: configuration.region), root: "GetAccessPointResult"))
+            return .xml(try OSSXMLEncoder().encode(record, root: "GetAccessPointResult"))
         case .deleteAccessPoint:
             let name = try await namedAccessPoint(bucket, context).accessPointName
             try await updateConfigurationEntries(bucket, Self.accessPointSubresource, AccessPointRecord.self) { $0.removeAll { $0.name == name } }
+            try await setAccessPointPolicy(nil, name, bucket: bucket)
             return ServerResponse(status: .noContent)
         case .putAccessPointPolicy:
             let name = try await namedAccessPoint(bucket, context).accessPointName
@@ -68,27 +73,28 @@ extension RequestHandler {
                 throw LocalOSSError(400, "InvalidPolicyDocument", "A policy is at most \(BucketPolicy.maximumSize) bytes.")
             }
             do { _ = try BucketPolicy(json: bytes) } catch { throw LocalOSSError(400, "InvalidPolicyDocument", error.message) }
-            let policy = String(decoding: bytes, as: UTF8.self)
-            try await updateConfigurationEntries(bucket, Self.accessPointSubresource, AccessPointRecord.self) { entries in
-                guard let index = entries.firstIndex(where: { $0.name == name }) else { throw Self.noSuchAccessPoint(name) }
-                entries[index].entry.policy = policy
-            }
+            try await setAccessPointPolicy(String(decoding: bytes, as: UTF8.self), name, bucket: bucket)
             return ServerResponse(status: .ok)
         case .getAccessPointPolicy:
-            let record = try await namedAccessPoint(bucket, context)
-            guard let policy = record.policy else {
-                throw LocalOSSError(404, "NoSuchAccessPointPolicy", "The access point policy does not exist.", fields: [("AccessPointName", record.accessPointName)])
+            let name = try await namedAccessPoint(bucket, context).accessPointName
+            let policies = try await configurationEntries(bucket, Self.accessPointPolicySubresource, String.self)
+            guard let policy = policies.first(where: { $0.name == name })?.entry else {
+                throw LocalOSSError(404, "NoSuchAccessPointPolicy", "The access point policy does not exist.", fields: [("AccessPointName", name)])
             }
             var headers = HTTPHeaders()
             headers.add(name: "Content-Type", value: "application/json")
             return ServerResponse(status: .ok, headers: headers, body: .buffer(ByteBuffer(string: policy)))
         default:
-            let name = try await namedAccessPoint(bucket, context).accessPointName
-            try await updateConfigurationEntries(bucket, Self.accessPointSubresource, AccessPointRecord.self) { entries in
-                guard let index = entries.firstIndex(where: { $0.name == name }) else { throw Self.noSuchAccessPoint(name) }
-                entries[index].entry.policy = nil
-            }
+            try await setAccessPointPolicy(nil, try await namedAccessPoint(bucket, context).accessPointName, bucket: bucket)
             return ServerResponse(status: .noContent)
+        }
+    }
+
+    /// Sets (or with `nil` removes) an access point's policy, kept under `config/accessPointPolicy` by name.
+    private func setAccessPointPolicy(_ policy: String?, _ name: String, bucket: String) async throws {
+        try await updateConfigurationEntries(bucket, Self.accessPointPolicySubresource, String.self) { entries in
+            entries.removeAll { $0.name == name }
+            if let policy { entries.append(ConfigurationEntry(name: name, entry: policy)) }
         }
     }
 
@@ -140,7 +146,7 @@ extension RequestHandler {
         let truncated = after.count > page.count
         let list = AccessPointList(
             isTruncated: truncated, nextContinuationToken: truncated ? page.last?.accessPointName : nil, accountId: ownerId,
-            maxKeys: maxKeys, accessPoints: .init(items: page.map { $0.described(region: configuration.region) }))
+            maxKeys: maxKeys, accessPoints: .init(items: page))
         return .xml(try OSSXMLEncoder().encode(list, root: "ListAccessPointsResult"))
     }
 }
@@ -159,7 +165,7 @@ private struct AccessPointRequest: Decodable {
     }
 }
 
-/// An access point as stored (its policy too) and as described.
+/// An access point as stored and as GetAccessPoint and ListAccessPoints describe it (its policy is kept apart).
 private struct AccessPointRecord: Codable, Sendable {
     var accessPointName: String
     var bucket: String
@@ -167,47 +173,28 @@ private struct AccessPointRecord: Codable, Sendable {
     var networkOrigin: String
     var vpcConfiguration: AccessPointRequest.VpcConfiguration
     var accessPointArn: String
-    var alias: String
-    var status: String
     /// Seconds since 1970, as OSS writes it.
     var creationDate: String
-    var policy: String?
+    var alias: String
+    var status: String
+    var endpoints: Endpoints
+    var publicAccessBlockConfiguration: Block
 
-    func described(region: String) -> Description {
-        let host = "\(accessPointName)-\(accountId).oss-accesspoint.\(region)"
-        return Description(
-            accessPointName: accessPointName, bucket: bucket, accountId: accountId, networkOrigin: networkOrigin,
-            vpcConfiguration: vpcConfiguration, accessPointArn: accessPointArn, creationDate: creationDate, alias: alias,
-            status: status, endpoints: .init(publicEndpoint: host + ".aliyuncs.com", internalEndpoint: host + "-internal.aliyuncs.com"),
-            publicAccessBlockConfiguration: .init(blockPublicAccess: true))
+    struct Endpoints: Codable, Sendable {
+        var publicEndpoint: String
+        var internalEndpoint: String
+        enum CodingKeys: String, CodingKey { case publicEndpoint = "PublicEndpoint", internalEndpoint = "InternalEndpoint" }
     }
 
-    struct Description: Encodable {
-        var accessPointName: String
-        var bucket: String
-        var accountId: String
-        var networkOrigin: String
-        var vpcConfiguration: AccessPointRequest.VpcConfiguration
-        var accessPointArn: String
-        var creationDate: String
-        var alias: String
-        var status: String
-        var endpoints: Endpoints
-        var publicAccessBlockConfiguration: Block
-        struct Endpoints: Encodable {
-            var publicEndpoint: String
-            var internalEndpoint: String
-            enum CodingKeys: String, CodingKey { case publicEndpoint = "PublicEndpoint", internalEndpoint = "InternalEndpoint" }
-        }
-        struct Block: Encodable {
-            var blockPublicAccess: Bool
-            enum CodingKeys: String, CodingKey { case blockPublicAccess = "BlockPublicAccess" }
-        }
-        enum CodingKeys: String, CodingKey {
-            case accessPointName = "AccessPointName", bucket = "Bucket", accountId = "AccountId", networkOrigin = "NetworkOrigin"
-            case vpcConfiguration = "VpcConfiguration", accessPointArn = "AccessPointArn", creationDate = "CreationDate"
-            case alias = "Alias", status = "Status", endpoints = "Endpoints", publicAccessBlockConfiguration = "PublicAccessBlockConfiguration"
-        }
+    struct Block: Codable, Sendable {
+        var blockPublicAccess: Bool
+        enum CodingKeys: String, CodingKey { case blockPublicAccess = "BlockPublicAccess" }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case accessPointName = "AccessPointName", bucket = "Bucket", accountId = "AccountId", networkOrigin = "NetworkOrigin"
+        case vpcConfiguration = "VpcConfiguration", accessPointArn = "AccessPointArn", creationDate = "CreationDate"
+        case alias = "Alias", status = "Status", endpoints = "Endpoints", publicAccessBlockConfiguration = "PublicAccessBlockConfiguration"
     }
 }
 
@@ -224,7 +211,7 @@ private struct AccessPointList: Encodable {
     var maxKeys: Int
     var accessPoints: AccessPoints
     struct AccessPoints: Encodable {
-        var items: [AccessPointRecord.Description]
+        var items: [AccessPointRecord]
         enum CodingKeys: String, CodingKey { case items = "AccessPoint" }
     }
     enum CodingKeys: String, CodingKey {
