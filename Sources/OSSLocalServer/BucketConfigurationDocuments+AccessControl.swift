@@ -23,6 +23,16 @@ enum BucketPolicyDocument {
     }
 }
 
+extension RequestHandler {
+    /// GetBucketPolicyStatus (`GET /?policyStatus`): `IsPublic` as OSS defines it (``BucketPolicy/isPublic``), false
+    /// for a bucket without a policy.
+    func getBucketPolicyStatus(_ context: RequestContext) async throws -> ServerResponse {
+        let stored = try await store.configuration(try requireBucket(context), .policy)
+        let isPublic = stored.flatMap { try? BucketPolicy(json: $0) }?.isPublic ?? false
+        return .xml("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<PolicyStatus><IsPublic>\(isPublic)</IsPublic></PolicyStatus>")
+    }
+}
+
 /// `<PublicAccessBlockConfiguration><BlockPublicAccess>true|false</BlockPublicAccess></…>`, on a bucket
 /// (`/<bucket>?publicAccessBlock`) or on the account (`/?publicAccessBlock`). A bucket or account never configured
 /// answers `false`.

@@ -129,6 +129,20 @@ public enum LocalOSSOperation: String, Sendable, Codable, CaseIterable, Hashable
     case getObjectRetention = "GetObjectRetention"
     case putObjectLegalHold = "PutObjectLegalHold"
     case getObjectLegalHold = "GetObjectLegalHold"
+    // Policy status, custom domains (RequestHandler+Cname.swift), redundancy transition, access points, meta query.
+    case getBucketPolicyStatus = "GetBucketPolicyStatus"
+    case createCnameToken = "CreateCnameToken", getCnameToken = "GetCnameToken", putCname = "PutCname", listCname = "ListCname"
+    case deleteCname = "DeleteCname"
+    case createBucketDataRedundancyTransition = "CreateBucketDataRedundancyTransition"
+    case getBucketDataRedundancyTransition = "GetBucketDataRedundancyTransition"
+    case listBucketDataRedundancyTransition = "ListBucketDataRedundancyTransition"
+    case listUserDataRedundancyTransition = "ListUserDataRedundancyTransition"
+    case deleteBucketDataRedundancyTransition = "DeleteBucketDataRedundancyTransition"
+    case createAccessPoint = "CreateAccessPoint", getAccessPoint = "GetAccessPoint", listAccessPoints = "ListAccessPoints"
+    case deleteAccessPoint = "DeleteAccessPoint", putAccessPointPolicy = "PutAccessPointPolicy"
+    case getAccessPointPolicy = "GetAccessPointPolicy", deleteAccessPointPolicy = "DeleteAccessPointPolicy"
+    case openMetaQuery = "OpenMetaQuery", getMetaQueryStatus = "GetMetaQueryStatus", doMetaQuery = "DoMetaQuery"
+    case closeMetaQuery = "CloseMetaQuery"
 
     /// Looks an operation up by its OSS name, case-insensitively (`uploadpart`, `UploadPart`).
     public init?(name: String) {

@@ -51,6 +51,9 @@ public struct LocalOSSServerConfiguration: Sendable {
     public var requestLogLevel: Logger.Level
     /// How long a RestoreObject of an Archive object takes before the object can be read. Default 1 s.
     public var restoreDelay: TimeInterval = 1
+    /// How long a data redundancy transition stays `Queueing`, then `Processing`, before it is `Finished` and the
+    /// bucket is ZRS. Default 1 s and 2 s.
+    public var redundancyTransitionTimes: (queueing: TimeInterval, processing: TimeInterval) = (1, 2)
     /// How long an upload callback's server has to answer before the upload is answered with 203 `CallbackFailed`
     /// (OSS: 5 seconds).
     public var callbackTimeout: Duration = .seconds(5)

@@ -64,6 +64,17 @@ extension RequestHandler {
         case .putBucketInventory, .getBucketInventory, .listBucketInventory, .deleteBucketInventory:
             return try await bucketInventory(operation, context: context, reader: reader)
         case .putStyle, .getStyle, .listStyle, .deleteStyle: return try await bucketStyle(operation, context: context, reader: reader)
+        case .getBucketPolicyStatus: return try await getBucketPolicyStatus(context)
+        case .createCnameToken, .getCnameToken, .putCname, .listCname, .deleteCname:
+            return try await cname(operation, context: context, reader: reader)
+        case .createBucketDataRedundancyTransition, .getBucketDataRedundancyTransition, .listBucketDataRedundancyTransition,
+            .listUserDataRedundancyTransition, .deleteBucketDataRedundancyTransition:
+            return try await redundancyTransition(operation, context: context)
+        case .createAccessPoint, .getAccessPoint, .listAccessPoints, .deleteAccessPoint, .putAccessPointPolicy,
+            .getAccessPointPolicy, .deleteAccessPointPolicy:
+            return try await accessPoint(operation, context: context, reader: reader)
+        case .openMetaQuery, .getMetaQueryStatus, .doMetaQuery, .closeMetaQuery:
+            return try await metaQuery(operation, context: context, reader: reader)
         case .putBucketReplication, .getBucketReplication, .deleteBucketReplication, .getBucketReplicationLocation,
             .getBucketReplicationProgress:
             return try await bucketReplication(operation, context: context, reader: reader)

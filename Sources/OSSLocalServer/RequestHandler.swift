@@ -69,6 +69,7 @@ final class RequestHandler: Sendable {
         var responseHold = false
         do {
             context = try decode(head: head, requestId: requestId)
+            context = await cnameBucket(context)
             context.sourceIp = peer
             if configuration.adminEnabled, isAdminPath(head.uri) {
                 response = try await handleAdmin(context, reader: reader)

@@ -79,6 +79,7 @@ enum Router {
         let q = context.query
         guard let bucket = context.bucket else {
             if q["publicAccessBlock"] != nil { return RequestHandler.accountPublicAccessBlockOperation(context.method) }
+            if let operation = accountListingOperation(context.method, q) { return operation }
             guard context.method == "GET" else { return nil }
             return q["regions"] != nil ? .describeRegions : .listBuckets
         }
@@ -98,6 +99,11 @@ enum Router {
         }
         if context.method == "OPTIONS" { return .optionObject }
         if context.key == nil, let operation = configurationEntriesOperation(context.method, q) { return operation }
+        if context.key == nil, let operation = cnameOperation(context.method, q) ?? redundancyTransitionOperation(context.method, q)
+            ?? accessPointOperation(context) ?? metaQueryOperation(context.method, q)
+        {
+            return operation
+        }
         if context.key == nil, let family = BucketConfigurationFamily.named(in: q) {
             return family.operation(for: context.method)
         }

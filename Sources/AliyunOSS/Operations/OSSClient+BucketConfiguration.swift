@@ -226,6 +226,31 @@ extension OSSClient {
     public func deleteBucketPolicy(bucketName: String) async throws -> OSSEmptyResult {
         try await perform(OSSCall(OSSAPI("DeleteBucketPolicy", "DELETE", subresource: "policy"), bucket: bucketName, as: OSSEmptyResult.self))
     }
+
+    /// GetBucketPolicyStatus (`GET /?policyStatus`): whether the bucket's policy grants access to everyone (an
+    /// Allow to principal `*` not narrowed to source addresses or VPCs); `false` with no policy.
+    public func getBucketPolicyStatus(bucketName: String) async throws -> OSSGetBucketPolicyStatusResult {
+        try await perform(OSSCall(
+            OSSAPI("GetBucketPolicyStatus", "GET", subresource: "policyStatus"), bucket: bucketName, as: OSSGetBucketPolicyStatusResult.self))
+    }
+}
+
+/// The result of GetBucketPolicyStatus.
+public struct OSSGetBucketPolicyStatusResult: Sendable {
+    /// `<PolicyStatus><IsPublic>`.
+    public var isPublic: Bool
+    public var requestId: String
+}
+
+extension OSSGetBucketPolicyStatusResult: OSSDeclaredResult {
+    private struct Document: Decodable {
+        var isPublic: Bool
+        enum CodingKeys: String, CodingKey { case isPublic = "IsPublic" }
+    }
+
+    static func decode(_ response: OSSHTTPResponse) async throws -> Self {
+        Self(isPublic: try await response.xml(Document.self, root: "PolicyStatus").isPublic, requestId: response.requestId)
+    }
 }
 
 /// The result of GetBucketPolicy.
