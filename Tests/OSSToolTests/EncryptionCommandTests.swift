@@ -140,12 +140,13 @@ struct EncryptionCommandTests {
             _ = try writeFile(file, count: 12 * 102_400 + 5, seed: 9)
             let arguments = [
                 "cp", file.path, "oss://enc/big.bin", "--encryption-key", pem.path, "--part-size", "102400",
-                "--multipart-threshold", "0", "--checkpoint-dir", records.path,
+                "--multipart-threshold", "0", "--checkpoint-dir", records.path, "--threads", "2",
             ]
             await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 80)))
             let (process, _, _) = try tool.start(arguments)
             var waited = 0
-            while await server.stats()[.uploadPart].requests < 4 && waited < 1200 && process.isRunning {
+            // Two parts in flight at most: six requests seen means at least four parts stored.
+            while await server.stats()[.uploadPart].requests < 6 && waited < 1200 && process.isRunning {
                 try await Task.sleep(for: .milliseconds(25))
                 waited += 1
             }
