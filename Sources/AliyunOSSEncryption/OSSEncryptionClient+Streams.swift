@@ -102,17 +102,6 @@ public struct OSSDecryptedObjectStream: AsyncSequence, Sendable {
         var md5 = Insecure.MD5()
         var finished = false
 
-        init(
-            base: OSSObjectStream.AsyncIterator, stream: OSSCTRStream?, toDrop: Int64,
-            envelope: OSSEncryptionEnvelope?, objectKey: String
-        ) {
-            self.base = base
-            self.stream = stream
-            self.toDrop = toDrop
-            self.envelope = envelope
-            self.objectKey = objectKey
-        }
-
         public mutating func next() async throws -> Data? {
             while !finished {
                 guard let chunk = try await base.next() else {
