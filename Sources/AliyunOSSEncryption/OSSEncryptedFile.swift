@@ -32,6 +32,24 @@ enum OSSEncryptedFile {
         return data
     }
 
+    /// Writes `bytes` into the existing file `url` at `offset` and synchronizes it to disk (parts of a download,
+    /// each through its own handle).
+    static func write(_ bytes: Data, into url: URL, at offset: Int64) throws {
+        let handle: FileHandle
+        do { handle = try FileHandle(forWritingTo: url) } catch {
+            throw OSSClientError(.fileCantWrite, "cannot write \(url.path)")
+        }
+        do {
+            try handle.seek(toOffset: UInt64(offset))
+            try handle.write(contentsOf: bytes)
+            try handle.synchronize()
+            try handle.close()
+        } catch {
+            try? handle.close()
+            throw OSSClientError(.fileCantWrite, "cannot write \(url.path)")
+        }
+    }
+
     /// Encrypts `length` bytes of `source` from `offset` (to its end when `nil`) into a new file `destination`;
     /// returns the plaintext's length and MD5.
     static func encrypt(_ source: URL, offset: Int64, length: Int64?, into destination: URL, stream: OSSCTRStream)

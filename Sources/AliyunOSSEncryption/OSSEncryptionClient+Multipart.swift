@@ -22,7 +22,8 @@ public struct OSSEncryptedMultipartUpload: Sendable {
 }
 
 extension OSSEncryptionClient {
-    static func checkPartSize(_ partSize: Int64) throws(OSSEncryptionError) {
+    /// Refuses a part size that is not a positive multiple of 16 (``OSSEncryptionError/partSizeNotAligned(_:)``).
+    public static func checkPartSize(_ partSize: Int64) throws(OSSEncryptionError) {
         guard partSize > 0, partSize % Int64(OSSContentKey.blockLength) == 0 else { throw .partSizeNotAligned(partSize) }
     }
 

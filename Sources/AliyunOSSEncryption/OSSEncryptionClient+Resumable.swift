@@ -35,13 +35,18 @@ extension OSSEncryptionClient {
     /// next call with the same arguments continues the same multipart upload with the same data key, re-sending
     /// only the parts OSS does not have. The record is removed once the object is complete.
     ///
-    /// - Parameter partUploaded: called after each part this run uploads (tests stop a run with it).
+    /// Parts are read, encrypted and sent `threadNum` at a time (each part's counter follows from its offset, so parts
+    /// are independent); the record does not list parts, so a kill at any moment resumes from what OSS holds.
+    ///
+    /// - Parameter partUploaded: called after each part this run uploads, one call at a time (tests stop a run
+    ///   with it; a throw cancels the parts in flight).
     public func uploadFile(
         _ fileURL: URL, bucketName: String, objectKey: String, partSize: Int64 = 1 << 20, recordURL: URL? = nil,
-        metadata: [String: String] = [:], contentType: String? = nil,
+        metadata: [String: String] = [:], contentType: String? = nil, threadNum: Int = 4,
         partUploaded: (@Sendable (Int) async throws -> Void)? = nil
     ) async throws -> OSSCompleteMultipartUploadResult {
         try Self.checkPartSize(partSize)
+        try Self.checkThreadNum(threadNum)
         let attributes: [FileAttributeKey: Any]
         do { attributes = try FileManager.default.attributesOfItem(atPath: fileURL.path) } catch {
             throw OSSClientError(.fileCantRead, "cannot read \(fileURL.path)")
@@ -75,27 +80,60 @@ extension OSSEncryptionClient {
             }
         }
         let partCount = upload.partCount ?? 1
+        let uploaded = existing
         var parts: [OSSPartInfo] = []
-        for number in 1...partCount {
-            try Task.checkCancellation()
+        try await Self.forEachPart(Array(1...partCount), threadNum: threadNum) { number in
             let offset = Int64(number - 1) * partSize
             let plaintext = try OSSEncryptedFile.read(fileURL, offset: offset, length: min(partSize, fileSize - offset))
-            if let part = existing[number] {
+            if let part = uploaded[number] {
                 var stream = OSSCTRStream(upload.contentKey, offset: offset)
                 let ciphertext = try stream.apply(plaintext)
                 if part.size == Int64(ciphertext.count), part.crc64.map({ $0 == CRC64.checksum(ciphertext) }) ?? false {
-                    parts.append(part)
-                    continue
+                    return (part, false)
                 }
             }
             let result = try await uploadPart(upload, partNumber: number, data: plaintext)
-            parts.append(
-                OSSPartInfo(partNumber: number, eTag: result.eTag, size: result.size, crc64: result.crc64))
-            try await partUploaded?(number)
+            return (OSSPartInfo(partNumber: number, eTag: result.eTag, size: result.size, crc64: result.crc64), true)
+        } finished: { number, outcome in
+            parts.append(outcome.0)
+            if outcome.1 { try await partUploaded?(number) }
         }
         let completed = try await completeMultipartUpload(upload, parts: parts)
         if let recordURL { try? FileManager.default.removeItem(at: recordURL) }
         return completed
+    }
+
+    static func checkThreadNum(_ threadNum: Int) throws {
+        guard (1...100).contains(threadNum) else {
+            throw OSSClientError(.invalidArgument, "threadNum must be 1...100, not \(threadNum)")
+        }
+    }
+
+    /// Runs `part` for each of `numbers`, at most `threadNum` at once, and `finished` with each result as it comes,
+    /// one call at a time on the caller's side (where the record is kept). The first error cancels the parts still
+    /// in flight and is thrown.
+    static func forEachPart<Result: Sendable>(
+        _ numbers: [Int], threadNum: Int, _ part: @escaping @Sendable (Int) async throws -> Result,
+        finished: (Int, Result) async throws -> Void
+    ) async throws {
+        try await withThrowingTaskGroup(of: (Int, Result).self) { group in
+            var pending = numbers.makeIterator()
+            func startNext() -> Bool {
+                guard let number = pending.next() else { return false }
+                group.addTask {
+                    try Task.checkCancellation()
+                    return (number, try await part(number))
+                }
+                return true
+            }
+            for _ in 0..<threadNum {
+                guard startNext() else { break }
+            }
+            while let (number, result) = try await group.next() {
+                try await finished(number, result)
+                _ = startNext()
+            }
+        }
     }
 
     func uploadedParts(of upload: OSSEncryptedMultipartUpload) async throws -> [Int: OSSPartInfo] {
@@ -158,12 +196,17 @@ extension OSSEncryptionClient {
     /// size, envelope). At the end the parts' CRC-64s, combined, must equal the object's, and the plaintext its
     /// envelope's length and MD5; only then does the file replace `destination`.
     ///
-    /// - Parameter partDownloaded: called after each part this run writes (tests stop a run with it).
+    /// Parts are fetched, decrypted and written `threadNum` at a time; each is synchronized to disk before the record
+    /// names it, so a kill at any moment loses at most the parts in flight.
+    ///
+    /// - Parameter partDownloaded: called after each part this run writes, one call at a time (tests stop a run with
+    ///   it; a throw cancels the parts in flight).
     public func downloadFile(
         bucketName: String, objectKey: String, to destination: URL, partSize: Int64 = 1 << 20,
-        recordURL: URL? = nil, partDownloaded: (@Sendable (Int) async throws -> Void)? = nil
+        recordURL: URL? = nil, threadNum: Int = 4, partDownloaded: (@Sendable (Int) async throws -> Void)? = nil
     ) async throws -> OSSEncryptedObjectInfo {
         try Self.checkPartSize(partSize)
+        try Self.checkThreadNum(threadNum)
         let info = try await headObject(OSSHeadObjectRequest(bucketName: bucketName, objectKey: objectKey))
         guard let envelope = info.envelope else { throw OSSEncryptionError.notEncrypted(objectKey: objectKey) }
         let contentKey = try await self.contentKey(for: envelope, objectKey: objectKey)
@@ -190,35 +233,27 @@ extension OSSEncryptionClient {
         }
         if let recordURL { try Self.save(record, to: recordURL) }
         let partCount = size == 0 ? 0 : Int((size + partSize - 1) / partSize)
-        if partCount > 0 {
-            for number in 1...partCount where record.completedParts[number] == nil {
-                try Task.checkCancellation()
-                let offset = Int64(number - 1) * partSize
-                let last = min(offset + partSize, size) - 1
-                let part = try await client.getObject(
-                    OSSGetObjectRequest(
-                        bucketName: bucketName, objectKey: objectKey, range: .closed(offset, last),
-                        standardRangeBehavior: true, ifMatch: info.head.eTag))
-                let ciphertext = part.content ?? Data()
-                guard Int64(ciphertext.count) == last - offset + 1 else {
-                    throw OSSClientError(.networkError, "part \(number) of \(objectKey) came back short")
-                }
-                var stream = OSSCTRStream(contentKey, offset: offset)
-                let plaintext = try stream.apply(ciphertext)
-                let handle = try FileHandle(forWritingTo: partial)
-                do {
-                    try handle.seek(toOffset: UInt64(offset))
-                    try handle.write(contentsOf: plaintext)
-                    try handle.synchronize()
-                    try handle.close()
-                } catch {
-                    try? handle.close()
-                    throw OSSClientError(.fileCantWrite, "cannot write \(partial.path)")
-                }
-                record.completedParts[number] = CRC64.checksum(ciphertext)
-                if let recordURL { try Self.save(record, to: recordURL) }
-                try await partDownloaded?(number)
+        let missing = partCount == 0 ? [] : (1...partCount).filter { record.completedParts[$0] == nil }
+        let eTag = info.head.eTag
+        try await Self.forEachPart(missing, threadNum: threadNum) { number in
+            let offset = Int64(number - 1) * partSize
+            let last = min(offset + partSize, size) - 1
+            let part = try await client.getObject(
+                OSSGetObjectRequest(
+                    bucketName: bucketName, objectKey: objectKey, range: .closed(offset, last),
+                    standardRangeBehavior: true, ifMatch: eTag))
+            let ciphertext = part.content ?? Data()
+            guard Int64(ciphertext.count) == last - offset + 1 else {
+                throw OSSClientError(.networkError, "part \(number) of \(objectKey) came back short")
             }
+            var stream = OSSCTRStream(contentKey, offset: offset)
+            try OSSEncryptedFile.write(try stream.apply(ciphertext), into: partial, at: offset)
+            return CRC64.checksum(ciphertext)
+        } finished: { number, crc in
+            // The part is on disk (synchronized) before the record names it: a kill leaves no part recorded unwritten.
+            record.completedParts[number] = crc
+            if let recordURL { try Self.save(record, to: recordURL) }
+            try await partDownloaded?(number)
         }
         var pieces: [(crc: UInt64, length: UInt64)] = []
         for number in 1...max(partCount, 1) {
@@ -231,7 +266,14 @@ extension OSSEncryptionClient {
             throw OSSClientError(.invalidCRC, "the downloaded ciphertext's CRC-64 \(combined) is not the server's \(server)")
         }
         let digest = try OSSEncryptedFile.digest(partial)
-        try verify(length: digest.length, md5: digest.md5, envelope: envelope, objectKey: objectKey)
+        do {
+            try Self.verify(length: digest.length, md5: digest.md5, envelope: envelope, objectKey: objectKey)
+        } catch {
+            // The object itself disagrees with its envelope: a rerun would only decrypt the same wrong bytes.
+            try? FileManager.default.removeItem(at: partial)
+            if let recordURL { try? FileManager.default.removeItem(at: recordURL) }
+            throw error
+        }
         try OSSEncryptedFile.replace(destination, with: partial)
         if let recordURL { try? FileManager.default.removeItem(at: recordURL) }
         return info

@@ -225,7 +225,7 @@ public struct OSSEncryptionClient: Sendable {
                 body, result: result, to: destination, stream: OSSCTRStream(contentKey, offset: start), discard: discard
             ) { length, md5 in
                 if !aligned.isRanged || result.statusCode == 200 {
-                    try verify(length: length, md5: md5, envelope: envelope, objectKey: request.objectKey)
+                    try Self.verify(length: length, md5: md5, envelope: envelope, objectKey: request.objectKey)
                 }
             }
         }
@@ -233,12 +233,12 @@ public struct OSSEncryptionClient: Sendable {
 
     func verify(plaintext: Data, envelope: OSSEncryptionEnvelope, objectKey: String) throws(OSSEncryptionError) {
         let md5 = envelope.unencryptedContentMD5 == nil ? nil : Data(Insecure.MD5.hash(data: plaintext))
-        try verify(length: Int64(plaintext.count), md5: md5, envelope: envelope, objectKey: objectKey)
+        try Self.verify(length: Int64(plaintext.count), md5: md5, envelope: envelope, objectKey: objectKey)
     }
 
     /// Checks a whole object's plaintext against the envelope's unencrypted length (else the multipart data size)
     /// and MD5.
-    func verify(length: Int64, md5: Data?, envelope: OSSEncryptionEnvelope, objectKey: String)
+    static func verify(length: Int64, md5: Data?, envelope: OSSEncryptionEnvelope, objectKey: String)
         throws(OSSEncryptionError)
     {
         if let expected = envelope.unencryptedContentLength ?? envelope.dataSize, expected != length {

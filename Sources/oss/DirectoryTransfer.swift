@@ -1,4 +1,5 @@
 import AliyunOSS
+import AliyunOSSEncryption
 import ArgumentParser
 
 import Foundation
@@ -65,11 +66,15 @@ struct DirectoryTransferCommand {
     let connection: ConnectionOptions
     /// What uploaded objects are created with (``UploadOptions``); none for a download.
     var objectMetadata: [String: String] = [:]
+    /// Client-side encryption of every file (`--encryption-key`): the batch's files go through the encryption
+    /// client (Encryption.swift).
+    var encryption: EncryptionOptions?
 
     func request() throws -> OSSDirectoryTransferRequest {
         var transferOptions = options.transferOptions(
             mode: mode, deleteExtras: deleteExtras, dryRun: dryRun, threads: threads, partSize: partSize)
         if !objectMetadata.isEmpty { transferOptions.objectMetadata = objectMetadata }
+        if encryption?.isEnabled == true { transferOptions.fileTransport = OSSEncryptionClient.batchTransportIdentifier }
         switch (OSSURI.isRemote(source), OSSURI.isRemote(destination)) {
         case (false, true):
             let target = try parseRemote(destination, requireKey: false)
@@ -101,7 +106,11 @@ struct DirectoryTransferCommand {
             // Nor the connection pool: --jobs files at once need as many kept-alive connections.
             configuration.maxConcurrentRequestCount = max(configuration.maxConcurrentRequestCount, options.jobs)
         }
-        let manager = OSSTransferManager(client: client, recordDirectoryPath: recordDirectory)
+        let manager = OSSTransferManager(
+            client: client, recordDirectoryPath: recordDirectory,
+            fileTransport: try encryption.flatMap { $0.isEnabled ? $0 : nil }.map {
+                OSSEncryptionClient(client: client, masterCipher: try $0.masterCipher())
+            })
         let json = options.json
         let outcome: Result<OSSBatchReport, any Error>
         var warnings = LinkWarningCounts()

@@ -1,7 +1,6 @@
 import AliyunOSS
 import AliyunOSSEncryption
 import ArgumentParser
-import Crypto
 
 import Foundation
 
@@ -39,16 +38,21 @@ extension Copy {
     /// multipart upload whose record keeps only the wrapped data key), an object down (decrypted into a file that
     /// appears only once checked), and with -r a directory either way.
     func encryptedCopy() async throws {
+        if recursive {
+            guard OSSURI.isRemote(source) != OSSURI.isRemote(destination) else {
+                throw CLIFailure(.clientError, "cp -r copies between a local directory and oss://bucket[/prefix]")
+            }
+            // The directory batch of `cp -r` (journal, resume, --jobs), its files through the encryption client.
+            return try await DirectoryTransferCommand(
+                source: source, destination: destination, mode: .copy, deleteExtras: false, dryRun: false,
+                options: directory, threads: threads, partSize: partSize, recordDirectory: recordDirectory,
+                connection: connection, objectMetadata: try objects.metadata(), encryption: encryption
+            ).run()
+        }
         let cipher = try encryption.masterCipher()
         try await withClient(connection) { client in
             let encryption = OSSEncryptionClient(client: client, masterCipher: cipher)
-            if recursive {
-                if OSSURI.isRemote(destination) {
-                    try await encryptedUploadDirectory(encryption)
-                } else {
-                    try await encryptedDownloadDirectory(encryption)
-                }
-            } else if OSSURI.isRemote(destination) {
+            if OSSURI.isRemote(destination) {
                 let file = try PathRule.singleFileSource(source)
                 let target = PathRule.remoteTarget(
                     try parseRemote(destination, requireKey: false), sourceName: file.lastPathComponent)
@@ -61,69 +65,42 @@ extension Copy {
         }
     }
 
+    /// The options the encryption client's file transfers take from `cp`'s flags: the multipart threshold, the part
+    /// size (rounded up to a multiple of 16 by the client; a given one must be such a multiple) and `--threads`.
+    func encryptedTransferOptions(partSize chosen: Int64) throws -> OSSDirectoryTransferOptions {
+        if let partSize { try OSSEncryptionClient.checkPartSize(partSize) }
+        var options = OSSDirectoryTransferOptions()
+        options.singleRequestThreshold = directory.multipartThreshold
+        options.partSize = chosen
+        options.partsPerFile = threads
+        return options
+    }
+
+    /// A file up: one PutObject below the threshold, else a resumable multipart upload, `--threads` parts at a time,
+    /// whose record in the checkpoint directory keeps only the wrapped data key.
     func encryptedUpload(_ encryption: OSSEncryptionClient, file: URL, to target: OSSURI) async throws {
         let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
         let size = (attributes?[.size] as? NSNumber)?.int64Value ?? 0
-        let metadata = try objects.metadata()
-        if size < directory.multipartThreshold {
-            var request = OSSPutObjectRequest(bucketName: target.bucket, objectKey: target.key, fileURL: file)
-            request.metadata = metadata
-            _ = try await encryption.putObject(request)
-        } else {
-            let chosen = partSize ?? PartSizing.uploadPartSize(fileSize: size)
-            // Encrypted parts start at their own counter block: a multiple of 16 (a given --part-size must be one).
-            let aligned = partSize == nil ? (chosen + 15) / 16 * 16 : chosen
-            try FileManager.default.createDirectory(atPath: recordDirectory, withIntermediateDirectories: true)
-            let name = SHA256.hash(data: Data("\(target.bucket)\n\(target.key)\n\(file.path)".utf8))
-                .map { String(format: "%02x", $0) }.joined()
-            _ = try await encryption.uploadFile(
-                file, bucketName: target.bucket, objectKey: target.key, partSize: aligned,
-                recordURL: URL(fileURLWithPath: recordDirectory).appendingPathComponent("encrypted-\(name).json"),
-                metadata: metadata)
-        }
+        try FileManager.default.createDirectory(atPath: recordDirectory, withIntermediateDirectories: true)
+        try await encryption.uploadFile(
+            file, bucketName: target.bucket, objectKey: target.key, metadata: try objects.metadata(),
+            options: try encryptedTransferOptions(partSize: partSize ?? PartSizing.uploadPartSize(fileSize: size)),
+            recordDirectory: URL(fileURLWithPath: recordDirectory))
         say("uploaded \(file.path) to \(target) encrypted (\(formatBytes(size)))")
     }
 
+    /// An object down: below the threshold (or a given version) in one GetObject, else in ranged parts, `--threads`
+    /// at a time, resumable from a record in the checkpoint directory; the file appears only once checked.
     func encryptedDownload(_ encryption: OSSEncryptionClient, _ origin: OSSURI, to file: URL) async throws {
         try FileManager.default.createDirectory(
             at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let result = try await encryption.getObject(
-            OSSGetObjectRequest(bucketName: origin.bucket, objectKey: origin.key, versionId: versionId), toFile: file)
-        say("downloaded \(origin) to \(file.path) decrypted (\(formatBytes(result.contentLength ?? 0)))")
-    }
-
-    func encryptedUploadDirectory(_ encryption: OSSEncryptionClient) async throws {
-        let root = URL(fileURLWithPath: source).standardizedFileURL
-        let target = try parseRemote(destination, requireKey: false)
-        let prefix = target.key.isEmpty || target.key.hasSuffix("/") ? target.key : target.key + "/"
-        guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey])
-        else { throw CLIFailure(.clientError, "cannot read the directory \(source)") }
-        var files: [URL] = []
-        for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true {
-            files.append(url.standardizedFileURL)
-        }
-        for file in files.sorted(by: { $0.path < $1.path }) {
-            let relative = String(file.path.dropFirst(root.path.count).drop { $0 == "/" })
-            try await encryptedUpload(encryption, file: file, to: OSSURI(bucket: target.bucket, key: prefix + relative))
-        }
-    }
-
-    func encryptedDownloadDirectory(_ encryption: OSSEncryptionClient) async throws {
-        let origin = try parseRemote(source, requireKey: false)
-        let prefix = origin.key.isEmpty || origin.key.hasSuffix("/") ? origin.key : origin.key + "/"
-        let root = URL(fileURLWithPath: destination)
-        var request = OSSListObjectsV2Request(bucketName: origin.bucket)
-        request.prefix = prefix
-        for try await page in encryption.client.listObjectsV2Paginator(request) {
-            for object in page.contents where !object.objectKey.hasSuffix("/") {
-                let relative = String(object.objectKey.dropFirst(prefix.count))
-                guard !relative.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }) else {
-                    throw CLIFailure(.clientError, "the key \(object.objectKey) would leave \(destination)")
-                }
-                try await encryptedDownload(
-                    encryption, OSSURI(bucket: origin.bucket, key: object.objectKey),
-                    to: root.appendingPathComponent(relative))
-            }
-        }
+        try FileManager.default.createDirectory(atPath: recordDirectory, withIntermediateDirectories: true)
+        let head = try await encryption.client.headObject(
+            OSSHeadObjectRequest(bucketName: origin.bucket, objectKey: origin.key, versionId: versionId))
+        _ = try await encryption.downloadFile(
+            bucketName: origin.bucket, objectKey: origin.key, versionId: versionId, size: head.contentLength, to: file,
+            options: try encryptedTransferOptions(partSize: partSize ?? 8 << 20),
+            recordDirectory: URL(fileURLWithPath: recordDirectory))
+        say("downloaded \(origin) to \(file.path) decrypted (\(formatBytes(head.contentLength)))")
     }
 }

@@ -196,7 +196,7 @@ struct Stat: AsyncParsableCommand {
                 say("client-side encryption: \(Self.describeEncryption(head.metadata, key: uri.key))")
             }
             for (name, value) in head.metadata.sorted(by: { $0.key < $1.key }) {
-                say("meta \(name): \(value)")
+                say("meta \(name): \(Self.shown(name, value))")
             }
         }
     }
@@ -228,6 +228,15 @@ extension Stat {
         ]
         for (name, bytes, count) in classes where (count ?? 0) > 0 {
             say("class \(name): \(count ?? 0) objects, \(bytes ?? 0) bytes")
+        }
+    }
+
+    /// A metadata value as stat prints it: the envelope's data key and IV (wrapped, yet key material) are left out.
+    static func shown(_ name: String, _ value: String) -> String {
+        switch name.lowercased() {
+        case OSSEncryptionEnvelope.Header.key: "(the wrapped data key, not shown)"
+        case OSSEncryptionEnvelope.Header.start: "(the wrapped IV, not shown)"
+        default: value
         }
     }
 

@@ -32,6 +32,7 @@ struct Sync: AsyncParsableCommand {
     @Option(help: "Checkpoint directory (default: ~/.oss-swift/checkpoints).") var checkpointDir: String?
     @OptionGroup var directory: DirectoryOptions
     @OptionGroup(title: "Uploaded objects") var objects: UploadOptions
+    @OptionGroup(title: "Client-side encryption") var encryption: EncryptionOptions
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
@@ -43,6 +44,9 @@ struct Sync: AsyncParsableCommand {
         }
         guard (1...64).contains(threads) else { throw ValidationError("--threads must be 1...64") }
         if let partSize, partSize < 102_400 { throw ValidationError("--part-size must be at least 102400 bytes") }
+        if checksum && encryption.isEnabled {
+            throw ValidationError("--checksum compares CRC-64s, and an encrypted object's is of its ciphertext: sync encrypted files by size and time")
+        }
     }
 
     func run() async throws {
@@ -51,7 +55,7 @@ struct Sync: AsyncParsableCommand {
                 source: source, destination: destination, mode: .sync(checksum ? .checksum : .sizeAndModificationTime),
                 deleteExtras: delete, dryRun: dryRun, options: directory, threads: threads, partSize: partSize,
                 recordDirectory: checkpointDirectory(checkpointDir), connection: connection,
-                objectMetadata: try objects.metadata())
+                objectMetadata: try objects.metadata(), encryption: encryption)
             try await command.confirmDeletions(DeleteConfirmation(force: force))
             try await command.run()
         }

@@ -63,6 +63,17 @@ struct ClientSideEncryptionArticleTests {
             await #expect(throws: OSSEncryptionError.self) {
                 try await wrongKeychain.getObject(.init(bucketName: "bkt", objectKey: "backups/notes.db"))
             }
+
+            let folder = directory.appendingPathComponent("folder")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try notes.write(to: folder.appendingPathComponent("notes.db"))
+            let recording = testBytes(200_001, seed: 33)
+            let report = try await backUpFolder(
+                folder, recording: EncryptionClientTests.chunks(recording, size: 4_096), client: client,
+                keychainKey: keychainKey)
+            #expect(report.counts.uploaded == 1)
+            #expect(try await reader.getObject(.init(bucketName: "bkt", objectKey: "backups/folder/notes.db")).content == notes)
+            #expect(try await reader.getObject(.init(bucketName: "bkt", objectKey: "backups/recording.m4a")).content == recording)
         }
     }
 }

@@ -45,3 +45,17 @@ func backUp(_ file: URL, client: OSSClient, keychainKey: SymmetricKey) async thr
         file, bucketName: "bkt", objectKey: "backups/\(file.lastPathComponent)", partSize: 1 << 20,
         recordURL: records.appendingPathComponent(file.lastPathComponent + ".json"))
 }
+
+func backUpFolder(_ folder: URL, recording: AsyncStream<Data>, client: OSSClient, keychainKey: SymmetricKey)
+    async throws -> OSSBatchReport
+{
+    let encryption = OSSEncryptionClient(
+        client: client, masterCipher: KeychainMasterCipher(keyEncryptionKey: keychainKey))
+    // A stream: encrypted as it arrives, sent in parts by the SDK's uploadStream.
+    _ = try await encryption.uploadStream(recording, bucket: "bkt", key: "backups/recording.m4a")
+    // A folder: the SDK's batch walks, journals and resumes after a kill; each file is encrypted on its way.
+    let records = FileManager.default.temporaryDirectory.appendingPathComponent("folder-records")
+    let manager = OSSTransferManager(client: client, recordDirectoryPath: records.path, fileTransport: encryption)
+    let batch = try await manager.uploadDirectory(folder, toBucket: "bkt", prefix: "backups/folder/")
+    return try await batch.result()
+}

@@ -135,7 +135,8 @@ struct EncryptionFailureTests {
             let first = OSSEncryptionClient(client: client, masterCipher: cipher)
             await #expect(throws: Stop.self) {
                 try await first.uploadFile(
-                    source, bucketName: "bkt", objectKey: "big", partSize: 102_400, recordURL: recordURL
+                    source, bucketName: "bkt", objectKey: "big", partSize: 102_400, recordURL: recordURL,
+                    threadNum: 1
                 ) { number in if number == 2 { throw Stop() } }
             }
             let recordData = try Data(contentsOf: recordURL)
@@ -155,7 +156,8 @@ struct EncryptionFailureTests {
             let sent = PartLog()
             let second = OSSEncryptionClient(client: client, masterCipher: try TestKeys.first.cipher(["k": "resume"]))
             _ = try await second.uploadFile(
-                source, bucketName: "bkt", objectKey: "big", partSize: 102_400, recordURL: recordURL
+                source, bucketName: "bkt", objectKey: "big", partSize: 102_400, recordURL: recordURL,
+                    threadNum: 1
             ) { number in await sent.add(number) }
             #expect(await sent.values == [3, 4, 5, 6])
             #expect(!FileManager.default.fileExists(atPath: recordURL.path))
@@ -177,7 +179,8 @@ struct EncryptionFailureTests {
             let recordURL = directory.appendingPathComponent("d.record")
             await #expect(throws: Stop.self) {
                 try await encryption.downloadFile(
-                    bucketName: "bkt", objectKey: "d", to: target, partSize: 4_096, recordURL: recordURL
+                    bucketName: "bkt", objectKey: "d", to: target, partSize: 4_096, recordURL: recordURL,
+                    threadNum: 1
                 ) { number in if number == 2 { throw Stop() } }
             }
             #expect(!FileManager.default.fileExists(atPath: target.path))
@@ -190,7 +193,8 @@ struct EncryptionFailureTests {
 
             let log = PartLog()
             _ = try await OSSEncryptionClient(client: client, masterCipher: try TestKeys.first.cipher()).downloadFile(
-                bucketName: "bkt", objectKey: "d", to: target, partSize: 4_096, recordURL: recordURL
+                bucketName: "bkt", objectKey: "d", to: target, partSize: 4_096, recordURL: recordURL,
+                    threadNum: 1
             ) { number in await log.add(number) }
             #expect(await log.values == [3, 4, 5, 6])
             #expect(try Data(contentsOf: target) == plaintext)
@@ -199,17 +203,156 @@ struct EncryptionFailureTests {
             // A stop, then the object replaced: the next run starts over instead of mixing the two.
             await #expect(throws: Stop.self) {
                 try await encryption.downloadFile(
-                    bucketName: "bkt", objectKey: "d", to: target, partSize: 4_096, recordURL: recordURL
+                    bucketName: "bkt", objectKey: "d", to: target, partSize: 4_096, recordURL: recordURL,
+                    threadNum: 1
                 ) { number in if number == 1 { throw Stop() } }
             }
             let replacement = testBytes(5 * 4_096 + 9, seed: 13)
             _ = try await encryption.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "d", data: replacement))
             let fresh = PartLog()
             _ = try await encryption.downloadFile(
-                bucketName: "bkt", objectKey: "d", to: target, partSize: 4_096, recordURL: recordURL
+                bucketName: "bkt", objectKey: "d", to: target, partSize: 4_096, recordURL: recordURL,
+                    threadNum: 1
             ) { number in await fresh.add(number) }
             #expect(await fresh.values == [1, 2, 3, 4, 5, 6])
             #expect(try Data(contentsOf: target) == replacement)
+        }
+    }
+}
+
+extension EncryptionFailureTests {
+    /// Parts go `threadNum` at a time: when the first part is done (each delayed 300 ms by the server) the others of
+    /// the window are already on the server; a run stopped with parts in flight still resumes into the same object.
+    @Test func partsTravelInParallelAndAStopWithPartsInFlightStillResumes() async throws {
+        let cipher = try TestKeys.first.cipher()
+        try await withEncryptionServer { server, client in
+            let directory = try makeWorkDirectory("encryption-parallel")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let plaintext = testBytes(8 * 102_400 + 3, seed: 21)
+            let source = directory.appendingPathComponent("p.bin")
+            try plaintext.write(to: source)
+            let recordURL = directory.appendingPathComponent("p.json")
+            let encryption = OSSEncryptionClient(client: client, masterCipher: cipher)
+            await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 300)))
+            let seenAtFirst = PartLog()
+            await #expect(throws: Stop.self) {
+                try await encryption.uploadFile(
+                    source, bucketName: "bkt", objectKey: "p", partSize: 102_400, recordURL: recordURL, threadNum: 4
+                ) { _ in
+                    await seenAtFirst.add(Int(await server.stats()[.uploadPart].requests))
+                    throw Stop()
+                }
+            }
+            let seen = await seenAtFirst.values
+            #expect(seen.first.map { $0 >= 2 } == true, "\(seen)")
+            await server.clearFaults()
+            _ = try await encryption.uploadFile(
+                source, bucketName: "bkt", objectKey: "p", partSize: 102_400, recordURL: recordURL, threadNum: 4)
+            #expect(await server.stats()[.initiateMultipartUpload].requests == 1)
+            #expect(try await encryption.getObject(.init(bucketName: "bkt", objectKey: "p")).content == plaintext)
+
+            let target = directory.appendingPathComponent("back.bin")
+            let downloadRecord = directory.appendingPathComponent("back.json")
+            await server.addFault(LocalOSSFaultRule(operation: .getObject, action: .delay(milliseconds: 300)))
+            let baseline = Int(await server.stats()[.getObject].requests)
+            let fetchedAtFirst = PartLog()
+            await #expect(throws: Stop.self) {
+                try await encryption.downloadFile(
+                    bucketName: "bkt", objectKey: "p", to: target, partSize: 102_400, recordURL: downloadRecord,
+                    threadNum: 4
+                ) { _ in
+                    await fetchedAtFirst.add(Int(await server.stats()[.getObject].requests) - baseline)
+                    throw Stop()
+                }
+            }
+            await server.clearFaults()
+            let before = await server.stats()[.getObject].requests
+            let fetched = await fetchedAtFirst.values
+            #expect(fetched.first.map { $0 >= 2 } == true, "\(fetched)")
+            _ = try await encryption.downloadFile(
+                bucketName: "bkt", objectKey: "p", to: target, partSize: 102_400, recordURL: downloadRecord,
+                threadNum: 4)
+            #expect(try Data(contentsOf: target) == plaintext)
+            #expect(await server.stats()[.getObject].requests - before < 9, "the parts written were not fetched again")
+            await #expect(throws: OSSClientError.self) {
+                try await encryption.downloadFile(bucketName: "bkt", objectKey: "p", to: target, threadNum: 0)
+            }
+        }
+    }
+}
+
+extension EncryptionFailureTests {
+    /// The error every read path of `key` throws: whole and ranged GetObject, GetObject to a file, the resumable
+    /// download and the stream (at the call or, for checks that need the last byte, when its iteration ends).
+    static func readErrors(_ encryption: OSSEncryptionClient, _ key: String, in directory: URL) async -> [String: String] {
+        func attempt(_ body: () async throws -> Void) async -> String {
+            do {
+                try await body()
+                return "no error"
+            } catch let error as OSSEncryptionError {
+                return "\(error)"
+            } catch {
+                return "untyped: \(error)"
+            }
+        }
+        let target = directory.appendingPathComponent(key)
+        var errors: [String: String] = [:]
+        errors["get"] = await attempt { _ = try await encryption.getObject(.init(bucketName: "bkt", objectKey: key)) }
+        errors["file"] = await attempt {
+            _ = try await encryption.getObject(.init(bucketName: "bkt", objectKey: key), toFile: target)
+        }
+        errors["resumable"] = await attempt {
+            _ = try await encryption.downloadFile(
+                bucketName: "bkt", objectKey: key, to: target, partSize: 1_024,
+                recordURL: directory.appendingPathComponent(key + ".json"))
+        }
+        errors["stream"] = await attempt {
+            for try await _ in try await encryption.downloadStream(.init(bucketName: "bkt", objectKey: key)) {}
+        }
+        return errors
+    }
+
+    @Test func everyReadPathRefusesABadObjectWithTheSameTypedErrorAndWritesNothing() async throws {
+        let cipher = try TestKeys.first.cipher(["k": "first"])
+        try await withEncryptionServer { _, client in
+            let directory = try makeWorkDirectory("encryption-every-path")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let encryption = OSSEncryptionClient(client: client, masterCipher: cipher)
+            let plaintext = testBytes(6_000, seed: 41)
+            for name in ["wrong-key", "no-alg", "alg", "wrap", "tampered"] {
+                _ = try await encryption.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: name, data: plaintext))
+            }
+            try await Self.rewrite(client, "no-alg", change: { $0["x-oss-meta-client-side-encryption-cek-alg"] = nil })
+            try await Self.rewrite(client, "alg", change: { $0["x-oss-meta-client-side-encryption-cek-alg"] = "AES/CBC/PKCS5Padding" })
+            try await Self.rewrite(client, "wrap", change: { $0["x-oss-meta-client-side-encryption-wrap-alg"] = "RSA/OAEP" })
+            try await Self.rewrite(client, "tampered", body: { data in
+                var copy = data
+                copy[5_999] ^= 1
+                return copy
+            })
+            let expected: [String: OSSEncryptionError] = [
+                "no-alg": .incompleteEnvelope(objectKey: "no-alg", missing: "x-oss-meta-client-side-encryption-cek-alg"),
+                "alg": .unsupportedContentAlgorithm("AES/CBC/PKCS5Padding"),
+                "wrap": .unsupportedWrapAlgorithm("RSA/OAEP"),
+                "tampered": .plaintextMismatch(objectKey: "tampered", what: "MD5"),
+            ]
+            for (key, error) in expected {
+                let errors = await Self.readErrors(encryption, key, in: directory)
+                #expect(errors == ["get": "\(error)", "file": "\(error)", "resumable": "\(error)", "stream": "\(error)"], "\(key)")
+            }
+            let stranger = OSSEncryptionClient(client: client, masterCipher: try TestKeys.second.cipher(["k": "second"]))
+            let unwrap = OSSEncryptionError.unwrapFailed(objectKey: "wrong-key", materialDescription: #"{"k":"first"}"#)
+            #expect(
+                await Self.readErrors(stranger, "wrong-key", in: directory)
+                    == ["get": "\(unwrap)", "file": "\(unwrap)", "resumable": "\(unwrap)", "stream": "\(unwrap)"])
+            // No plaintext file, partial file or record is left by any refused read.
+            let left = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            #expect(left.isEmpty, "\(left)")
+            // A part size that is not a multiple of 16 is refused by the resumable download too, before any request.
+            await #expect(throws: OSSEncryptionError.partSizeNotAligned(1_000)) {
+                try await encryption.downloadFile(
+                    bucketName: "bkt", objectKey: "tampered", to: directory.appendingPathComponent("x"), partSize: 1_000)
+            }
         }
     }
 }

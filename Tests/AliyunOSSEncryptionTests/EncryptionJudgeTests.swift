@@ -7,8 +7,8 @@ import Testing
 
 /// The official Python v2 EncryptionClient judges the envelope both ways (Tests/python/judge_encryption.py): Python
 /// writes one PutObject and one multipart upload and the Swift SDK reads them whole and in ranges at odd offsets;
-/// the Swift SDK writes one PutObject, one multipart upload and one resumed upload, and Python reads each back
-/// byte for byte, ranged too. A mistake shared by the SDK and the local server fails one direction.
+/// the Swift SDK writes one PutObject, one multipart upload, one resumed (parallel) upload and two streams, and Python
+/// reads each back byte for byte, ranged too. A mistake shared by the SDK and the local server fails one direction.
 @Suite("Client-side encryption judged by the official Python client")
 struct EncryptionJudgeTests {
     static let packageRoot = URL(fileURLWithPath: #filePath)
@@ -61,6 +61,15 @@ struct EncryptionJudgeTests {
                 let file = directory.appendingPathComponent("from-python.bin")
                 _ = try await encryption.getObject(.init(bucketName: "bkt", objectKey: key), toFile: file)
                 #expect(try Data(contentsOf: file) == plain, "\(key) to a file")
+                for offset in [0, 17, 102_401] where offset < plain.count {
+                    var streamed = Data()
+                    for try await chunk in try await encryption.downloadStream(
+                        .init(bucketName: "bkt", objectKey: key, offset: Int64(offset)))
+                    {
+                        streamed.append(chunk)
+                    }
+                    #expect(streamed == plain.dropFirst(offset), "\(key) streamed from \(offset)")
+                }
             }
 
             // Swift writes, Python reads.
@@ -98,7 +107,19 @@ struct EncryptionJudgeTests {
                 .uploadFile(source, bucketName: "bkt", objectKey: "swift/resumed", partSize: 102_400, recordURL: record)
             try await putPlain("swift/resumed", resumed)
 
-            let (checked, checkLog) = try await run("check", objects: ["swift/single", "swift/multi", "swift/resumed"])
+            // Streams: one short enough for a single PutObject, one in parts (cut from the ciphertext stream, so
+            // the envelope carries no part size).
+            for (key, count) in [("swift/stream-single", 50_001), ("swift/stream-multi", 3 * 102_400 + 99)] {
+                let data = testBytes(count, seed: UInt64(count))
+                _ = try await encryption.uploadStream(
+                    EncryptionClientTests.chunks(data, size: 9_999), bucket: "bkt", key: key,
+                    options: OSSStreamUploadOptions(partSize: 102_400))
+                try await putPlain(key, data)
+            }
+
+            let (checked, checkLog) = try await run(
+                "check",
+                objects: ["swift/single", "swift/multi", "swift/resumed", "swift/stream-single", "swift/stream-multi"])
             #expect(checked == 0, "judge_encryption.py check failed:\n\(checkLog)")
         }
     }

@@ -57,6 +57,28 @@ struct EncryptionCommandTests {
             #expect(r.stdout.contains("client-side encryption: AES/CTR/NoPadding, data key wrapped with RSA/NONE/PKCS1Padding; matdesc {\"key\":\"cli\"}; plaintext 70001 bytes"), "\(r.stdout)")
             r = try await tool.run(["stat", "oss://enc/large.bin"])
             #expect(r.stdout.contains("part size 102400"), "\(r.stdout)")
+            // The wrapped data key and IV are key material: stat names them and leaves them out.
+            #expect(r.stdout.contains("meta client-side-encryption-key: (the wrapped data key, not shown)"), "\(r.stdout)")
+            #expect(r.stdout.contains("meta client-side-encryption-start: (the wrapped IV, not shown)"), "\(r.stdout)")
+
+            // Down above the threshold: ranged parts, --threads at a time, resumable; the record goes at the end.
+            let parted = work.appendingPathComponent("parted.bin")
+            r = try await tool.run(
+                ["cp", "oss://enc/large.bin", parted.path, "--encryption-key", privatePEM.path,
+                 "--multipart-threshold", "102400", "--part-size", "102400", "--threads", "3"] + checkpoints)
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(try Data(contentsOf: parted) == Data(contentsOf: large))
+            let records = try FileManager.default.contentsOfDirectory(atPath: work.appendingPathComponent("cp").path)
+            #expect(!records.contains { $0.hasPrefix("encrypted-download-") }, "\(records)")
+            // A part size that is not a multiple of 16: a clear error both ways, nothing written.
+            for arguments in [[large.path, "oss://enc/odd.bin"], ["oss://enc/large.bin", work.appendingPathComponent("odd.bin").path]] {
+                r = try await tool.run(
+                    ["cp"] + arguments + ["--encryption-key", privatePEM.path, "--multipart-threshold", "0",
+                     "--part-size", "102401"] + checkpoints)
+                #expect(r.status != 0)
+                #expect(r.stderr.contains("the part size 102401 is not a positive multiple of 16"), "\(r.stderr)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: work.appendingPathComponent("odd.bin").path))
 
             // The wrong key: a typed error and no file.
             let wrong = work.appendingPathComponent("wrong.bin")
@@ -80,6 +102,28 @@ struct EncryptionCommandTests {
                     try Data(contentsOf: copy.appendingPathComponent(name))
                         == Data(contentsOf: tree.appendingPathComponent(name)), "\(name)")
             }
+            let rawTree = try await tool.run(["cp", "oss://enc/tree/sub/b.bin", work.appendingPathComponent("raw-b").path] + checkpoints)
+            #expect(rawTree.status == 0)
+            #expect(try Data(contentsOf: work.appendingPathComponent("raw-b")) != Data(contentsOf: tree.appendingPathComponent("sub/b.bin")))
+
+            // sync both ways: encrypted up, unchanged the second time (size and time), decrypted down.
+            r = try await tool.run(["sync", tree.path, "oss://enc/synced", "--encryption-key", privatePEM.path] + checkpoints)
+            #expect(r.status == 0, "\(r.stderr)")
+            let puts = await server.stats()[.putObject].requests
+            r = try await tool.run(["sync", tree.path, "oss://enc/synced", "--encryption-key", privatePEM.path] + checkpoints)
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(await server.stats()[.putObject].requests == puts, "the second sync sent nothing")
+            let synced = work.appendingPathComponent("synced")
+            r = try await tool.run(["sync", "oss://enc/synced", synced.path, "--encryption-key", privatePEM.path] + checkpoints)
+            #expect(r.status == 0, "\(r.stderr)")
+            for name in ["a.txt", "sub/b.bin"] {
+                #expect(
+                    try Data(contentsOf: synced.appendingPathComponent(name))
+                        == Data(contentsOf: tree.appendingPathComponent(name)), "synced \(name)")
+            }
+            r = try await tool.run(
+                ["sync", tree.path, "oss://enc/synced", "--encryption-key", privatePEM.path, "--checksum"] + checkpoints)
+            #expect(r.status != 0 && r.stderr.contains("--checksum"), "\(r.stderr)")
         }
     }
 
@@ -96,12 +140,13 @@ struct EncryptionCommandTests {
             _ = try writeFile(file, count: 12 * 102_400 + 5, seed: 9)
             let arguments = [
                 "cp", file.path, "oss://enc/big.bin", "--encryption-key", pem.path, "--part-size", "102400",
-                "--multipart-threshold", "0", "--checkpoint-dir", records.path,
+                "--multipart-threshold", "0", "--checkpoint-dir", records.path, "--threads", "2",
             ]
             await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 80)))
             let (process, _, _) = try tool.start(arguments)
             var waited = 0
-            while await server.stats()[.uploadPart].requests < 4 && waited < 1200 && process.isRunning {
+            // Two parts in flight at most: six requests seen means at least four parts stored.
+            while await server.stats()[.uploadPart].requests < 6 && waited < 1200 && process.isRunning {
                 try await Task.sleep(for: .milliseconds(25))
                 waited += 1
             }

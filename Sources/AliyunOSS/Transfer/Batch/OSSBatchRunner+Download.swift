@@ -23,7 +23,9 @@ extension OSSBatchRunner {
             root: root, relativePath: work.relativePath, followsLinks: options.symbolicLinks == .follow)
         let destination = URL(fileURLWithPath: localPath(work.relativePath))
         let written: Date?
-        if isResumable(work) {
+        if let fileTransport {
+            written = try await downloadTransported(work, summary, to: destination, fileTransport) ?? summary.lastModified
+        } else if isResumable(work) {
             var download = OSSResumableDownloadRequest(
                 bucketName: request.bucketName, objectKey: work.key, downloadToFileURL: destination,
                 partSize: options.partSize, threadNum: options.partsPerFile, recordDirectoryPath: directory?.recordsPath,

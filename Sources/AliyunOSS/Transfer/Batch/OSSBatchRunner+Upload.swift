@@ -16,7 +16,9 @@ extension OSSBatchRunner {
         }
         for attempt in 0..<2 {
             do {
-                if isResumable(work) {
+                if let fileTransport {
+                    try await uploadTransported(work, fileTransport)
+                } else if isResumable(work) {
                     try await uploadResumably(work, meter: meter)
                 } else {
                     try await uploadSnapshot(work, meter: meter)
@@ -177,6 +179,12 @@ extension OSSBatchRunner {
     func upload(_ work: OSSBatchWork, _ item: OSSListTransferRequest.Upload, meter: OSSBatchFileMeter) async throws
         -> OSSBatchItemOutcome
     {
+        if let fileTransport {
+            // A transport moves files only: sending these bytes as they are would break its promise.
+            throw OSSBatchItemProblem.failed(
+                OSSBatchFailure(
+                    .invalidArgument, "\(work.key): the batch's transport \(fileTransport.identifier) sends files only"))
+        }
         let source = try await sources.source(of: item)
         let metadata = objectMetadata(modificationNanoseconds: nil, item: item.objectMetadata)
         let priority = options.priority

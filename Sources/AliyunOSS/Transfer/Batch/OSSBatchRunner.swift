@@ -85,11 +85,14 @@ final class OSSBatchRunner: Sendable {
     let tracker: OSSBatchProgressTracker
     let control: OSSBatchControl
     let events: AsyncStream<OSSBatchEvent>.Continuation
+    /// Moves the files instead of the batch's own requests (``OSSBatchFileTransport``).
+    let fileTransport: (any OSSBatchFileTransport)?
 
     init(
         id: String, client: OSSClient, request: OSSBatchRequest, journalRequest: OSSBatchRequest,
         sources: OSSBatchSources, baseDirectoryURL: URL?, directory: OSSBatchDirectory?, replay: OSSBatchJournalReplay?,
-        tracker: OSSBatchProgressTracker, control: OSSBatchControl, events: AsyncStream<OSSBatchEvent>.Continuation
+        tracker: OSSBatchProgressTracker, control: OSSBatchControl, events: AsyncStream<OSSBatchEvent>.Continuation,
+        fileTransport: (any OSSBatchFileTransport)? = nil
     ) {
         self.id = id
         self.client = client
@@ -102,6 +105,7 @@ final class OSSBatchRunner: Sendable {
         self.tracker = tracker
         self.control = control
         self.events = events
+        self.fileTransport = fileTransport
     }
 
     var options: OSSDirectoryTransferOptions { request.options }

@@ -12,6 +12,8 @@ final class OSSBatchStore: Sendable {
     let client: OSSClient
     let recordDirectoryPath: String
     let baseDirectoryURL: URL?
+    /// Moves the files of every batch here instead of the batch's own requests (``OSSBatchFileTransport``).
+    let fileTransport: (any OSSBatchFileTransport)?
 
     private struct State {
         var running: [String: OSSBatch] = [:]
@@ -22,10 +24,24 @@ final class OSSBatchStore: Sendable {
 
     private let state = OSSLockedValue(State())
 
-    init(client: OSSClient, recordDirectoryPath: String, baseDirectoryURL: URL?) {
+    init(
+        client: OSSClient, recordDirectoryPath: String, baseDirectoryURL: URL?,
+        fileTransport: (any OSSBatchFileTransport)? = nil
+    ) {
         self.client = client
         self.recordDirectoryPath = recordDirectoryPath
         self.baseDirectoryURL = baseDirectoryURL
+        self.fileTransport = fileTransport
+    }
+
+    /// Refuses a batch whose recorded transport is not this store's (a batch is never sent half one way).
+    func checkTransport(of request: OSSBatchRequest, batch: String) throws {
+        let recorded = request.options.fileTransport
+        guard recorded == fileTransport?.identifier else {
+            throw OSSClientError.invalidArgument(
+                "batch \(batch) moves its files with \(recorded.map { "the transport \($0)" } ?? "no transport"), "
+                    + "this manager with \(fileTransport.map { "the transport \($0.identifier)" } ?? "none")")
+        }
     }
 
     /// The batch `id` if it is running here.
@@ -45,7 +61,9 @@ final class OSSBatchStore: Sendable {
             try list.validate()
         }
         if request.options.crcFlag == nil { request.options.crcFlag = client.configuration.crcCheckEnabled }
+        if request.options.fileTransport == nil { request.options.fileTransport = fileTransport?.identifier }
         let id = UUID().uuidString.lowercased()
+        try checkTransport(of: request, batch: id)
         let stored = portable(request)
         guard !request.options.dryRun else {
             return launch(id: id, request: request, stored: stored, directory: nil, lock: nil, replay: nil, provider: nil)
@@ -63,6 +81,7 @@ final class OSSBatchStore: Sendable {
         let directory = try existingBatch(id)
         let lock = try Self.lockBatch(directory)
         let replay = try await OSSBatchJournalReplay.read(path: directory.journalPath)
+        try checkTransport(of: replay.request, batch: id)
         return launch(
             id: id, request: try resolved(replay.request), stored: replay.request, directory: directory, lock: lock,
             replay: replay, provider: provider)
@@ -135,7 +154,7 @@ final class OSSBatchStore: Sendable {
         let runner = OSSBatchRunner(
             id: id, client: client, request: request, journalRequest: stored,
             sources: OSSBatchSources(given: given, provider: provider), baseDirectoryURL: base, directory: directory,
-            replay: replay, tracker: tracker, control: control, events: continuation)
+            replay: replay, tracker: tracker, control: control, events: continuation, fileTransport: fileTransport)
         if directory != nil { state.withLockedValue { $0.running[id] = batch } }
         batch.start { [self] in
             var outcome = await runner.run()

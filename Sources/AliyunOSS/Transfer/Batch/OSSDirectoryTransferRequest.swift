@@ -136,6 +136,10 @@ public struct OSSDirectoryTransferOptions: Sendable, Hashable, Codable {
     /// themselves, with the PutObject or the InitiateMultipartUpload. The batch's own `x-oss-meta-mtime` wins over
     /// an entry of that name. Part of the request's identity (a resumed batch keeps it). Default `nil`: none.
     public var objectMetadata: [String: String]?
+    /// The ``OSSBatchFileTransport/identifier`` of the transport that moves the batch's files (client-side
+    /// encryption); `nil`: the batch's own requests. Set by the manager that starts the batch when it has a transport;
+    /// a batch runs and resumes only where the transport has this identifier.
+    public var fileTransport: String?
 
     public init() {}
 

@@ -62,10 +62,12 @@ public actor OSSTransferManager {
     ///   - progressGranularity: `.bytes` sends `.progress` events as the parts' bytes move, not only per
     ///     confirmed part.
     ///   - backgroundService: the service of the app's background transfers: they are listed beside the others.
+    ///   - fileTransport: moves the files of this manager's batches (directory and list transfers) instead of the
+    ///     batches' own requests, e.g. to encrypt them on the device (``OSSBatchFileTransport``).
     public init(
         client: OSSClient, recordDirectoryPath: String, baseDirectoryURL: URL? = nil, threadNum: Int = 4,
         progressGranularity: OSSTransferProgressGranularity = .confirmedParts,
-        backgroundService: OSSBackgroundTransferService? = nil
+        backgroundService: OSSBackgroundTransferService? = nil, fileTransport: (any OSSBatchFileTransport)? = nil
     ) {
         self.client = client
         self.backgroundService = backgroundService
@@ -78,7 +80,9 @@ public actor OSSTransferManager {
         self.progressGranularity = progressGranularity
         hub = OSSTransferEventHub()
         events = hub.all
-        batchStore = OSSBatchStore(client: client, recordDirectoryPath: directory.path, baseDirectoryURL: self.baseDirectoryURL)
+        batchStore = OSSBatchStore(
+            client: client, recordDirectoryPath: directory.path, baseDirectoryURL: self.baseDirectoryURL,
+            fileTransport: fileTransport)
     }
 
     deinit {
