@@ -147,7 +147,7 @@ let package = Package(
         .executableTarget(
             name: "oss",
             dependencies: [
-                "AliyunOSS", "AliyunOSSObservability", "AliyunOSSEncryption", "OSSLocalServer", "LocalServerCommand",
+                "AliyunOSS", "AliyunOSSObservability", "AliyunOSSEncryption", "OSSLocalServer", "LocalServerCommand", "OSSXML",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -14,6 +14,27 @@ struct BucketConfig: AsyncParsableCommand {
             it (referer, request-payment and transfer-acceleration have no delete: put the default back). The policy
             is JSON in and out, sent as it is. inventory and style keep several documents: --name picks one for
             put, get and delete, and get without --name lists them all.
+
+            Families with calls of their own (--name picks the entry):
+
+              replication: get (every rule), put FILE (adds each <Rule> of a ReplicationConfiguration, printing
+                its ID), delete --name ID, location (the regions a destination may be in), progress --name ID.
+
+              cname: get (the bound domains), token --name DOMAIN (creates the ownership token, or shows the valid
+                one), put --name DOMAIN [FILE] (binds it; FILE is a CertificateConfiguration), delete --name DOMAIN.
+
+              access-point: get [--name NAME] (one, or all), put --name NAME [FILE] (creates it, printing its
+                alias; FILE is a CreateAccessPointConfiguration: NetworkOrigin, VpcConfiguration), delete --name NAME.
+
+              access-point-policy: get, put FILE, delete, each --name NAME; the policy is JSON, sent as it is.
+
+              redundancy-transition: put (starts converting the bucket to ZRS, printing the task ID), get [--name ID]
+                (one task, or all), delete --name ID.
+
+              meta-query: open (starts indexing), get (the index's state), query FILE (a MetaQuery document: the
+                matching objects and aggregations), close (drops the index).
+
+              policy-status: get (whether the bucket policy makes the bucket public).
             """))
 
     /// The families by their command-line names; `nil` is the policy (JSON, with calls of its own).
@@ -35,26 +56,58 @@ struct BucketConfig: AsyncParsableCommand {
         "inventory": OSSInventoryConfiguration.self, "style": OSSImageStyle.self,
     ]
 
-    static var familyNames: String { (Array(families.keys) + Array(namedFamilies.keys)).sorted().joined(separator: ", ") }
+    static var familyNames: String {
+        (Array(families.keys) + Array(namedFamilies.keys) + CallFamily.allCases.map(\.rawValue)).sorted().joined(separator: ", ")
+    }
 
     @Argument(help: "The bucket, as oss://bucket.") var bucket: String
     @Argument(help: "The configuration family.") var family: String
-    @Argument(help: "get, put or delete.") var action = "get"
-    @Argument(help: "put: the document to send (- for standard input).") var file: String?
+    @Argument(help: "get, put or delete; token, location, progress, open, query or close where the family has them.")
+    var action = "get"
+    @Argument(help: "put, query: the document to send (- for standard input).") var file: String?
     @Flag(help: "get: print JSON instead of XML.") var json = false
-    @Option(help: "inventory, style: the document's name (inventoryId, styleName).") var name: String?
+    @Option(help: """
+        Which entry: inventory, style: the document's name; replication: the rule ID; cname: the domain; \
+        access-point, access-point-policy: the access point; redundancy-transition: the task ID.
+        """)
+    var name: String?
     @OptionGroup var connection: ConnectionOptions
 
+    /// What an action takes: `--name` and FILE, each required, optional or refused.
+    struct ActionShape {
+        enum Need { case required, optional, refused }
+        var name = Need.refused
+        var file = Need.refused
+    }
+
+    /// The actions of `family` and what each takes; `nil` for an unknown family.
+    static func actions(_ family: String) -> [String: ActionShape]? {
+        if let calls = CallFamily(rawValue: family) { return calls.actions }
+        if namedFamilies[family] != nil {
+            return ["get": .init(name: .optional), "put": .init(name: .required, file: .required), "delete": .init(name: .required)]
+        }
+        guard families[family] != nil else { return nil }
+        return ["get": .init(), "put": .init(file: .required), "delete": .init()]
+    }
+
     func validate() throws {
-        guard Self.families[family] != nil || Self.namedFamilies[family] != nil else {
+        guard let actions = Self.actions(family) else {
             throw ValidationError("unknown family \(family): one of \(Self.familyNames)")
         }
-        if Self.namedFamilies[family] != nil, action != "get", name == nil {
-            throw ValidationError("\(family) \(action) needs --name")
+        guard let shape = actions[action] else {
+            throw ValidationError("the \(family) actions are \(actions.keys.sorted().joined(separator: ", ")), not \(action)")
         }
-        if Self.namedFamilies[family] == nil, name != nil { throw ValidationError("--name applies to inventory and style") }
-        guard ["get", "put", "delete"].contains(action) else { throw ValidationError("the action is get, put or delete, not \(action)") }
-        guard (action == "put") == (file != nil) else { throw ValidationError("put takes a FILE; get and delete take none") }
+        let meaning = CallFamily(rawValue: family)?.nameMeaning ?? "the document's name"
+        switch (shape.name, name) {
+        case (.required, nil): throw ValidationError("\(family) \(action) needs --name (\(meaning))")
+        case (.refused, _?): throw ValidationError("\(family) \(action) takes no --name")
+        default: break
+        }
+        switch (shape.file, file) {
+        case (.required, nil): throw ValidationError("\(family) \(action) takes a FILE")
+        case (.refused, _?): throw ValidationError("\(family) \(action) takes no FILE")
+        default: break
+        }
     }
 
     func run() async throws {
@@ -67,8 +120,11 @@ struct BucketConfig: AsyncParsableCommand {
             let (action, json) = (action, json)
             let named = Self.namedFamilies[family]
             let entryName = self.name
+            let calls = CallFamily(rawValue: family)
             try await withClient(connection) { client in
-                if let named {
+                if let calls {
+                    try await calls.run(action, name: entryName, input: input, json: json, bucket: name, client: client)
+                } else if let named {
                     try await Self.run(named, action, name: entryName, input: input, json: json, bucket: name, client: client)
                 } else if let type {
                     try await Self.run(type, action, input: input, json: json, bucket: name, client: client)
@@ -125,7 +181,7 @@ struct BucketConfig: AsyncParsableCommand {
     }
 
     /// Prints a configuration as XML, or JSON with OSS's element names.
-    private static func show<Value: Encodable>(_ value: Value, json: Bool, xml: (Value) throws -> String) throws {
+    static func show<Value: Encodable>(_ value: Value, json: Bool, xml: (Value) throws -> String) throws {
         guard json else { return say(try xml(value)) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -135,7 +191,7 @@ struct BucketConfig: AsyncParsableCommand {
     }
 
     /// FILE's bytes as XML: JSON (`{...}`) is read as the XML document it stands for.
-    private static func xmlInput(_ bytes: [UInt8], root: String) throws -> [UInt8] {
+    static func xmlInput(_ bytes: [UInt8], root: String) throws -> [UInt8] {
         guard bytes.first(where: { !$0.isASCIIWhitespace }) == UInt8(ascii: "{") else { return bytes }
         guard let object = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else {
             throw CLIFailure(.clientError, "the \(root) document is not valid JSON")

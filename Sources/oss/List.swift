@@ -165,7 +165,8 @@ struct Stat: AsyncParsableCommand {
         commandName: "stat", abstract: "Show an object's metadata or a bucket's: oss stat oss://bucket[/key] [--version-id ID]",
         discussion: helpProse("""
             oss stat oss://bucket shows the bucket (GetBucketInfo: region, storage class, ACL, versioning) and what it
-            holds (GetBucketStat: bytes, objects, multipart uploads, by storage class). On a versioned bucket the current version's id is shown; --version-id describes an older version (oss
+            holds (GetBucketStat: bytes, objects, multipart uploads, by storage class), and whether its policy makes it
+            public (GetBucketPolicyStatus). On a versioned bucket the current version's id is shown; --version-id describes an older version (oss
             ls --all-versions lists them). A key whose current version is a delete marker is not found (404, exit 1).
             """))
 
@@ -205,14 +206,18 @@ struct Stat: AsyncParsableCommand {
 extension Stat {
     /// GetBucketInfo and GetBucketStat of `bucket`.
     static func bucket(_ bucket: String, _ connection: ConnectionOptions) async throws {
-        let (info, stat) = try await withClient(connection) { client in
-            (try await client.getBucketInfo(OSSGetBucketInfoRequest(bucketName: bucket)), try await client.getBucketStat(bucketName: bucket).stat)
+        let (info, stat, policyStatus) = try await withClient(connection) { client in
+            (
+                try await client.getBucketInfo(OSSGetBucketInfoRequest(bucketName: bucket)), try await client.getBucketStat(bucketName: bucket).stat,
+                try await client.getBucketPolicyStatus(bucketName: bucket).isPublic
+            )
         }
         say("bucket:         oss://\(bucket)")
         say("region:         \(info.region ?? info.location ?? "-")")
         say("created:        \(info.creationDate.map(OSSDateFormat.rfc1123) ?? "-")")
         say("storage-class:  \(info.storageClass ?? "-")")
         say("acl:            \(info.acl ?? "-")")
+        say("policy:         \(policyStatus ? "public (the bucket policy grants everyone access)" : "not public")")
         say("versioning:     \(info.versioning?.rawValue ?? "-")")
         say("endpoint:       \(info.extranetEndpoint ?? "-")")
         say("storage:        \(stat.storage) (\(formatBytes(stat.storage)))")
