@@ -120,12 +120,8 @@ struct BucketConfigCallFamiliesTests {
             #expect(r.status == 0, "\(r.stderr)")
             r = try await tool.run(["bucket-config", "oss://bkt", "access-point", "get", "--name", "ap-01"])
             #expect(r.stdout.contains("<AccessPointName>ap-01</AccessPointName>") && r.stdout.contains("<VpcId>vpc-123</VpcId>"), "\(r.stdout)")
-            // The local server (c0349dd) routes a bucket's ListAccessPoints (GET /?accessPoint without
-            // x-oss-access-point-name) as GetAccessPoint; the listing is checked once it does not.
             r = try await tool.run(["bucket-config", "oss://bkt", "access-point", "--json"])
-            withKnownIssue("the local server answers a bucket's ListAccessPoints as GetAccessPoint") {
-                #expect(r.stdout.contains(#""AccessPointName" : "ap-01""#) && r.stdout.contains(#""AccessPointName" : "ap-02""#), "\(r.stdout) \(r.stderr)")
-            }
+            #expect(r.stdout.contains(#""AccessPointName" : "ap-01""#) && r.stdout.contains(#""AccessPointName" : "ap-02""#), "\(r.stdout) \(r.stderr)")
 
             let text = #"{"Version":"1","Statement":[{"Effect":"Allow","Action":["oss:GetObject"],"Principal":["27737962156157"],"Resource":["acs:oss:cn-hangzhou:*:accesspoint/ap-01/object/*"]}]}"#
             let policy = try file(work, "policy.json", text)
