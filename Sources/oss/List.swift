@@ -217,7 +217,8 @@ extension Stat {
         say("created:        \(info.creationDate.map(OSSDateFormat.rfc1123) ?? "-")")
         say("storage-class:  \(info.storageClass ?? "-")")
         say("acl:            \(info.acl ?? "-")")
-        say("policy:         \(policyStatus ? "public (the bucket policy grants everyone access)" : "not public")")
+        let policy = policyStatus ? "public (the bucket policy grants everyone access)" : "not public"
+        say("policy:         \(policy)")
         say("versioning:     \(info.versioning?.rawValue ?? "-")")
         say("endpoint:       \(info.extranetEndpoint ?? "-")")
         say("storage:        \(stat.storage) (\(formatBytes(stat.storage)))")
