@@ -27,6 +27,13 @@ python3 scripts/check-privacy-manifest.py
 
 echo "apple-gate: the Apple-shape build (swift-crypto and swift-log only)"
 scratch=.build-apple
+observability_modules=" AliyunOSSObservability CoreMetrics Tracing Instrumentation ServiceContextModule "
+encryption_modules=" AliyunOSSEncryption CryptoExtras _CryptoExtras SwiftASN1 "
+# The opt-in products build in this scratch too (below): a scratch kept from an earlier run holds their modules, so
+# they are taken out first and the SDK's closure is read alone (they are built again, a minute or so).
+for module in $observability_modules $encryption_modules; do
+    rm -rf "$scratch/debug/Modules/$module.swiftmodule" "$scratch/debug/Modules/$module.swiftinterface"
+done
 OSS_APPLE_SHAPE=1 swift build --scratch-path "$scratch" --target AliyunOSS
 if grep -q 'name: "AppleSnippets"' Package.swift; then
     OSS_APPLE_SHAPE=1 swift build --scratch-path "$scratch" --target AppleSnippets
@@ -74,11 +81,11 @@ PY
 }
 
 echo "apple-gate: the opt-in observability product (adds swift-metrics and swift-distributed-tracing only)"
-opt_in AliyunOSSObservability " AliyunOSSObservability CoreMetrics Tracing Instrumentation ServiceContextModule " \
+opt_in AliyunOSSObservability "$observability_modules" \
     "CoreMetrics Tracing" "the two packages'"
 
 echo "apple-gate: the opt-in client-side encryption product (adds swift-crypto's extras and swift-asn1 only)"
-opt_in AliyunOSSEncryption " AliyunOSSEncryption CryptoExtras _CryptoExtras SwiftASN1 " \
+opt_in AliyunOSSEncryption "$encryption_modules" \
     "_CryptoExtras" "swift-crypto's extras and swift-asn1's"
 rm -f "$describe"
 
