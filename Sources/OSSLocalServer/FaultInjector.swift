@@ -61,7 +61,7 @@ actor ServerState {
     /// Zeroes the counters, once the requests in flight have been counted (at most `patience`): a request a
     /// client gave up on may still be counted by the server a moment later, and must not land in the fresh
     /// counters.
-    func reset(patience: Duration = .seconds(10)) async {
+    func reset(patience: Duration = .seconds(2)) async {
         let deadline = ContinuousClock.now + patience
         while inFlight > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(5))
