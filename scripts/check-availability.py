@@ -51,7 +51,11 @@ def minimum_platforms():
 
 def load_symbols():
     """name -> list of (kind, labels or None, {domain: introduced}) from the toolchain's symbol graphs."""
-    out = tempfile.mkdtemp(prefix="oss-symbolgraph-")
+    with tempfile.TemporaryDirectory(prefix="oss-symbolgraph-") as out:
+        return read_symbol_graphs(out)
+
+
+def read_symbol_graphs(out):
     for module in MODULES:
         result = subprocess.run(
             ["swift-symbolgraph-extract", "-module-name", module, "-target", target_triple(), "-output-dir", out,

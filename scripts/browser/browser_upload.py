@@ -22,6 +22,7 @@ import json
 import os
 import random
 import socket
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -302,6 +303,7 @@ def main():
                 process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 process.kill()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
