@@ -19,7 +19,7 @@ import Foundation
 ///
 /// The file is read on the first request; the provider it describes then answers every later one. Every failure is
 /// an ``OSSClientError`` `signFailed` naming the file and the profile, never a secret.
-public final class OSSCLIProfileCredentialProvider: OSSCredentialProvider, OSSRefreshBackedCredentialProvider, CustomStringConvertible {
+public final class OSSCLIProfileCredentialProvider: OSSCredentialProvider, OSSProfileBackedProvider, CustomStringConvertible {
     /// The file read.
     public let path: String
     /// The profile asked for; `nil`: the file's `current`.
@@ -27,7 +27,7 @@ public final class OSSCLIProfileCredentialProvider: OSSCredentialProvider, OSSRe
     private let metadataEndpoint: URL
     private let stsEndpoint: String?
     private let environment: [String: String]
-    private let resolved = OSSLockedValue<(any OSSCredentialProvider)?>(nil)
+    let resolved = OSSLockedValue<(any OSSCredentialProvider)?>(nil)
     private let resolvedProfile = OSSLockedValue<(name: String, mode: String)?>(nil)
 
     /// - Parameters:
@@ -58,21 +58,6 @@ public final class OSSCLIProfileCredentialProvider: OSSCredentialProvider, OSSRe
 
     public func credentials() async throws -> OSSCredentials {
         try await resolvedProvider().credentials()
-    }
-
-    func signingCredentials() async throws -> OSSSigningCredentials {
-        try await OSSSigningCredentials.of(resolvedProvider())
-    }
-
-    /// The provider the profile describes, read from the file the first time.
-    private func resolvedProvider() throws -> any OSSCredentialProvider {
-        if let provider = resolved.withLockedValue({ $0 }) { return provider }
-        let provider = try resolve()
-        return resolved.withLockedValue { resolved in
-            if let earlier = resolved { return earlier }
-            resolved = provider
-            return provider
-        }
     }
 
     /// The profile read and its mode; `nil` before the file is read.
@@ -124,7 +109,7 @@ public final class OSSCLIProfileCredentialProvider: OSSCredentialProvider, OSSRe
         }
     }
 
-    private func resolve() throws -> any OSSCredentialProvider {
+    func resolve() throws -> any OSSCredentialProvider {
         let what = "the aliyun CLI configuration"
         let text = try OSSProfileFile.read(path, what: what)
         let configuration: Configuration

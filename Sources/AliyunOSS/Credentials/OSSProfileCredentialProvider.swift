@@ -16,7 +16,7 @@ import Foundation
 ///
 /// The file is read on the first request; the provider it describes then answers every later one (as the libraries
 /// do). Every failure is an ``OSSClientError`` `signFailed` that names the file and the profile, never a secret.
-public final class OSSProfileCredentialProvider: OSSCredentialProvider, OSSRefreshBackedCredentialProvider, CustomStringConvertible {
+public final class OSSProfileCredentialProvider: OSSCredentialProvider, OSSProfileBackedProvider, CustomStringConvertible {
     /// The file read.
     public let path: String
     /// The profile used.
@@ -24,7 +24,7 @@ public final class OSSProfileCredentialProvider: OSSCredentialProvider, OSSRefre
     private let metadataEndpoint: URL
     private let stsEndpoint: String?
     private let environment: [String: String]
-    private let resolved = OSSLockedValue<(any OSSCredentialProvider)?>(nil)
+    let resolved = OSSLockedValue<(any OSSCredentialProvider)?>(nil)
 
     /// - Parameters:
     ///   - profileName: the profile; `nil` reads `ALIBABA_CLOUD_PROFILE`, else `default`.
@@ -58,28 +58,13 @@ public final class OSSProfileCredentialProvider: OSSCredentialProvider, OSSRefre
         try await resolvedProvider().credentials()
     }
 
-    func signingCredentials() async throws -> OSSSigningCredentials {
-        try await OSSSigningCredentials.of(resolvedProvider())
-    }
-
-    /// The provider the profile describes, read from the file the first time.
-    private func resolvedProvider() throws -> any OSSCredentialProvider {
-        if let provider = resolved.withLockedValue({ $0 }) { return provider }
-        let provider = try resolve()
-        return resolved.withLockedValue { resolved in
-            if let earlier = resolved { return earlier }
-            resolved = provider
-            return provider
-        }
-    }
-
     public var description: String {
         "OSSProfileCredentialProvider(profile: \(profileName), file: \(path))"
     }
 
     private var name: String { "profile \(profileName) of the credentials file \(path)" }
 
-    private func resolve() throws -> any OSSCredentialProvider {
+    func resolve() throws -> any OSSCredentialProvider {
         let text = try OSSProfileFile.read(path, what: "the credentials file")
         let sections: [String: [String: String]]
         do {
@@ -138,6 +123,32 @@ public final class OSSProfileCredentialProvider: OSSCredentialProvider, OSSRefre
             throw OSSClientError(.signFailed, "\(name) has an unknown type \(type)")
         case nil:
             throw OSSClientError(.signFailed, "\(name) has no type")
+        }
+    }
+}
+
+/// A provider a profile file describes (the credentials file's or the `aliyun` CLI's): the file is read on the first
+/// request and the provider it describes answers every later one.
+protocol OSSProfileBackedProvider: OSSRefreshBackedCredentialProvider {
+    /// The provider the profile described, once read.
+    var resolved: OSSLockedValue<(any OSSCredentialProvider)?> { get }
+    /// Reads the file and builds the provider its profile describes.
+    func resolve() throws -> any OSSCredentialProvider
+}
+
+extension OSSProfileBackedProvider {
+    func signingCredentials() async throws -> OSSSigningCredentials {
+        try await OSSSigningCredentials.of(resolvedProvider())
+    }
+
+    /// The provider the profile describes, read from the file the first time (the first of two racing reads wins).
+    func resolvedProvider() throws -> any OSSCredentialProvider {
+        if let provider = resolved.withLockedValue({ $0 }) { return provider }
+        let provider = try resolve()
+        return resolved.withLockedValue { resolved in
+            if let earlier = resolved { return earlier }
+            resolved = provider
+            return provider
         }
     }
 }
