@@ -11,19 +11,12 @@ extension OSSResumeToken {
         guard case .upload(let record) = self.record else {
             throw OSSClientError(.invalidArgument, "the resume token is for a download, not an upload")
         }
-        do {
-            try record.validate()
-        } catch {
-            throw OSSClientError(.invalidArgument, "the resume token's record is invalid: \(error)", underlying: error)
-        }
-        if let mismatch = Self.mismatch(
+        try Self.check(
+            record, belongsTo: "upload",
             ("object", "oss://\(record.bucket)/\(record.key)", "oss://\(bucket)/\(key)"),
             ("local file", record.filePath, filePath),
             ("part size", String(record.requestedPartSize), String(requestedPartSize)),
             ("CRC mode", record.crcMode.rawValue, crcMode.rawValue))
-        {
-            throw OSSClientError(.invalidArgument, "the resume token does not belong to this upload: \(mismatch)")
-        }
         return record
     }
 
@@ -38,28 +31,32 @@ extension OSSResumeToken {
         guard case .download(let record) = self.record else {
             throw OSSClientError(.invalidArgument, "the resume token is for an upload, not a download")
         }
+        try Self.check(
+            record, belongsTo: "download",
+            ("object", "oss://\(record.bucket)/\(record.key)", "oss://\(bucket)/\(key)"),
+            ("destination", record.destinationPath, destinationPath),
+            ("range", record.requestedRange?.description ?? "whole object", requestedRange?.description ?? "whole object"),
+            ("CRC mode", record.crcMode.rawValue, crcMode.rawValue))
+        return record
+    }
+
+    /// Checks that `record` makes sense and that each field (its name, the token's value, the request's value) is the
+    /// same in the token and the request; the error names the first field that differs: "FIELD is TOKEN in the
+    /// token but REQUEST in the request".
+    private static func check<Record: OSSTransferRecord>(
+        _ record: Record, belongsTo transfer: String, _ fields: (name: String, token: String, request: String)...
+    ) throws {
         do {
             try record.validate()
         } catch {
             throw OSSClientError(.invalidArgument, "the resume token's record is invalid: \(error)", underlying: error)
         }
-        if let mismatch = Self.mismatch(
-            ("object", "oss://\(record.bucket)/\(record.key)", "oss://\(bucket)/\(key)"),
-            ("destination", record.destinationPath, destinationPath),
-            ("range", record.requestedRange?.description ?? "whole object", requestedRange?.description ?? "whole object"),
-            ("CRC mode", record.crcMode.rawValue, crcMode.rawValue))
-        {
-            throw OSSClientError(.invalidArgument, "the resume token does not belong to this download: \(mismatch)")
-        }
-        return record
-    }
-
-    /// "FIELD is TOKEN in the token but REQUEST in the request" for the first field that differs.
-    private static func mismatch(_ fields: (name: String, token: String, request: String)...) -> String? {
         for field in fields where field.token != field.request {
-            return "\(field.name) is \(field.token) in the token but \(field.request) in the request"
+            throw OSSClientError(
+                .invalidArgument,
+                "the resume token does not belong to this \(transfer): \(field.name) is \(field.token) in the token but \(field.request) in the request"
+            )
         }
-        return nil
     }
 }
 
