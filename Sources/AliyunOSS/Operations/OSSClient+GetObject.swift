@@ -18,12 +18,7 @@ extension OSSClient {
     public func getObject(_ request: OSSGetObjectRequest, maxBytes: Int = OSSClient.defaultInMemoryLimit)
         async throws -> OSSGetObjectResult
     {
-        let operation = try Self.getOperation(request)
-        let progress = OSSDownloadProgress(handler: request.downloadProgress)
-        let crcEnabled = crcCheckEnabled(request.crcFlag)
-        return try await execute(operation) { response in
-            progress.startAttempt()
-            let expected = response.contentLength ?? -1
+        try await receiveObject(request) { response, advance, finish in
             var data = Data()
             var crc = CRC64()
             for try await chunk in response.body {
@@ -32,11 +27,9 @@ extension OSSClient {
                 }
                 chunk.withUnsafeBytes { crc.update($0) }
                 data.append(chunk)
-                progress.advance(Int64(chunk.count), expected: expected)
+                advance(Int64(chunk.count))
             }
-            var result = Self.getResult(response, request: request)
-            try Self.verifyDownload(
-                result: &result, received: Int64(data.count), crc: crc.value, request: request, crcEnabled: crcEnabled)
+            var result = try finish(Int64(data.count), crc.value)
             result.content = data
             return result
         }
@@ -44,21 +37,10 @@ extension OSSClient {
 
     /// GetObject streamed into a file, written atomically (temporary file, fsync, rename over `destination`).
     public func getObject(_ request: OSSGetObjectRequest, toFile destination: URL) async throws -> OSSGetObjectResult {
-        let operation = try Self.getOperation(request)
-        let progress = OSSDownloadProgress(handler: request.downloadProgress)
-        let crcEnabled = crcCheckEnabled(request.crcFlag)
-        return try await execute(operation) { response in
-            progress.startAttempt()
-            let expected = response.contentLength ?? -1
-            return try await OSSAtomicFile.write(to: destination.path) { handle in
-                let written = try await response.body.write(to: handle, at: 0) {
-                    progress.advance($0, expected: expected)
-                }
-                var result = Self.getResult(response, request: request)
-                try Self.verifyDownload(
-                    result: &result, received: written.bytes, crc: written.crc64, request: request,
-                    crcEnabled: crcEnabled)
-                return result
+        try await receiveObject(request) { response, advance, finish in
+            try await OSSAtomicFile.write(to: destination.path) { handle in
+                let written = try await response.body.write(to: handle, at: 0, onChunk: advance)
+                return try finish(written.bytes, written.crc64)
             }
         }
     }
@@ -70,19 +52,35 @@ extension OSSClient {
         -> OSSGetObjectResult
     {
         guard offset >= 0 else { throw OSSClientError.invalidArgument("the file offset must not be negative") }
+        return try await receiveObject(request) { response, advance, finish in
+            let written = try await response.body.write(toFileAt: path, offset: offset, onChunk: advance)
+            return try finish(written.bytes, written.crc64)
+        }
+    }
+
+    /// GetObject with `receive` reading each attempt's body. It is given the response, `advance` to report the bytes
+    /// it takes (the request's progress, restarted with every attempt) and `finish`, which turns the count and
+    /// CRC-64 of the bytes received into the result, checked as ``verifyDownload(result:received:crc:request:crcEnabled:)``
+    /// checks it.
+    private func receiveObject(
+        _ request: OSSGetObjectRequest,
+        _ receive: (
+            _ response: OSSHTTPResponse, _ advance: @escaping (Int64) -> Void,
+            _ finish: (_ received: Int64, _ crc: UInt64) throws -> OSSGetObjectResult
+        ) async throws -> OSSGetObjectResult
+    ) async throws -> OSSGetObjectResult {
         let operation = try Self.getOperation(request)
         let progress = OSSDownloadProgress(handler: request.downloadProgress)
         let crcEnabled = crcCheckEnabled(request.crcFlag)
         return try await execute(operation) { response in
             progress.startAttempt()
             let expected = response.contentLength ?? -1
-            let written = try await response.body.write(toFileAt: path, offset: offset) {
-                progress.advance($0, expected: expected)
+            return try await receive(response, { progress.advance($0, expected: expected) }) { received, crc in
+                var result = Self.getResult(response, request: request)
+                try Self.verifyDownload(
+                    result: &result, received: received, crc: crc, request: request, crcEnabled: crcEnabled)
+                return result
             }
-            var result = Self.getResult(response, request: request)
-            try Self.verifyDownload(
-                result: &result, received: written.bytes, crc: written.crc64, request: request, crcEnabled: crcEnabled)
-            return result
         }
     }
 
