@@ -47,17 +47,30 @@ extension RequestHandler {
         return channel
     }
 
-    /// The URLs OSS gives a channel: where to push (RTMP) and where to play its playlist.
-    private func liveURLs(_ context: RequestContext, bucket: String, _ channel: LiveChannel) -> (publish: String, play: String) {
+    /// The URLs OSS gives a channel, as `PublishUrls` (where to push, RTMP) and `PlayUrls` (where to play its
+    /// playlist) elements.
+    private func writeLiveURLs(
+        _ context: RequestContext, bucket: String, _ channel: LiveChannel, into w: inout OSSXMLWriter
+    ) {
         let name = OSSPercentEncoding.encode(channel.name, keepSlash: true)
-        return ("rtmp://\(bucket).\(context.hostId)/live/\(name)",
-                "http://\(bucket).\(context.hostId)/\(name)/\(channel.playlistName)")
+        w.open("PublishUrls")
+        w.element("Url", "rtmp://\(bucket).\(context.hostId)/live/\(name)")
+        w.close("PublishUrls")
+        w.open("PlayUrls")
+        w.element("Url", "http://\(bucket).\(context.hostId)/\(name)/\(channel.playlistName)")
+        w.close("PlayUrls")
+    }
+
+    /// The bucket and channel name a channel request addresses, once the bucket is known to exist.
+    private func requireLiveChannelName(_ context: RequestContext) async throws -> (bucket: String, name: String) {
+        let (bucket, name) = try requireBucketAndKey(context)
+        _ = try await store.bucket(bucket)
+        return (bucket, name)
     }
 
     /// PutLiveChannel: `LiveChannelConfiguration` with Description, Status and an HLS Target.
     func putLiveChannel(_ context: RequestContext, reader: RequestBodyReader) async throws -> ServerResponse {
-        let (bucket, name) = try requireBucketAndKey(context)
-        _ = try await store.bucket(bucket)
+        let (bucket, name) = try await requireLiveChannelName(context)
         let body = try await reader.collect(limit: 64 << 10)
         let root: OSSXMLNode
         do { root = try OSSXMLParser.parse(body.readableBytesView, root: "LiveChannelConfiguration") } catch {
@@ -92,23 +105,16 @@ extension RequestHandler {
         try FileIO.makeDirectory(liveDirectory(bucket))
         try FileIO.writeAtomically(
             try JSONEncoder().encode(channel), to: livePath(bucket, name), tempDirectory: store.tempDirectory)
-        let urls = liveURLs(context, bucket: bucket, channel)
         var w = OSSXMLWriter()
         w.open("CreateLiveChannelResult")
-        w.open("PublishUrls")
-        w.element("Url", urls.publish)
-        w.close("PublishUrls")
-        w.open("PlayUrls")
-        w.element("Url", urls.play)
-        w.close("PlayUrls")
+        writeLiveURLs(context, bucket: bucket, channel, into: &w)
         w.close("CreateLiveChannelResult")
         return .xml(w.output)
     }
 
     /// GetLiveChannelInfo (`GET /<channel>?live`); its `comp=stat` and `comp=history` forms are not implemented.
     func getLiveChannel(_ context: RequestContext) async throws -> ServerResponse {
-        let (bucket, name) = try requireBucketAndKey(context)
-        _ = try await store.bucket(bucket)
+        let (bucket, name) = try await requireLiveChannelName(context)
         guard context.query["comp"] == nil else {
             throw LocalOSSError.notImplemented("Live channel status and history are not implemented by the local server.")
         }
@@ -128,8 +134,7 @@ extension RequestHandler {
     }
 
     func deleteLiveChannel(_ context: RequestContext) async throws -> ServerResponse {
-        let (bucket, name) = try requireBucketAndKey(context)
-        _ = try await store.bucket(bucket)
+        let (bucket, name) = try await requireLiveChannelName(context)
         _ = try liveChannel(bucket, name)
         FileIO.remove(livePath(bucket, name))
         return ServerResponse(status: .noContent)
@@ -156,18 +161,12 @@ extension RequestHandler {
         w.element("IsTruncated", truncated ? "true" : "false")
         w.element("NextMarker", truncated ? page.last?.name ?? "" : "")
         for channel in page {
-            let urls = liveURLs(context, bucket: bucket, channel)
             w.open("LiveChannel")
             w.element("Name", channel.name)
             w.element("Description", channel.description)
             w.element("Status", channel.status)
             w.element("LastModified", isoDate(channel.lastModified))
-            w.open("PublishUrls")
-            w.element("Url", urls.publish)
-            w.close("PublishUrls")
-            w.open("PlayUrls")
-            w.element("Url", urls.play)
-            w.close("PlayUrls")
+            writeLiveURLs(context, bucket: bucket, channel, into: &w)
             w.close("LiveChannel")
         }
         w.close("ListLiveChannelResult")
