@@ -119,11 +119,7 @@ public enum OSSDateFormat {
         s += " "
         pad4(c.year, into: &s)
         s += " "
-        pad2(c.hour, into: &s)
-        s += ":"
-        pad2(c.minute, into: &s)
-        s += ":"
-        pad2(c.second, into: &s)
+        appendTime(c, separator: ":", into: &s)
         s += " GMT"
         return s
     }
@@ -133,13 +129,9 @@ public enum OSSDateFormat {
         let c = civil(date)
         var s = ""
         s.reserveCapacity(16)
-        pad4(c.year, into: &s)
-        pad2(c.month, into: &s)
-        pad2(c.day, into: &s)
+        appendDate(c, separator: "", into: &s)
         s += "T"
-        pad2(c.hour, into: &s)
-        pad2(c.minute, into: &s)
-        pad2(c.second, into: &s)
+        appendTime(c, separator: "", into: &s)
         s += "Z"
         return s
     }
@@ -149,19 +141,29 @@ public enum OSSDateFormat {
         let c = civil(date)
         var s = ""
         s.reserveCapacity(24)
-        pad4(c.year, into: &s)
-        s += "-"
-        pad2(c.month, into: &s)
-        s += "-"
-        pad2(c.day, into: &s)
+        appendDate(c, separator: "-", into: &s)
         s += "T"
-        pad2(c.hour, into: &s)
-        s += ":"
-        pad2(c.minute, into: &s)
-        s += ":"
-        pad2(c.second, into: &s)
+        appendTime(c, separator: ":", into: &s)
         s += ".000Z"
         return s
+    }
+
+    /// `YYYY`, `MM` and `DD` with `separator` between them.
+    private static func appendDate(_ c: Civil, separator: String, into s: inout String) {
+        pad4(c.year, into: &s)
+        s += separator
+        pad2(c.month, into: &s)
+        s += separator
+        pad2(c.day, into: &s)
+    }
+
+    /// `hh`, `mm` and `ss` with `separator` between them.
+    private static func appendTime(_ c: Civil, separator: String, into s: inout String) {
+        pad2(c.hour, into: &s)
+        s += separator
+        pad2(c.minute, into: &s)
+        s += separator
+        pad2(c.second, into: &s)
     }
 
     private static func number(_ bytes: ArraySlice<UInt8>) -> Int? {
