@@ -1,5 +1,14 @@
-/// Maps transport-level failures to the public error types. Each transport adds its own cases
-/// (`AsyncHTTPClientTransport+Errors.swift`, `URLSession/OSSURLSessionErrorMapper.swift`) through `mapTransportError`.
+#if OSS_ASYNC_HTTP_CLIENT
+import AsyncHTTPClient
+import NIOCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+#endif
+
+/// Maps transport-level failures to the public error types. Each transport adds its own cases through
+/// `mapTransportError`: AsyncHTTPClient's below, URLSession's in `URLSession/OSSURLSessionErrorMapper.swift`.
 enum OSSTransportErrorMapper {
     static func map(_ error: any Error) -> any Error {
         if error is OSSNonRetryableFailure { return error }
@@ -24,3 +33,25 @@ enum OSSTransportErrorMapper {
         return OSSClientError.passing(error) { OSSClientError(.fileCantWrite, "cannot write \(path)", underlying: $0) }
     }
 }
+
+#if OSS_ASYNC_HTTP_CLIENT
+extension OSSTransportErrorMapper {
+    /// AsyncHTTPClient's errors: cancellation is cancellation, a closed connection is "no response".
+    static func mapAsyncHTTPClient(_ error: any Error) -> OSSClientError? {
+        if let error = error as? IOError {
+            // A socket error (a refused or reset connection): its errno's text, not NIO's description of where it
+            // was read ("connection reset (error set): ...").
+            let code = error.errnoCode
+            return OSSClientError(
+                .networkError, "network failure: \(String(cString: strerror(code))) (errno \(code))", underlying: error)
+        }
+        guard let error = error as? HTTPClientError else { return nil }
+        if error == .cancelled { return OSSClientError.cancelled(error) }
+        if error == .remoteConnectionClosed {
+            return OSSClientError(
+                .networkingFailWithResponseCode0, "the server closed the connection", underlying: error)
+        }
+        return nil
+    }
+}
+#endif
