@@ -23,23 +23,18 @@ extension OSSClient {
         operation.detectsStalls = true
         if request.appendPosition == 0 {
             // The object's type and metadata are set by the first append only, as in the iOS SDK.
-            var fileName: String?
-            if case .file(let url) = request.source { fileName = url.lastPathComponent }
-            if case .fileRange(let url, _, _) = request.source { fileName = url.lastPathComponent }
             OSSObjectMetadata.apply(
-                request.metadata, contentType: request.contentType, guessedFrom: [fileName, request.objectKey],
-                to: &operation)
+                request.metadata, contentType: request.contentType,
+                guessedFrom: [request.source.fileName, request.objectKey], to: &operation)
         } else {
             operation.setHeader("content-type", request.contentType)
             OSSObjectMetadata.apply(request.metadata, to: &operation)
         }
-        let body = try await Self.uploadBody(for: request.source, sendContentMD5: request.sendContentMD5)
-        operation.body = body.body
-        operation.setHeader("content-md5", body.contentMD5)
         let crcEnabled = crcCheckEnabled(request.crcFlag)
-        let observer = OSSUploadObserver(
-            expected: body.body.length, progress: request.uploadProgress, computeCRC: crcEnabled)
-        let length = body.body.length
+        let observer = try await Self.attachUploadBody(
+            request.source, sendContentMD5: request.sendContentMD5, progress: request.uploadProgress,
+            computeCRC: crcEnabled, to: &operation)
+        let length = operation.body.length
         let previous: UInt64? = request.appendPosition == 0 ? 0 : request.initCRC64
         return try await execute(operation, observer: observer) { response in
             try await response.body.drain()

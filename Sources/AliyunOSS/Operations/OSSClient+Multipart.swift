@@ -58,12 +58,10 @@ extension OSSClient {
             name: "UploadPart", method: "PUT", bucket: request.bucketName, key: request.objectKey,
             query: ["partNumber": String(request.partNumber), "uploadId": request.uploadId], headers: request.headers)
         operation.detectsStalls = true
-        let body = try await Self.uploadBody(for: request.source, sendContentMD5: request.sendContentMD5)
-        operation.body = body.body
-        operation.setHeader("content-md5", body.contentMD5)
-        let observer = OSSUploadObserver(
-            expected: body.body.length, progress: request.uploadProgress, computeCRC: computeCRC)
-        let size = body.body.length
+        let observer = try await Self.attachUploadBody(
+            request.source, sendContentMD5: request.sendContentMD5, progress: request.uploadProgress,
+            computeCRC: computeCRC, to: &operation)
+        let size = operation.body.length
         return try await execute(operation, observer: observer) { response in
             try await response.body.drain()
             guard let eTag = response.eTag else {

@@ -15,22 +15,16 @@ extension OSSClient {
             headers: request.headers, uploadProgress: request.uploadProgress)
         operation.detectsStalls = true
         operation.isAuthenticationRequired = request.isAuthenticationRequired
-        var fileName: String?
-        switch request.source {
-        case .file(let url), .fileRange(let url, _, _): fileName = url.lastPathComponent
-        case .data: fileName = nil
-        }
         OSSObjectMetadata.apply(
-            request.metadata, contentType: request.contentType, guessedFrom: [fileName, request.objectKey], to: &operation)
+            request.metadata, contentType: request.contentType, guessedFrom: [request.source.fileName, request.objectKey],
+            to: &operation)
         let callback = try OSSCallbackHeaders.make(
             typed: request.callback, parameters: request.callbackParam, variables: request.callbackVar)
         for (name, value) in callback { operation.setHeader(name, value) }
-        let body = try await Self.uploadBody(for: request.source, sendContentMD5: request.sendContentMD5)
-        operation.body = body.body
-        operation.setHeader("content-md5", body.contentMD5)
         let crcEnabled = crcCheckEnabled(request.crcFlag)
-        let observer = OSSUploadObserver(
-            expected: body.body.length, progress: request.uploadProgress, computeCRC: crcEnabled)
+        let observer = try await Self.attachUploadBody(
+            request.source, sendContentMD5: request.sendContentMD5, progress: request.uploadProgress,
+            computeCRC: crcEnabled, to: &operation)
         let hasCallback = operation.headers["x-oss-callback"] != nil
         return try await execute(operation, observer: observer) { response in
             try await OSSCallback.checkCallbackFailed(response)
@@ -47,6 +41,18 @@ extension OSSClient {
                 eTag: response.eTag, crc64: response.crc64, versionId: response.headers["x-oss-version-id"],
                 requestId: response.requestId, serverCallbackBody: callbackBody, headers: response.publicHeaders)
         }
+    }
+
+    /// Sets `source` as the operation's body, with `Content-MD5` when asked, and returns the observer of its sending:
+    /// the request's progress and, with `computeCRC`, the CRC-64 of the bytes sent.
+    static func attachUploadBody(
+        _ source: OSSUploadSource, sendContentMD5: Bool, progress: OSSProgressHandler?, computeCRC: Bool,
+        to operation: inout OSSOperation
+    ) async throws -> OSSUploadObserver {
+        let body = try await uploadBody(for: source, sendContentMD5: sendContentMD5)
+        operation.body = body.body
+        operation.setHeader("content-md5", body.contentMD5)
+        return OSSUploadObserver(expected: body.body.length, progress: progress, computeCRC: computeCRC)
     }
 
     /// Turns an upload source into a replayable body, computing `Content-MD5` when asked.
