@@ -72,23 +72,25 @@ struct Copy: AsyncParsableCommand {
                 try await serverSideCopy()
                 return
             }
-            if encryption.isEnabled {
-                guard source != "-" && destination != "-" else {
+            if source == "-" || destination == "-" {
+                guard !encryption.isEnabled else {
                     throw CLIFailure(.clientError, "--encryption-key copies files and directories, not streams")
                 }
-                return try await encryptedCopy()  // Encryption.swift
+                return try await copyStream()  // CopyStream.swift
             }
-            if source == "-" || destination == "-" { return try await copyStream() }  // CopyStream.swift
             if recursive {
                 guard OSSURI.isRemote(source) != OSSURI.isRemote(destination) else {
                     throw CLIFailure(.clientError, "cp -r copies between a local directory and oss://bucket[/prefix]")
                 }
+                // The directory batch (journal, resume, --jobs); with --encryption-key its files go through the
+                // encryption client.
                 return try await DirectoryTransferCommand(
                     source: source, destination: destination, mode: .copy, deleteExtras: false, dryRun: false,
                     options: directory, threads: threads, partSize: partSize, recordDirectory: recordDirectory,
-                    connection: connection, objectMetadata: try objects.metadata()
+                    connection: connection, objectMetadata: try objects.metadata(), encryption: encryption
                 ).run()
             }
+            if encryption.isEnabled { return try await encryptedCopy() }  // Encryption.swift
             try FileManager.default.createDirectory(atPath: recordDirectory, withIntermediateDirectories: true)
             if OSSURI.isRemote(destination) {
                 try await upload()

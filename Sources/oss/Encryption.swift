@@ -34,21 +34,10 @@ struct EncryptionOptions: ParsableArguments {
 }
 
 extension Copy {
-    /// The encrypted paths of `oss cp`: a file up (one PutObject below the multipart threshold, else a resumable
-    /// multipart upload whose record keeps only the wrapped data key), an object down (decrypted into a file that
-    /// appears only once checked), and with -r a directory either way.
+    /// The encrypted paths of `oss cp` for one file: a file up (one PutObject below the multipart threshold, else a
+    /// resumable multipart upload whose record keeps only the wrapped data key), an object down (decrypted into a
+    /// file that appears only once checked). A directory (-r) goes through the batch in ``run()``.
     func encryptedCopy() async throws {
-        if recursive {
-            guard OSSURI.isRemote(source) != OSSURI.isRemote(destination) else {
-                throw CLIFailure(.clientError, "cp -r copies between a local directory and oss://bucket[/prefix]")
-            }
-            // The directory batch of `cp -r` (journal, resume, --jobs), its files through the encryption client.
-            return try await DirectoryTransferCommand(
-                source: source, destination: destination, mode: .copy, deleteExtras: false, dryRun: false,
-                options: directory, threads: threads, partSize: partSize, recordDirectory: recordDirectory,
-                connection: connection, objectMetadata: try objects.metadata(), encryption: encryption
-            ).run()
-        }
         let cipher = try encryption.masterCipher()
         try await withClient(connection) { client in
             let encryption = OSSEncryptionClient(client: client, masterCipher: cipher)
