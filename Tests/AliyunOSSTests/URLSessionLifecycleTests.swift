@@ -116,7 +116,16 @@ struct URLSessionLifecycleTests {
                 try await Task.sleep(for: .milliseconds(5))
             }
             try #require(await server.stats()[.getObject].requests == Int64(workers))
+            let transport = try #require((client.transport as? OSSStallDetectingTransport)?.base as? OSSURLSessionTransport)
+            let inFlight = await withCheckedContinuation { (done: CheckedContinuation<[URLSessionTask], Never>) in
+                transport.session.getAllTasks { done.resume(returning: $0) }
+            }
+            try #require(inFlight.count == workers)
             try await client.shutdown()
+            // Returned, so every task has ended (its connection closed), not merely been told to cancel.
+            #expect(
+                inFlight.allSatisfy { $0.state == .completed },
+                "tasks still ending after shutdown() returned: \(inFlight.map(\.state.rawValue))")
             let atShutdown = await server.stats().total.requests
             let errors = await outcomes.value
             // Past the delay, once every connection the server saw has ended, a request still on its way would have
