@@ -8,7 +8,8 @@ import OSSLocalServer
 import Testing
 
 /// The URLSession transport's run-time duties on every platform (also through FoundationNetworking here): a session
-/// refused for security reasons is not retried, and a transport that goes away releases its session.
+/// refused for security reasons is not retried, a transport that goes away releases its session, and a shutdown
+/// means no more requests.
 @Suite("URLSession transport: refusals and lifetime")
 struct URLSessionLifecycleTests {
         /// What URLSession throws on Apple platforms when App Transport Security or TLS trust refuses a connection
@@ -63,5 +64,123 @@ struct URLSessionLifecycleTests {
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(session.delegate == nil, "the session still holds its delegate: it was never invalidated")
+    }
+
+    /// Counts the requests handed to the URLSession transport underneath (how often the client tried).
+    struct CountingTransport: OSSHTTPTransport {
+        let base: OSSURLSessionTransport
+        let sends = NIOLockedValueBox(0)
+        func send<Result: Sendable>(
+            _ request: OSSHTTPRequest, handler: (OSSHTTPResponse) async throws -> Result
+        ) async throws -> Result {
+            sends.withLockedValue { $0 += 1 }
+            return try await base.send(request, handler: handler)
+        }
+        func shutdown() async throws { try await base.shutdown() }
+    }
+
+    @Test(
+        "after shutdown() returns no request reaches the server: those in flight are cancelled, later ones fail unsent",
+        .timeLimit(.minutes(1)))
+    func shutdownEndsEveryRequest() async throws {
+        let workers = 3
+        let keysPerWorker = 4
+        let held = LocalOSSFaultRule(operation: .getObject, action: .delay(milliseconds: 2_000))
+        try await withServerAndClient(faults: [held], configure: { $0.transport = .urlSession }) { server, client in
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "k", data: Data("x".utf8)))
+            await server.resetStats()
+            // Workers that get keys one after another and go on after a failure, as a batch does: each has a GET
+            // in flight when the client shuts down, and asks for more afterwards.
+            let outcomes = Task {
+                await withTaskGroup(of: [OSSClientError?].self) { group in
+                    for _ in 0..<workers {
+                        group.addTask {
+                            var errors: [OSSClientError?] = []
+                            for _ in 0..<keysPerWorker {
+                                do {
+                                    _ = try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "k"))
+                                    errors.append(nil)
+                                } catch {
+                                    errors.append(error as? OSSClientError)
+                                }
+                            }
+                            return errors
+                        }
+                    }
+                    return await group.reduce(into: []) { $0.append($1) }
+                }
+            }
+            // Every worker's first GET is at the server (counted there), held by the delay.
+            let deadline = ContinuousClock.now + .seconds(20)
+            while await server.stats()[.getObject].requests < workers, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            try #require(await server.stats()[.getObject].requests == Int64(workers))
+            let transport = try #require((client.transport as? OSSStallDetectingTransport)?.base as? OSSURLSessionTransport)
+            let inFlight = await withCheckedContinuation { (done: CheckedContinuation<[URLSessionTask], Never>) in
+                transport.session.getAllTasks { done.resume(returning: $0) }
+            }
+            try #require(inFlight.count == workers)
+            try await client.shutdown()
+            // Returned, so every task has ended (its connection closed), not merely been told to cancel.
+            #expect(
+                inFlight.allSatisfy { $0.state == .completed },
+                "tasks still ending after shutdown() returned: \(inFlight.map(\.state.rawValue))")
+            let atShutdown = await server.stats().total.requests
+            let errors = await outcomes.value
+            // Past the delay, once every connection the server saw has ended, a request still on its way would have
+            // been counted.
+            try await Task.sleep(for: .milliseconds(2_500))
+            #expect(await server.waitForConnectionsToEnd())
+            #expect(atShutdown == Int64(workers))
+            #expect(await server.stats().total.requests == atShutdown, "a request reached the server after shutdown()")
+            for worker in errors {
+                #expect(worker.first??.code == .taskCancelled, "the GET in flight: \(String(describing: worker.first))")
+                for later in worker.dropFirst() {
+                    #expect(later?.code == .networkError && later?.message.contains("shut down") == true, "\(String(describing: later))")
+                }
+            }
+        }
+    }
+
+    @Test("shutdown() returns when called again, and when called by several tasks at once", .timeLimit(.minutes(1)))
+    func shutdownIsIdempotent() async throws {
+        try await withLocalOSSServer(LocalOSSServerConfiguration(region: "cn-hangzhou", buckets: ["bkt"])) { server in
+            let transport = OSSURLSessionTransport(configuration: testClientConfiguration())
+            let client = try OSSClient(
+                endpoint: server.endpoint.absoluteString, credentialProvider: server.credentials.provider,
+                configuration: testClientConfiguration(), transport: transport)
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "k", data: Data("x".utf8)))
+            async let first: Void = client.shutdown()
+            async let second: Void = transport.shutdown()
+            _ = try await (first, second)
+            try await client.shutdown()
+        }
+    }
+
+    @Test("a request after shutdown() fails with the shut-down error, unsent", .timeLimit(.minutes(1)))
+    func sendAfterShutdownFails() async throws {
+        try await withLocalOSSServer(LocalOSSServerConfiguration(region: "cn-hangzhou", buckets: ["bkt"])) { server in
+            let transport = CountingTransport(base: OSSURLSessionTransport(configuration: testClientConfiguration()))
+            let client = try OSSClient(
+                endpoint: server.endpoint.absoluteString, credentialProvider: server.credentials.provider,
+                configuration: testClientConfiguration(), transport: transport)
+            try await client.shutdown()
+            await server.resetStats()
+            let error = await thrownClientError {
+                _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "k", data: Data("x".utf8)))
+            }
+            #expect(error?.code == .networkError)
+            #expect(error?.message.contains("shut down") == true, "\(String(describing: error))")
+            // The code is AsyncHTTPClient's after its shutdown (a network error), which the pipeline retries: every
+            // attempt fails the same way without sending.
+            #expect(transport.sends.withLockedValue { $0 } == 1 + testClientConfiguration().retry.maxRetryCount)
+            #expect(await server.stats().total.requests == 0)
+            let direct = await thrownClientError {
+                _ = try await transport.base.send(
+                    OSSHTTPRequest(method: "GET", url: server.endpoint.absoluteString + "/bkt/k", headers: [:])) { $0.status }
+            }
+            #expect(direct?.code == .networkError && direct?.message.contains("shut down") == true)
+        }
     }
 }

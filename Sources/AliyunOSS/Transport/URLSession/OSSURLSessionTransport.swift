@@ -47,15 +47,35 @@ public final class OSSURLSessionTransport: OSSHTTPTransport {
         self.session = URLSession(configuration: session, delegate: delegate, delegateQueue: queue)
     }
 
+    /// Cancels the requests in flight and returns once the session is invalidated: after it returns, this transport
+    /// sends nothing more (every task has ended and its connection is closed), and ``send(_:handler:)`` throws
+    /// ``OSSClientErrorCode/networkError`` saying the transport is shut down, without sending. Calling it again waits
+    /// for the same invalidation and returns.
+    ///
+    /// The wait is not ended early by cancelling the calling task (a cleanup path in a cancelled task still gets the
+    /// guarantee); it is short, since every task is cancelled first.
     public func shutdown() async throws {
-        session.invalidateAndCancel()
+        // `invalidateAndCancel()` reports the invalidation at once, before its cancelled tasks have ended (Apple's
+        // documentation of `urlSession(_:didBecomeInvalidWithError:)`), and FoundationNetworking delivers no task
+        // event after that report. Cancelling the tasks and then `finishTasksAndInvalidate()` has the session report
+        // the invalidation after the last task's last event, so the report means no request is left.
+        if let running = delegate.beginShutdown() {
+            for task in running { task.cancel() }
+            session.finishTasksAndInvalidate()
+        }
+        await delegate.waitForInvalidation()
     }
 
     /// A session keeps its delegate (and the system keeps the session) until it is invalidated: a transport that
     /// goes away without ``shutdown()`` (a client dropped by its owner) lets its running tasks finish and then
     /// releases the session, instead of leaking it for the life of the process.
     deinit {
-        session.finishTasksAndInvalidate()
+        if delegate.beginShutdown() != nil { session.finishTasksAndInvalidate() }
+    }
+
+    /// What ``send(_:handler:)`` throws after ``shutdown()``.
+    static var shutDownError: OSSClientError {
+        OSSClientError(.networkError, "the HTTP transport is shut down: create a new client to send requests")
     }
 
     public func send<Result: Sendable>(
@@ -65,6 +85,7 @@ public final class OSSURLSessionTransport: OSSHTTPTransport {
         var deadline: Deadline?
         do {
             try Task.checkCancellation()
+            if delegate.isShutDown { throw Self.shutDownError }
             guard let url = URL(string: request.url) else {
                 throw OSSClientError(.invalidArgument, "not a valid URL: \(request.url)")
             }
@@ -89,18 +110,18 @@ public final class OSSURLSessionTransport: OSSHTTPTransport {
                 body = .bytes(Data())
             }
             let upload = try await OSSURLSessionUploadSource.make(for: body, inMemoryLimit: Self.inMemoryBodyLimit)
-            let task: URLSessionTask = upload?.makeTask(in: session, with: urlRequest) ?? session.dataTask(with: urlRequest)
-            let state = OSSURLSessionTaskState(
-                task: task, upload: upload, onChunkSent: request.onChunkSent,
-                onWaitingForConnectivity: request.onWaitingForConnectivity, highWater: Self.responseBufferLimit)
-            delegate.register(state)
+            let state = try delegate.start {
+                let task: URLSessionTask = upload?.makeTask(in: session, with: urlRequest) ?? session.dataTask(with: urlRequest)
+                return OSSURLSessionTaskState(
+                    task: task, upload: upload, onChunkSent: request.onChunkSent,
+                    onWaitingForConnectivity: request.onWaitingForConnectivity, highWater: Self.responseBufferLimit)
+            }
             defer {
-                if !state.isFinished { task.cancel() }
+                if !state.isFinished { state.task.cancel() }
                 delegate.unregister(state)
             }
-            deadline = request.timeout.map { Deadline(task: task, after: $0) }
+            deadline = request.timeout.map { Deadline(task: state.task, after: $0) }
             defer { deadline?.cancel() }
-            task.resume()
             let head = try await state.responseHead()
             let response = OSSHTTPResponse(
                 status: head.statusCode, headers: Self.headers(of: head),
