@@ -31,6 +31,8 @@ let sdkLinuxDependencies: [Target.Dependency] =
         .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: nonApple)),
         .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: nonApple)),
         .product(name: "NIOFoundationCompat", package: "swift-nio", condition: .when(platforms: nonApple)),
+        // Already linked by AsyncHTTPClient: the transport turns its per-request spans off when no tracer is set up.
+        .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(platforms: nonApple)),
     ]
 
 let package = Package(

@@ -48,6 +48,7 @@ enum ExitStatus: Int32 {
         .fileCantRead: .clientError,
         .invalidArgument: .clientError,
         .nilUploadid: .clientError,
+        .clientShutDown: .clientError,
         .exceptionCaught: .clientError,
         .notKnown: .clientError,
         .batchStopped: .clientError,

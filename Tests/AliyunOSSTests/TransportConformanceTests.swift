@@ -2,6 +2,7 @@
 import Foundation
 #if !canImport(Darwin)
 import NIOCore
+import Tracing
 #endif
 import OSSCRC64
 import OSSLocalServer
@@ -137,6 +138,34 @@ extension TransportConformanceTests {
             }
         }
         #expect(code == .fileCantRead)
+    }
+
+    @Test("AsyncHTTPClient makes no span of its own per request when no tracer is bootstrapped")
+    func noRequestSpansWithoutATracer() async throws {
+        // No test of this target bootstraps a tracer process-wide, so the global tracer is the no-op one here.
+        #expect(InstrumentationSystem.tracer is NoOpTracer)
+        let transport = AsyncHTTPClientTransport(configuration: OSSClientConfiguration())
+        #expect(transport.client.tracer == nil)
+        try await transport.shutdown()
+    }
+
+    @Test("AsyncHTTPClient after shutdown(): a request is a final clientShutDown, unsent; a second shutdown returns")
+    func asyncHTTPClientAfterShutdown() async throws {
+        try await withLocalOSSServer(LocalOSSServerConfiguration(region: "cn-hangzhou", buckets: ["bkt"])) { server in
+            let transport = AsyncHTTPClientTransport(configuration: testClientConfiguration())
+            let client = try OSSClient(
+                endpoint: server.endpoint.absoluteString, credentialProvider: server.credentials.provider,
+                configuration: testClientConfiguration(), transport: transport)
+            try await client.shutdown()
+            try await client.shutdown()
+            await server.resetStats()
+            let error = await thrownClientError {
+                _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "k", data: Data("x".utf8)))
+            }
+            #expect(error?.code == .clientShutDown, "\(String(describing: error))")
+            #expect(error.map { OSSErrorDisposition($0) } == .final)
+            #expect(await server.stats().total.requests == 0)
+        }
     }
 }
 #endif

@@ -87,6 +87,9 @@ public struct OSSClientErrorCode: Hashable, Sendable, CustomStringConvertible {
     /// given back when the batch resumed in another process: the item is that failure in the report, the others
     /// went on. Resume the batch again with ``OSSTransferManager/resumeBatch(_:sources:)``'s `sources` giving it.
     public static let batchSourceNeeded = Self(rawValue: "BatchSourceNeeded")
+    /// The client's transport was shut down (``OSSClient/shutdown()``): the request was not sent, and no later one
+    /// will be. Create a new client.
+    public static let clientShutDown = Self(rawValue: "ClientShutDown")
 
     /// Every code this SDK throws, for tables that must cover them all (for example an exit-status map). A test
     /// checks that every code declared above is listed here and has a disposition.
@@ -94,6 +97,6 @@ public struct OSSClientErrorCode: Hashable, Sendable, CustomStringConvertible {
         .networkingFailWithResponseCode0, .signFailed, .fileCantWrite, .invalidArgument, .nilUploadid, .taskCancelled,
         .networkError, .invalidCRC, .cannotResumeUpload, .exceptionCaught, .notKnown, .fileCantRead, .taskPaused,
         .objectChanged, .cannotResumeDownload, .transferInUse, .connectionNotTrusted, .noSpaceLeft, .batchStopped,
-        .fileChanged, .batchSourceNeeded,
+        .fileChanged, .batchSourceNeeded, .clientShutDown,
     ]
 }

@@ -103,6 +103,7 @@ enum OSSErrorText {
         .batchStopped: "The batch stopped at a file that failed.",
         .fileChanged: "The file changed while it was uploaded.",
         .batchSourceNeeded: "The batch needs the data or stream of an item again.",
+        .clientShutDown: "The client was shut down.",
     ]
 
     static let clientSuggestions: [OSSClientErrorCode: String] = [
@@ -128,6 +129,7 @@ enum OSSErrorText {
         .batchStopped: "Fix the file the message names, then resume the batch: it retries that file and goes on.",
         .fileChanged: "Upload the file again once nothing is writing to it.",
         .batchSourceNeeded: "Resume the batch with a sources closure that gives back the item's data or stream.",
+        .clientShutDown: "Create a new client: a client sends nothing after shutdown().",
     ]
 
     static let serverSuggestions: [String: String] = [

@@ -135,6 +135,8 @@ public enum OSSErrorDisposition: String, Sendable, Hashable, CaseIterable, Custo
         .cannotResumeUpload: .final,
         // Only the app can give the bytes back (resumeBatch's sources); trying again without them cannot help.
         .batchSourceNeeded: .final,
+        // A shut-down transport sends nothing again: retrying would only wait out the backoff.
+        .clientShutDown: .final,
         .cannotResumeDownload: .final,
         .objectChanged: .final,
         .connectionNotTrusted: .final,

@@ -47,6 +47,11 @@ extension OSSTransportErrorMapper {
         }
         guard let error = error as? HTTPClientError else { return nil }
         if error == .cancelled { return OSSClientError.cancelled(error) }
+        if error == .alreadyShutdown {
+            return OSSClientError(
+                .clientShutDown, "the HTTP transport is shut down: create a new client to send requests",
+                underlying: error)
+        }
         if error == .remoteConnectionClosed {
             return OSSClientError(
                 .networkingFailWithResponseCode0, "the server closed the connection", underlying: error)

@@ -49,7 +49,7 @@ public final class OSSURLSessionTransport: OSSHTTPTransport {
 
     /// Cancels the requests in flight and returns once the session is invalidated: after it returns, this transport
     /// sends nothing more (every task has ended and its connection is closed), and ``send(_:handler:)`` throws
-    /// ``OSSClientErrorCode/networkError`` saying the transport is shut down, without sending. Calling it again waits
+    /// ``OSSClientErrorCode/clientShutDown``, without sending. Calling it again waits
     /// for the same invalidation and returns.
     ///
     /// The wait is not ended early by cancelling the calling task (a cleanup path in a cancelled task still gets the
@@ -75,7 +75,7 @@ public final class OSSURLSessionTransport: OSSHTTPTransport {
 
     /// What ``send(_:handler:)`` throws after ``shutdown()``.
     static var shutDownError: OSSClientError {
-        OSSClientError(.networkError, "the HTTP transport is shut down: create a new client to send requests")
+        OSSClientError(.clientShutDown, "the HTTP transport is shut down: create a new client to send requests")
     }
 
     public func send<Result: Sendable>(
