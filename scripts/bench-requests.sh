@@ -8,7 +8,8 @@
 # The modes alternate for ROUNDS rounds (default 5), each round in a rotated order (so no mode always runs first);
 # the medians are printed side by side, with the client's CPU (user + system of the benchmark process) beside off's.
 # Usage: scripts/bench-requests.sh [heads, default 10000] [puts, default 2000]
-# SCRATCH: the release build directory (default .build-release, shared by every benchmark script).
+# SCRATCH: the release build directory (default .build-release, shared by every benchmark script); BIN and BENCH_BIN
+#   point at other directories holding oss-local-server and oss-request-bench (with SKIP_BUILD=1).
 # BASELINE: another oss-request-bench binary (e.g. one built from an earlier commit) to run beside this one in the
 #   same rounds, for a before/after in one run: its rows are named `before off` ... and compared with `before off`.
 set -euo pipefail
@@ -31,8 +32,8 @@ if [ -z "${SKIP_BUILD:-}" ]; then
     # The request benchmark is a package of its own (Benchmarks/Package.swift).
     swift build -c release --package-path Benchmarks --scratch-path "$SCRATCH/benchmarks" --product oss-request-bench >&2
 fi
-BIN="$SCRATCH/release"
-BENCH_BIN="$SCRATCH/benchmarks/release"
+BIN="${BIN:-$SCRATCH/release}"                          # where oss-local-server is
+BENCH_BIN="${BENCH_BIN:-$SCRATCH/benchmarks/release}"   # where oss-request-bench is
 
 export OSS_ACCESS_KEY_ID="LTAILocalDevAccessKeyId"
 export OSS_ACCESS_KEY_SECRET="LocalDevAccessKeySecret0123456789"
