@@ -11,7 +11,7 @@ let sdk = sdkPath.lastPathComponent
 
 let package = Package(
     name: "aliyun-oss-swift-benchmarks",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v15)],  // Synchronization's Mutex
     dependencies: [
         .package(path: sdkPath.path),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),

@@ -5,10 +5,13 @@
 #   installed  OSSObservability installed, nothing bootstrapped (swift-metrics' and swift-distributed-tracing's no-op
 #              defaults),
 #   on         installed and bootstrapped process-wide with do-nothing backends (real handler and span objects).
-# The modes alternate for ROUNDS rounds (default 5); the medians are printed side by side, with the client's CPU
-# (user + system of the benchmark process) beside off's.
+# The modes alternate for ROUNDS rounds (default 5), each round in a rotated order (so no mode always runs first);
+# the medians are printed side by side, with the client's CPU (user + system of the benchmark process) beside off's.
 # Usage: scripts/bench-requests.sh [heads, default 10000] [puts, default 2000]
-# SCRATCH: the release build directory (default .build-release, shared by every benchmark script).
+# SCRATCH: the release build directory (default .build-release, shared by every benchmark script); BIN and BENCH_BIN
+#   point at other directories holding oss-local-server and oss-request-bench (with SKIP_BUILD=1).
+# BASELINE: another oss-request-bench binary (e.g. one built from an earlier commit) to run beside this one in the
+#   same rounds, for a before/after in one run: its rows are named `before off` ... and compared with `before off`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SCRATCH="${SCRATCH:-.build-release}"
@@ -29,8 +32,8 @@ if [ -z "${SKIP_BUILD:-}" ]; then
     # The request benchmark is a package of its own (Benchmarks/Package.swift).
     swift build -c release --package-path Benchmarks --scratch-path "$SCRATCH/benchmarks" --product oss-request-bench >&2
 fi
-BIN="$SCRATCH/release"
-BENCH_BIN="$SCRATCH/benchmarks/release"
+BIN="${BIN:-$SCRATCH/release}"                          # where oss-local-server is
+BENCH_BIN="${BENCH_BIN:-$SCRATCH/benchmarks/release}"   # where oss-request-bench is
 
 export OSS_ACCESS_KEY_ID="LTAILocalDevAccessKeyId"
 export OSS_ACCESS_KEY_SECRET="LocalDevAccessKeySecret0123456789"
@@ -43,25 +46,37 @@ SERVER="$(sed -n 's/^listening on //p' "$WORK/server.log" | head -1)"
 [ -n "$SERVER" ] || { echo "the server did not start" >&2; cat "$WORK/server.log" >&2; exit 1; }
 
 echo "== $HEADS HEADs and $PUTS PUTs of 1 KiB, 8 at a time, $ROUNDS rounds (modes alternating), load $(cut -d' ' -f1-3 /proc/loadavg) =="
+RUNS=("off" "installed" "on")
+[ -n "${BASELINE:-}" ] && RUNS+=("before off" "before installed" "before on")
 for round in $(seq 1 "$ROUNDS"); do
-    for mode in off installed on; do
-        "$BENCH_BIN/oss-request-bench" "$SERVER" "$BUCKET" "$mode" "$HEADS" "$PUTS" 8 >> "$WORK/results.txt"
+    for i in "${!RUNS[@]}"; do
+        run="${RUNS[$(( (i + round - 1) % ${#RUNS[@]} ))]}"
+        mode="${run#before }"
+        if [ "$run" = "$mode" ]; then bench="$BENCH_BIN/oss-request-bench"; prefix=""; else bench="$BASELINE"; prefix="before "; fi
+        echo "$prefix$("$bench" "$SERVER" "$BUCKET" "$mode" "$HEADS" "$PUTS" 8)" >> "$WORK/results.txt"
     done
-    echo "round $round done" >&2
+    echo "round $round done, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 done
 python3 - "$WORK/results.txt" <<'PY'
 import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
-    mode, *values = line.split()
-    rows.setdefault(mode, []).append([float(v) for v in values])
+    *words, a, b, c, d = line.split()
+    rows.setdefault(" ".join(words), []).append([float(a), float(b), float(c), float(d)])
 med = {m: [statistics.median(col) for col in zip(*r)] for m, r in rows.items()}
 names = ["HEAD wall s", "HEAD CPU s", "PUT wall s", "PUT CPU s"]
-print(f"{'median of ' + str(len(rows['off'])):<16}" + "".join(f"{n:>22}" for n in names))
-for mode in ["off", "installed", "on"]:
-    cells = []
-    for i, v in enumerate(med[mode]):
-        delta = "" if mode == "off" else f" ({(v / med['off'][i] - 1) * 100:+.1f}%)"
-        cells.append(f"{v:.3f}{delta}")
-    print(f"{mode:<16}" + "".join(f"{c:>22}" for c in cells))
+print(f"{'median of ' + str(len(rows['off'])):<20}" + "".join(f"{n:>22}" for n in names))
+for prefix in ["", "before "]:
+    if prefix + "off" not in med:
+        continue
+    base = med[prefix + "off"]
+    for mode in ["off", "installed", "on"]:
+        cells = []
+        for i, v in enumerate(med[prefix + mode]):
+            delta = "" if mode == "off" else f" ({(v / base[i] - 1) * 100:+.1f}%)"
+            cells.append(f"{v:.3f}{delta}")
+        print(f"{prefix + mode:<20}" + "".join(f"{c:>22}" for c in cells))
+print("every run (HEAD CPU s, PUT CPU s):")
+for mode, r in rows.items():
+    print(f"  {mode:<18}" + " ".join(f"{x[1]:.2f}/{x[3]:.2f}" for x in r))
 PY

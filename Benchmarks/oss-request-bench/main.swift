@@ -10,6 +10,7 @@ import AliyunOSS
 import AliyunOSSObservability
 import CoreMetrics
 import Foundation
+import Synchronization
 import Tracing
 
 #if canImport(Glibc)
@@ -45,23 +46,23 @@ final class DiscardingMetrics: MetricsFactory, CounterHandler, FloatingPointCoun
 struct DiscardingTracer: Tracer {
     final class Span: Tracing.Span {
         let context: ServiceContext
-        private let state: OSSLockedValue<(name: String, attributes: SpanAttributes, status: SpanStatus?)>
+        private let state: Mutex<(name: String, attributes: SpanAttributes, status: SpanStatus?)>
 
         init(_ name: String, context: ServiceContext) {
             self.context = context
-            state = OSSLockedValue((name, [:], nil))
+            state = Mutex((name, [:], nil))
         }
 
         var operationName: String {
-            get { state.withLockedValue { $0.name } }
-            set { state.withLockedValue { $0.name = newValue } }
+            get { state.withLock { $0.name } }
+            set { state.withLock { $0.name = newValue } }
         }
         var attributes: SpanAttributes {
-            get { state.withLockedValue { $0.attributes } }
-            set { state.withLockedValue { $0.attributes = newValue } }
+            get { state.withLock { $0.attributes } }
+            set { state.withLock { $0.attributes = newValue } }
         }
         var isRecording: Bool { true }
-        func setStatus(_ status: SpanStatus) { state.withLockedValue { $0.status = status } }
+        func setStatus(_ status: SpanStatus) { state.withLock { $0.status = status } }
         func addEvent(_ event: SpanEvent) {}
         func recordError(_ error: any Error, attributes: SpanAttributes, at instant: @autoclosure () -> some TracerInstant) {}
         func addLink(_ link: SpanLink) {}

@@ -20,34 +20,46 @@ struct OSSMetricsMiddleware: Sendable {
         let factory: (any MetricsFactory)?
         let bucketDimension: Bool
 
-        func dimensions(_ context: OSSMiddlewareContext, _ more: (String, String)...) -> [(String, String)] {
-            var dimensions = [("operation", context.operation)]
-            if bucketDimension, let bucket = context.bucket { dimensions.append(("bucket", bucket)) }
-            dimensions.append(contentsOf: more)
-            return dimensions
+        /// Where this request's metrics go: a factory of the client's own, or the process-wide one the app
+        /// bootstrapped (or bound to the task); `nil` when there is neither, and the middleware passes requests
+        /// straight through (no observers, no dimensions, no metric objects).
+        func meter(_ dimensions: @autoclosure () -> [(String, String)]) -> Meter? {
+            if let factory { return Meter(factory: factory, dimensions: dimensions()) }
+            let global = MetricsSystem.factory
+            return global is NOOPMetricsHandler ? nil : Meter(factory: global, dimensions: dimensions())
         }
 
-        /// Whether metrics go anywhere: a factory of the client's own, or a process-wide one the app bootstrapped.
-        /// With neither, the middleware passes requests straight through (no observers, no dimensions, no metric
-        /// objects).
-        var isActive: Bool { factory != nil || !(MetricsSystem.factory is NOOPMetricsHandler) }
+        /// A request's meter: `operation`, and `bucket` with ``OSSObservability/bucketDimension``.
+        func meter(_ context: OSSMiddlewareContext) -> Meter? {
+            if bucketDimension, let bucket = context.bucket {
+                return meter([("operation", context.operation), ("bucket", bucket)])
+            }
+            return meter([("operation", context.operation)])
+        }
 
-        func count(_ label: String, _ dimensions: [(String, String)], by amount: Int = 1) {
+        var isActive: Bool { meter([]) != nil }
+    }
+
+    /// One request's (or transfer's) metrics: the factory found once for it, and the dimensions every metric of
+    /// it carries.
+    struct Meter {
+        let factory: any MetricsFactory
+        let dimensions: [(String, String)]
+
+        func count(_ label: String, by amount: Int = 1, _ more: (String, String)? = nil) {
             guard amount > 0 else { return }
-            let counter =
-                if let factory { Counter(label: label, dimensions: dimensions, factory: factory) } else {
-                    Counter(label: label, dimensions: dimensions)
-                }
-            counter.increment(by: amount)
+            Counter(label: label, dimensions: with(more), factory: factory).increment(by: amount)
         }
 
-        func time(_ label: String, _ dimensions: [(String, String)], since start: ContinuousClock.Instant) {
+        func time(_ label: String, since start: ContinuousClock.Instant, _ more: (String, String)? = nil) {
             let elapsed = ContinuousClock.now - start
-            let timer =
-                if let factory { Timer(label: label, dimensions: dimensions, factory: factory) } else {
-                    Timer(label: label, dimensions: dimensions)
-                }
-            timer.recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+            Timer(label: label, dimensions: with(more), factory: factory).recordNanoseconds(
+                elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+        }
+
+        private func with(_ more: (String, String)?) -> [(String, String)] {
+            guard let more else { return dimensions }
+            return dimensions + [more]
         }
     }
 
@@ -60,27 +72,27 @@ struct OSSMetricsMiddleware: Sendable {
             _ request: OSSMiddlewareRequest, context: OSSMiddlewareContext,
             next: (OSSMiddlewareRequest, OSSMiddlewareContext) async throws -> Result
         ) async throws -> Result {
-            guard sink.isActive else { return try await next(request, context) }
+            guard let meter = sink.meter(context) else { return try await next(request, context) }
             let start = ContinuousClock.now
             let status = OSSLockedValue<Int?>(nil)
             var observed = context
             observed.onResponse { response in status.withLockedValue { $0 = response.status } }
             do {
                 let result = try await next(request, observed)
-                finish(context, status: status.withLockedValue { $0 }, start: start)
+                finish(meter, context, status: status.withLockedValue { $0 }, start: start)
                 return result
             } catch {
-                finish(context, status: OSSOutcome.status(of: error), start: start)
-                sink.count("oss_errors_total", sink.dimensions(context, ("code", OSSOutcome.code(of: error))))
+                finish(meter, context, status: OSSOutcome.status(of: error), start: start)
+                meter.count("oss_errors_total", ("code", OSSOutcome.code(of: error)))
                 throw error
             }
         }
 
-        private func finish(_ context: OSSMiddlewareContext, status: Int?, start: ContinuousClock.Instant) {
-            let dimensions = sink.dimensions(context, ("status_class", OSSOutcome.statusClass(status)))
-            sink.count("oss_requests_total", dimensions)
-            sink.time("oss_request_duration_seconds", dimensions, since: start)
-            sink.count("oss_retries_total", sink.dimensions(context), by: context.attemptsMade - 1)
+        private func finish(_ meter: Meter, _ context: OSSMiddlewareContext, status: Int?, start: ContinuousClock.Instant) {
+            let statusClass = ("status_class", OSSOutcome.statusClass(status))
+            meter.count("oss_requests_total", statusClass)
+            meter.time("oss_request_duration_seconds", since: start, statusClass)
+            meter.count("oss_retries_total", by: context.attemptsMade - 1)
         }
     }
 
@@ -93,7 +105,7 @@ struct OSSMetricsMiddleware: Sendable {
             _ request: OSSMiddlewareRequest, context: OSSMiddlewareContext,
             next: (OSSMiddlewareRequest, OSSMiddlewareContext) async throws -> Result
         ) async throws -> Result {
-            guard sink.isActive else { return try await next(request, context) }
+            guard let meter = sink.meter(context) else { return try await next(request, context) }
             let tally = OSSLockedValue(Tally())
             var observed = context
             observed.onResponse { response in tally.withLockedValue { $0.status = response.status } }
@@ -102,12 +114,12 @@ struct OSSMetricsMiddleware: Sendable {
             observed.onStall { tally.withLockedValue { $0.stalled = true } }
             do {
                 let result = try await next(request, observed)
-                finish(context, tally.withLockedValue { $0 })
+                finish(meter, context, tally.withLockedValue { $0 })
                 return result
             } catch {
                 var final = tally.withLockedValue { $0 }
                 if final.status == nil { final.status = OSSOutcome.status(of: error) }
-                finish(context, final)
+                finish(meter, context, final)
                 throw error
             }
         }
@@ -119,13 +131,12 @@ struct OSSMetricsMiddleware: Sendable {
             var stalled = false
         }
 
-        private func finish(_ context: OSSMiddlewareContext, _ tally: Tally) {
-            let plain = sink.dimensions(context)
-            sink.count("oss_attempts_total", sink.dimensions(context, ("status_class", OSSOutcome.statusClass(tally.status))))
-            sink.count("oss_bytes_sent_total", plain, by: tally.sent)
-            sink.count("oss_bytes_received_total", plain, by: tally.received)
-            if context.attempt > 1 { sink.count("oss_bytes_resent_total", plain, by: tally.sent) }
-            if tally.stalled { sink.count("oss_stalls_total", plain) }
+        private func finish(_ meter: Meter, _ context: OSSMiddlewareContext, _ tally: Tally) {
+            meter.count("oss_attempts_total", ("status_class", OSSOutcome.statusClass(tally.status)))
+            meter.count("oss_bytes_sent_total", by: tally.sent)
+            meter.count("oss_bytes_received_total", by: tally.received)
+            if context.attempt > 1 { meter.count("oss_bytes_resent_total", by: tally.sent) }
+            if tally.stalled { meter.count("oss_stalls_total") }
         }
     }
 
@@ -137,22 +148,22 @@ struct OSSMetricsMiddleware: Sendable {
         func handle(
             _ transfer: OSSTransferContext, next: () async throws -> OSSTransferSummary
         ) async throws -> OSSTransferSummary {
-            guard sink.isActive else { return try await next() }
+            let direction = ("direction", transfer.direction.rawValue)
+            guard let meter = sink.meter(sink.bucketDimension ? [direction, ("bucket", transfer.bucket)] : [direction])
+            else { return try await next() }
             let start = ContinuousClock.now
-            var dimensions = [("direction", transfer.direction.rawValue)]
-            if sink.bucketDimension { dimensions.append(("bucket", transfer.bucket)) }
             do {
                 let summary = try await next()
-                sink.count("oss_transfers_total", dimensions + [("outcome", "success")])
-                sink.time("oss_transfer_duration_seconds", dimensions, since: start)
-                sink.count("oss_transfer_parts_total", dimensions, by: summary.partsTransferred)
+                meter.count("oss_transfers_total", ("outcome", "success"))
+                meter.time("oss_transfer_duration_seconds", since: start)
+                meter.count("oss_transfer_parts_total", by: summary.partsTransferred)
                 if summary.isResumed {
-                    sink.count("oss_transfer_resumes_total", dimensions)
-                    sink.count("oss_transfer_resumed_bytes_total", dimensions, by: Int(summary.resumedBytes))
+                    meter.count("oss_transfer_resumes_total")
+                    meter.count("oss_transfer_resumed_bytes_total", by: Int(summary.resumedBytes))
                 }
                 return summary
             } catch {
-                sink.count("oss_transfers_total", dimensions + [("outcome", "failure")])
+                meter.count("oss_transfers_total", ("outcome", "failure"))
                 throw error
             }
         }

@@ -5,6 +5,9 @@ import Tracing
 /// holding the three layers. Spans start in the task's `ServiceContext`, so an
 /// operation's span is a child of the app's current span, an attempt's a child of its operation's, and the
 /// operations of a resumable transfer children of the transfer's.
+///
+/// A span's attributes are written once, when it ends (a tracer exports a span when it ends), and not at all when
+/// the tracer does not record it.
 struct OSSTracingMiddleware: Sendable {
     let operation: Operation
     let attempt: Attempt
@@ -22,34 +25,57 @@ struct OSSTracingMiddleware: Sendable {
         let tracer: (any Tracer)?
         let recordsObjectKeys: Bool
 
-        func withSpan<Result>(
-            _ name: String, kind: SpanKind, _ body: (any Span) async throws -> Result
-        ) async throws -> Result {
-            let tracer: any Tracer = self.tracer ?? InstrumentationSystem.tracer
-            return try await Self.withSpan(tracer, name, kind: kind, body)
+        /// Where this request's spans go: the client's tracer, or the process-wide one the app bootstrapped (or
+        /// bound to the task); `nil` when there is neither, and the middleware passes requests straight through (no
+        /// span, no context, no attribute formatting).
+        func activeTracer() -> (any Tracer)? {
+            if let tracer { return tracer }
+            // Nothing bootstrapped is a `NoOpInstrument`: one concrete type check, without the protocol casts
+            // `InstrumentationSystem.tracer` makes to find a tracer among the instruments.
+            let instrument = InstrumentationSystem.instrument
+            if instrument is NoOpInstrument { return nil }
+            let tracer = InstrumentationSystem.tracer
+            return tracer is NoOpTracer ? nil : tracer
         }
 
-        /// Whether spans go anywhere: a tracer of the client's own, or a process-wide one the app bootstrapped. With
-        /// neither, the middleware passes requests straight through (no span, no context, no attribute formatting).
-        var isActive: Bool { tracer != nil || !(InstrumentationSystem.tracer is NoOpTracer) }
+        var isActive: Bool { activeTracer() != nil }
 
-        private static func withSpan<T: Tracer, Result>(
-            _ tracer: T, _ name: String, kind: SpanKind, _ body: (any Span) async throws -> Result
+        /// Runs `body` in a span of `tracer`, the span's context being the task's for the time `body` runs.
+        /// `attributes` gives the span's attributes when it ends, from what `body` returned or threw.
+        static func withSpan<T: Tracer, Result>(
+            _ tracer: T, _ name: String, kind: SpanKind,
+            attributes: (_ result: Result?, _ error: (any Error)?) -> SpanAttributes,
+            _ body: (any Span) async throws -> Result
         ) async throws -> Result {
             let span = tracer.startSpan(name, context: ServiceContext.current ?? .topLevel, ofKind: kind)
             defer { span.end() }
             do {
-                return try await ServiceContext.$current.withValue(span.context) { try await body(span) }
+                let result = try await ServiceContext.$current.withValue(span.context) { try await body(span) }
+                if span.isRecording { span.attributes = attributes(result, nil) }
+                return result
             } catch {
+                if span.isRecording { span.attributes = attributes(nil, error) }
                 span.recordError(error)
                 span.setStatus(SpanStatus(code: .error))
                 throw error
             }
         }
 
-        func describe(_ span: any Span, bucket: String?, key: String?) {
-            if let bucket { span.attributes["oss.bucket"] = bucket }
-            if recordsObjectKeys, let key { span.attributes["oss.key"] = key }
+        func describe(_ attributes: inout SpanAttributes, bucket: String?, key: String?) {
+            if let bucket { attributes["oss.bucket"] = bucket }
+            if recordsObjectKeys, let key { attributes["oss.key"] = key }
+        }
+    }
+
+    /// What a response head says on a span: its status and request ID (the last answer's, for an operation).
+    struct Answer: Sendable {
+        var status: Int?
+        var requestId = ""
+
+        func describe(_ attributes: inout SpanAttributes) {
+            guard let status else { return }
+            attributes["http.response.status_code"] = status
+            attributes["oss.request_id"] = requestId
         }
     }
 
@@ -61,26 +87,30 @@ struct OSSTracingMiddleware: Sendable {
             _ request: OSSMiddlewareRequest, context: OSSMiddlewareContext,
             next: (OSSMiddlewareRequest, OSSMiddlewareContext) async throws -> Result
         ) async throws -> Result {
-            guard source.isActive else { return try await next(request, context) }
-            return try await source.withSpan(context.operation, kind: .client) { span in
-                span.attributes["oss.operation"] = context.operation
-                span.attributes["http.request.method"] = request.method
-                source.describe(span, bucket: context.bucket, key: context.key)
+            guard let tracer = source.activeTracer() else { return try await next(request, context) }
+            let answer = OSSLockedValue(Answer())
+            let method = request.method
+            return try await Source.withSpan(
+                tracer, context.operation, kind: .client,
+                attributes: { _, error in
+                    var attributes = SpanAttributes()
+                    attributes["oss.operation"] = context.operation
+                    attributes["http.request.method"] = method
+                    source.describe(&attributes, bucket: context.bucket, key: context.key)
+                    answer.withLockedValue { $0 }.describe(&attributes)
+                    attributes["oss.retry_count"] = max(0, context.attemptsMade - 1)
+                    if let error {
+                        attributes["oss.error_code"] = OSSOutcome.code(of: error)
+                        if let status = OSSOutcome.status(of: error) { attributes["http.response.status_code"] = status }
+                    }
+                    return attributes
+                }
+            ) { _ in
                 var observed = context
                 observed.onResponse { response in
-                    span.attributes["http.response.status_code"] = response.status
-                    span.attributes["oss.request_id"] = response.requestId
+                    answer.withLockedValue { $0 = Answer(status: response.status, requestId: response.requestId) }
                 }
-                do {
-                    let result = try await next(request, observed)
-                    span.attributes["oss.retry_count"] = max(0, context.attemptsMade - 1)
-                    return result
-                } catch {
-                    span.attributes["oss.retry_count"] = max(0, context.attemptsMade - 1)
-                    span.attributes["oss.error_code"] = OSSOutcome.code(of: error)
-                    if let status = OSSOutcome.status(of: error) { span.attributes["http.response.status_code"] = status }
-                    throw error
-                }
+                return try await next(request, observed)
             }
         }
     }
@@ -93,22 +123,25 @@ struct OSSTracingMiddleware: Sendable {
             _ request: OSSMiddlewareRequest, context: OSSMiddlewareContext,
             next: (OSSMiddlewareRequest, OSSMiddlewareContext) async throws -> Result
         ) async throws -> Result {
-            guard source.isActive else { return try await next(request, context) }
-            return try await source.withSpan("\(context.operation) attempt", kind: .client) { span in
-                span.attributes["oss.attempt"] = context.attempt
-                if context.attempt > 1 { span.attributes["http.request.resend_count"] = context.attempt - 1 }
+            guard let tracer = source.activeTracer() else { return try await next(request, context) }
+            let answer = OSSLockedValue(Answer())
+            return try await Source.withSpan(
+                tracer, context.operation + " attempt", kind: .client,
+                attributes: { _, error in
+                    var attributes = SpanAttributes()
+                    attributes["oss.attempt"] = context.attempt
+                    if context.attempt > 1 { attributes["http.request.resend_count"] = context.attempt - 1 }
+                    answer.withLockedValue { $0 }.describe(&attributes)
+                    if let error { attributes["oss.error_code"] = OSSOutcome.code(of: error) }
+                    return attributes
+                }
+            ) { span in
                 var observed = context
                 observed.onResponse { response in
-                    span.attributes["http.response.status_code"] = response.status
-                    span.attributes["oss.request_id"] = response.requestId
+                    answer.withLockedValue { $0 = Answer(status: response.status, requestId: response.requestId) }
                 }
                 observed.onStall { span.addEvent("stalled") }
-                do {
-                    return try await next(request, observed)
-                } catch {
-                    span.attributes["oss.error_code"] = OSSOutcome.code(of: error)
-                    throw error
-                }
+                return try await next(request, observed)
             }
         }
     }
@@ -120,23 +153,24 @@ struct OSSTracingMiddleware: Sendable {
         func handle(
             _ transfer: OSSTransferContext, next: () async throws -> OSSTransferSummary
         ) async throws -> OSSTransferSummary {
-            guard source.isActive else { return try await next() }
+            guard let tracer = source.activeTracer() else { return try await next() }
             let name = transfer.direction == .upload ? "ResumableUpload" : "ResumableDownload"
-            return try await source.withSpan(name, kind: .internal) { span in
-                span.attributes["oss.transfer.direction"] = transfer.direction.rawValue
-                source.describe(span, bucket: transfer.bucket, key: transfer.key)
-                do {
-                    let summary = try await next()
-                    span.attributes["oss.transfer.total_bytes"] = summary.totalBytes
-                    span.attributes["oss.transfer.resumed_bytes"] = summary.resumedBytes
-                    span.attributes["oss.transfer.parts"] = summary.partsTransferred
-                    span.attributes["oss.transfer.resumed"] = summary.isResumed
-                    return summary
-                } catch {
-                    span.attributes["oss.error_code"] = OSSOutcome.code(of: error)
-                    throw error
+            return try await Source.withSpan(
+                tracer, name, kind: .internal,
+                attributes: { summary, error in
+                    var attributes = SpanAttributes()
+                    attributes["oss.transfer.direction"] = transfer.direction.rawValue
+                    source.describe(&attributes, bucket: transfer.bucket, key: transfer.key)
+                    if let summary {
+                        attributes["oss.transfer.total_bytes"] = summary.totalBytes
+                        attributes["oss.transfer.resumed_bytes"] = summary.resumedBytes
+                        attributes["oss.transfer.parts"] = summary.partsTransferred
+                        attributes["oss.transfer.resumed"] = summary.isResumed
+                    }
+                    if let error { attributes["oss.error_code"] = OSSOutcome.code(of: error) }
+                    return attributes
                 }
-            }
+            ) { _ in try await next() }
         }
     }
 }

@@ -230,4 +230,64 @@ struct ObservabilityTests {
         let failed = try #require(transfers.first { $0.spanID != resumed.spanID })
         #expect(failed.attributes.get("oss.error_code") == .string(droppedCode))
     }
+
+    /// A tracer whose sampler said no: its spans record nothing, and count the attribute writes they get.
+    final class UnsampledTracer: Tracer, Sendable {
+        let names = NIOLockedValueBox<[String]>([])
+        let attributeWrites = NIOLockedValueBox(0)
+
+        final class Span: Tracing.Span, Sendable {
+            let context: ServiceContext
+            let tracer: UnsampledTracer
+            let name: String
+
+            init(_ name: String, context: ServiceContext, tracer: UnsampledTracer) {
+                self.name = name
+                self.context = context
+                self.tracer = tracer
+            }
+
+            var operationName: String {
+                get { name }
+                set {}
+            }
+            var attributes: SpanAttributes {
+                get { [:] }
+                set { tracer.attributeWrites.withLockedValue { $0 += 1 } }
+            }
+            var isRecording: Bool { false }
+            func setStatus(_ status: SpanStatus) {}
+            func addEvent(_ event: SpanEvent) {}
+            func recordError(_ error: any Error, attributes: SpanAttributes, at instant: @autoclosure () -> some TracerInstant) {}
+            func addLink(_ link: SpanLink) {}
+            func end(at instant: @autoclosure () -> some TracerInstant) {}
+        }
+
+        func startSpan<Instant: TracerInstant>(
+            _ operationName: String, context: @autoclosure () -> ServiceContext, ofKind kind: SpanKind,
+            at instant: @autoclosure () -> Instant, function: String, file fileID: String, line: UInt
+        ) -> Span {
+            names.withLockedValue { $0.append(operationName) }
+            return Span(operationName, context: context(), tracer: self)
+        }
+
+        func forceFlush() {}
+        func extract<Carrier, Extract: Extractor>(
+            _ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract
+        ) where Extract.Carrier == Carrier {}
+        func inject<Carrier, Inject: Injector>(
+            _ context: ServiceContext, into carrier: inout Carrier, using injector: Inject
+        ) where Inject.Carrier == Carrier {}
+    }
+
+    @Test func spansTheTracerDoesNotRecordGetNoAttributes() async throws {
+        let tracer = UnsampledTracer()
+        let observability = OSSObservability(tracer: tracer, recordsMetrics: false, recordsObjectKeys: true)
+        try await withServerAndClient(configure: { $0.observe(observability) }) { _, client in
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "k", data: Data("a".utf8)))
+            _ = await serverError { _ = try await client.headObject(OSSHeadObjectRequest(bucketName: "bkt", objectKey: "none")) }
+        }
+        #expect(tracer.names.withLockedValue { $0 } == ["PutObject", "PutObject attempt", "HeadObject", "HeadObject attempt"])
+        #expect(tracer.attributeWrites.withLockedValue { $0 } == 0)
+    }
 }
