@@ -11,7 +11,7 @@ swift package dump-symbol-graph --minimum-access-level public --skip-synthesized
 graphs="$(swift build --show-bin-path)/../symbolgraph"
 [ -d "$graphs" ] || graphs="$(dirname "$(swift build --show-bin-path)")/symbolgraph"
 fresh=$(mktemp -d)
-trap 'rm -rf "$fresh"' EXIT
+trap 'rm -rf "$fresh" "$fresh.diff"' EXIT
 python3 scripts/api_dump.py "$graphs" "$fresh"
 
 if [ "${1:-}" = "--update" ]; then

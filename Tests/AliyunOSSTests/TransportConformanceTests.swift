@@ -1,6 +1,7 @@
 @testable import AliyunOSS
 import Foundation
 #if !canImport(Darwin)
+import AsyncHTTPClient
 import NIOCore
 import Tracing
 #endif
