@@ -11,11 +11,12 @@ let sdk = sdkPath.lastPathComponent
 
 let package = Package(
     name: "aliyun-oss-swift-benchmarks",
-    platforms: [.macOS(.v15)],  // Synchronization's Mutex
+    platforms: [.macOS(.v13)],
     dependencies: [
         .package(path: sdkPath.path),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // The request-heavy benchmark: metrics and tracing off, installed, bootstrapped (scripts/bench-requests.sh).
@@ -26,6 +27,7 @@ let package = Package(
                 .product(name: "AliyunOSSObservability", package: sdk),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             path: "oss-request-bench",
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]

@@ -10,7 +10,7 @@ import AliyunOSS
 import AliyunOSSObservability
 import CoreMetrics
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 import Tracing
 
 #if canImport(Glibc)
@@ -46,23 +46,23 @@ final class DiscardingMetrics: MetricsFactory, CounterHandler, FloatingPointCoun
 struct DiscardingTracer: Tracer {
     final class Span: Tracing.Span {
         let context: ServiceContext
-        private let state: Mutex<(name: String, attributes: SpanAttributes, status: SpanStatus?)>
+        private let state: NIOLockedValueBox<(name: String, attributes: SpanAttributes, status: SpanStatus?)>
 
         init(_ name: String, context: ServiceContext) {
             self.context = context
-            state = Mutex((name, [:], nil))
+            state = NIOLockedValueBox((name, [:], nil))
         }
 
         var operationName: String {
-            get { state.withLock { $0.name } }
-            set { state.withLock { $0.name = newValue } }
+            get { state.withLockedValue { $0.name } }
+            set { state.withLockedValue { $0.name = newValue } }
         }
         var attributes: SpanAttributes {
-            get { state.withLock { $0.attributes } }
-            set { state.withLock { $0.attributes = newValue } }
+            get { state.withLockedValue { $0.attributes } }
+            set { state.withLockedValue { $0.attributes = newValue } }
         }
         var isRecording: Bool { true }
-        func setStatus(_ status: SpanStatus) { state.withLock { $0.status = status } }
+        func setStatus(_ status: SpanStatus) { state.withLockedValue { $0.status = status } }
         func addEvent(_ event: SpanEvent) {}
         func recordError(_ error: any Error, attributes: SpanAttributes, at instant: @autoclosure () -> some TracerInstant) {}
         func addLink(_ link: SpanLink) {}
