@@ -92,6 +92,62 @@ struct TransportConformanceTests {
     }
 }
 
+/// A client shut down in the middle of a resumable download (either transport: the `urlsession` step runs this
+/// suite again on URLSession).
+extension TransportConformanceTests {
+    @Test("a download whose client is shut down midway keeps its bytes and record; a new client resumes it")
+    func shutdownMidDownloadKeepsItsState() async throws {
+        let work = try makeWorkDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let partSize: Int64 = 256 * 1024
+        let bytes = patternBytes(8 * Int(partSize) - 99, seed: 40)
+        let destination = work.appendingPathComponent("copy.bin")
+        let records = work.appendingPathComponent("records").path
+        try await withLocalOSSServer(LocalOSSServerConfiguration(region: "cn-hangzhou", buckets: ["bkt"])) { server in
+            let owner = try OSSClient(
+                endpoint: server.endpoint.absoluteString, credentialProvider: server.credentials.provider,
+                configuration: testClientConfiguration())
+            _ = try await owner.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "big.bin", data: Data(bytes)))
+            try await owner.shutdown()
+            await server.addFault(LocalOSSFaultRule(operation: .getObject, action: .delay(milliseconds: 400)))
+            let client = try OSSClient(
+                endpoint: server.endpoint.absoluteString, credentialProvider: server.credentials.provider,
+                configuration: testClientConfiguration())
+            let shutDown = OSSLockedValue(false)
+            let download = OSSResumableDownloadRequest(
+                bucketName: "bkt", objectKey: "big.bin", downloadToFileURL: destination, partSize: partSize, threadNum: 2,
+                recordDirectoryPath: records
+            ) { _, done, _ in
+                // The first written part shuts the client down while the next ones are in flight or waiting.
+                guard done > 0, shutDown.withLockedValue({ let first = !$0; $0 = true; return first }) else { return }
+                Task { try? await client.shutdown() }
+            }
+            var failure: (any Error)?
+            do {
+                _ = try await client.resumableDownload(download)
+            } catch {
+                failure = error
+            }
+            let error = try #require(failure, "the download finished although its client was shut down")
+            #expect(OSSErrorDisposition(error) != .final, "\(error)")
+            #expect(!FileManager.default.fileExists(atPath: destination.path))
+            #expect(!(try FileManager.default.contentsOfDirectory(atPath: records)).isEmpty, "the record is kept")
+
+            await server.clearFaults()
+            let again = try OSSClient(
+                endpoint: server.endpoint.absoluteString, credentialProvider: server.credentials.provider,
+                configuration: testClientConfiguration())
+            let resumed = try await again.resumableDownload(
+                OSSResumableDownloadRequest(
+                    bucketName: "bkt", objectKey: "big.bin", downloadToFileURL: destination, partSize: partSize,
+                    threadNum: 2, recordDirectoryPath: records))
+            try await again.shutdown()
+            #expect(Array(try Data(contentsOf: destination)) == bytes)
+            #expect(resumed.resumedBytes > 0, "the parts written before the shutdown were kept")
+        }
+    }
+}
+
 #if !canImport(Darwin)
 /// The AsyncHTTPClient transport's file bodies (Linux): read in turns into two buffers, never overwriting one the
 /// connection still holds.
@@ -150,7 +206,7 @@ extension TransportConformanceTests {
         try await transport.shutdown()
     }
 
-    @Test("AsyncHTTPClient after shutdown(): a request is a final clientShutDown, unsent; a second shutdown returns")
+    @Test("AsyncHTTPClient after shutdown(): a request is clientShutDown (transient: not retried, transfers keep their state), unsent; a second shutdown returns")
     func asyncHTTPClientAfterShutdown() async throws {
         try await withLocalOSSServer(LocalOSSServerConfiguration(region: "cn-hangzhou", buckets: ["bkt"])) { server in
             let transport = AsyncHTTPClientTransport(configuration: testClientConfiguration())
@@ -164,7 +220,7 @@ extension TransportConformanceTests {
                 _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "k", data: Data("x".utf8)))
             }
             #expect(error?.code == .clientShutDown, "\(String(describing: error))")
-            #expect(error.map { OSSErrorDisposition($0) } == .final)
+            #expect(error.map { OSSErrorDisposition($0) } == .transient)
             #expect(await server.stats().total.requests == 0)
         }
     }

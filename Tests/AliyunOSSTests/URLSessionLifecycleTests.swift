@@ -172,7 +172,7 @@ struct URLSessionLifecycleTests {
             }
             #expect(error?.code == .clientShutDown)
             #expect(error?.message.contains("shut down") == true, "\(String(describing: error))")
-            // Final: the pipeline does not wait out its backoff to send nothing again.
+            // Transient: the pipeline does not wait out its backoff to send nothing again.
             #expect(transport.sends.withLockedValue { $0 } == 1)
             #expect(await server.stats().total.requests == 0)
             let direct = await thrownClientError {

@@ -125,6 +125,9 @@ public enum OSSErrorDisposition: String, Sendable, Hashable, CaseIterable, Custo
         .fileChanged: .transient,
         // A stopped batch keeps its journal and its paused transfers: resumeBatch goes on from the file that failed.
         .batchStopped: .transient,
+        // A shut-down transport sends nothing again, so the pipeline does not retry; a resumable transfer keeps its
+        // partial file, record and upload, and the same call on a new client resumes.
+        .clientShutDown: .transient,
         // Decided. invalidCRC is final although Go SDK v2 retries "crc is inconsistent": here a part whose CRC
         // disagrees is already re-sent by the upload machine, a whole-object mismatch is found after the object was
         // stored or delivered, and the pipeline never re-sends a request whose answer it has checked.
@@ -135,8 +138,6 @@ public enum OSSErrorDisposition: String, Sendable, Hashable, CaseIterable, Custo
         .cannotResumeUpload: .final,
         // Only the app can give the bytes back (resumeBatch's sources); trying again without them cannot help.
         .batchSourceNeeded: .final,
-        // A shut-down transport sends nothing again: retrying would only wait out the backoff.
-        .clientShutDown: .final,
         .cannotResumeDownload: .final,
         .objectChanged: .final,
         .connectionNotTrusted: .final,
