@@ -27,6 +27,12 @@ enum OSSTransportErrorMapper {
         return mapURLSession(error)
     }
 
+    /// What a transport answers to a request after its shutdown, unsent (both transports say the same).
+    static func shutDown(underlying: (any Error)? = nil) -> OSSClientError {
+        OSSClientError(
+            .clientShutDown, "the HTTP transport is shut down: create a new client to send requests", underlying: underlying)
+    }
+
     /// A failure opening, writing or closing a destination file.
     static func mapFileWrite(_ error: any Error, path: String) -> any Error {
         if error is OSSNonRetryableFailure { return error }
@@ -47,11 +53,7 @@ extension OSSTransportErrorMapper {
         }
         guard let error = error as? HTTPClientError else { return nil }
         if error == .cancelled { return OSSClientError.cancelled(error) }
-        if error == .alreadyShutdown {
-            return OSSClientError(
-                .clientShutDown, "the HTTP transport is shut down: create a new client to send requests",
-                underlying: error)
-        }
+        if error == .alreadyShutdown { return shutDown(underlying: error) }
         if error == .remoteConnectionClosed {
             return OSSClientError(
                 .networkingFailWithResponseCode0, "the server closed the connection", underlying: error)

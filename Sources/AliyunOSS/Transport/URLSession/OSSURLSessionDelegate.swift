@@ -27,10 +27,10 @@ final class OSSURLSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// task in an invalidated session is a crash (an exception on Apple platforms, a fatal error in
     /// FoundationNetworking), so a shutdown and a start never interleave (both hold the lifecycle's lock).
     ///
-    /// - Throws: ``OSSURLSessionTransport/shutDownError`` once ``beginShutdown()`` has been called.
+    /// - Throws: `OSSTransportErrorMapper.shutDown()` once ``beginShutdown()`` has been called.
     func start(_ make: () -> OSSURLSessionTaskState) throws -> OSSURLSessionTaskState {
         try lifecycle.withLockedValue { lifecycle in
-            guard !lifecycle.isShutDown else { throw OSSURLSessionTransport.shutDownError }
+            guard !lifecycle.isShutDown else { throw OSSTransportErrorMapper.shutDown() }
             let state = make()
             lifecycle.running[state.task.taskIdentifier] = state.task
             register(state)

@@ -73,11 +73,6 @@ public final class OSSURLSessionTransport: OSSHTTPTransport {
         if delegate.beginShutdown() != nil { session.finishTasksAndInvalidate() }
     }
 
-    /// What ``send(_:handler:)`` throws after ``shutdown()``.
-    static var shutDownError: OSSClientError {
-        OSSClientError(.clientShutDown, "the HTTP transport is shut down: create a new client to send requests")
-    }
-
     public func send<Result: Sendable>(
         _ request: OSSHTTPRequest,
         handler: (OSSHTTPResponse) async throws -> Result
@@ -85,7 +80,7 @@ public final class OSSURLSessionTransport: OSSHTTPTransport {
         var deadline: Deadline?
         do {
             try Task.checkCancellation()
-            if delegate.isShutDown { throw Self.shutDownError }
+            if delegate.isShutDown { throw OSSTransportErrorMapper.shutDown() }
             guard let url = URL(string: request.url) else {
                 throw OSSClientError(.invalidArgument, "not a valid URL: \(request.url)")
             }
