@@ -137,11 +137,30 @@ final class OSSURLSessionUploadSource: Sendable {
         FileManager.default.temporaryDirectory.appendingPathComponent("oss-upload-\(UUID().uuidString).part")
     }
 
-    /// Makes the upload task for `request`.
-    func makeTask(in session: URLSession, with request: URLRequest) -> URLSessionUploadTask {
+    /// Makes the task that sends `request` with this body.
+    ///
+    /// On Linux a file body is streamed from an `InputStream`, not given to `uploadTask(with:fromFile:)`.
+    /// FoundationNetworking (6.3) reads such a file with DispatchIO and, when a read completes, un-pauses the curl
+    /// handle with `try!`. If the exchange ended first (the server answered early or dropped the connection), libcurl
+    /// refuses the call (`CURLE_BAD_FUNCTION_ARGUMENT`) and the process dies
+    /// (`EasyHandle.swift:484: Fatal error: 'try!' … libcurl.Easy Code=43`). A stream is read inside curl's own
+    /// callback, so nothing arrives after the end. libcurl would send a stream of unknown length chunked, beside
+    /// the request's Content-Length; a blank `Transfer-Encoding` turns that off (curl drops a custom header with no
+    /// value and uses the Content-Length). On Apple platforms the file goes to the session as before.
+    func makeTask(in session: URLSession, with request: URLRequest) -> URLSessionTask {
         switch storage {
-        case .data(let data): session.uploadTask(with: request, from: data)
-        case .file(let url, _, _, _): session.uploadTask(with: request, fromFile: url)
+        case .data(let data):
+            return session.uploadTask(with: request, from: data)
+        case .file(let url, _, _, _):
+            #if canImport(FoundationNetworking)
+            var streamed = request
+            streamed.httpBodyStream = InputStream(url: url)
+            streamed.setValue(String(length), forHTTPHeaderField: "Content-Length")
+            streamed.setValue(" ", forHTTPHeaderField: "Transfer-Encoding")
+            return session.dataTask(with: streamed)
+            #else
+            return session.uploadTask(with: request, fromFile: url)
+            #endif
         }
     }
 
