@@ -53,6 +53,7 @@ extension OSSClientConfiguration {
             operation.append(tracing.operation)
             attempt.append(tracing.attempt)
             transfer.append(tracing.transfer)
+            transportMakesSpans = false
         }
         if observability.recordsMetrics {
             let metrics = OSSMetricsMiddleware(observability)

@@ -1,7 +1,9 @@
 @testable import AliyunOSS
 import Foundation
 #if !canImport(Darwin)
+import AliyunOSSObservability
 import AsyncHTTPClient
+import InMemoryTracing
 import NIOCore
 import Tracing
 #endif
@@ -204,6 +206,20 @@ extension TransportConformanceTests {
         let transport = AsyncHTTPClientTransport(configuration: OSSClientConfiguration())
         #expect(transport.client.tracer == nil)
         try await transport.shutdown()
+    }
+
+    @Test("AsyncHTTPClient spans each request only while a tracer is bootstrapped and the client's middleware makes no spans")
+    func requestSpansOnlyWithoutTheClientsOwn() {
+        let bootstrapped = InMemoryTracer()
+        var plain = OSSClientConfiguration()
+        #expect(AsyncHTTPClientTransport.requestTracer(plain, bootstrapped: bootstrapped) is InMemoryTracer)
+        #expect(AsyncHTTPClientTransport.requestTracer(plain, bootstrapped: NoOpTracer()) == nil)
+        var metricsOnly = plain
+        metricsOnly.observe(OSSObservability(recordsSpans: false))
+        #expect(AsyncHTTPClientTransport.requestTracer(metricsOnly, bootstrapped: bootstrapped) is InMemoryTracer)
+        // The client's attempt span is the request's span: no second one from AsyncHTTPClient.
+        plain.observe(OSSObservability())
+        #expect(AsyncHTTPClientTransport.requestTracer(plain, bootstrapped: bootstrapped) == nil)
     }
 
     @Test("AsyncHTTPClient after shutdown(): a request is clientShutDown (transient: not retried, transfers keep their state), unsent; a second shutdown returns")

@@ -31,12 +31,21 @@ public final class AsyncHTTPClientTransport: OSSHTTPTransport {
         http.redirectConfiguration = .disallow
         if let proxy = configuration.proxy { http.proxy = .server(host: proxy.host, port: proxy.port) }
         http.decompression = .disabled
-        // AsyncHTTPClient wraps every request in a span of the tracer bootstrapped when its configuration is made.
-        // With none (the no-op tracer) that span and its attributes are about 4 % of a small request's CPU, spent
-        // on nothing. A tracer bootstrapped before the client is made still gets AsyncHTTPClient's spans.
-        if InstrumentationSystem.tracer is NoOpTracer { http.tracing.tracer = nil }
+        http.tracing.tracer = Self.requestTracer(configuration, bootstrapped: InstrumentationSystem.tracer)
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http)
         ownsClient = true
+    }
+
+    /// The tracer AsyncHTTPClient wraps each request in a span of (it defaults to the one bootstrapped when its
+    /// configuration is made), or `nil` for none:
+    /// - none while nothing is bootstrapped (the no-op tracer): that span and its attributes were about 4 % of a
+    ///   small request's CPU, spent on nothing;
+    /// - none when the client's own middleware makes spans (``OSSClientConfiguration/transportMakesSpans`` is
+    ///   off): its attempt span is the request's span, and AsyncHTTPClient's beside it cost as much as all of the
+    ///   client's spans and metrics together.
+    static func requestTracer(_ configuration: OSSClientConfiguration, bootstrapped: any Tracer) -> (any Tracer)? {
+        guard configuration.transportMakesSpans, !(bootstrapped is NoOpTracer) else { return nil }
+        return bootstrapped
     }
 
     /// Uses an existing `HTTPClient`, which the caller keeps ownership of.
