@@ -250,6 +250,8 @@ struct ExpiringCredentialTests {
                 #expect(Array(try Data(contentsOf: destination)) == bytes)
                 #expect(resumed.resumedBytes >= Int64(Self.threads) * tmPartSize, "the parts already on disk were kept")
                 #expect(await server.stats()[.getObject].responseBodyBytes == Int64(bytes.count) - resumed.resumedBytes)
+                print("EXPIRY download refreshFails=\(refreshFails) resumedBytes=\(resumed.resumedBytes) "
+                    + "of \(bytes.count) parts=\(Self.parts) expiredAfter=\(Self.threads)")
             }
         }
     }
