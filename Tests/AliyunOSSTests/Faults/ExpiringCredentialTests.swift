@@ -9,21 +9,24 @@ import Testing
 /// refreshing provider fetches once, not once per part; concurrent parts share that fetch; only the parts in
 /// flight when the credentials expired are sent again (server counters); a refresh that fails ends the transfer
 /// with a typed error and keeps the record, and a later call resumes.
+///
+/// The credentials run out after a known number of parts are confirmed (``expiry(of:afterParts:)``), never after a
+/// time: on a loaded machine, four-second credentials once ran out before the first part of a download was on disk.
 @Suite("Credentials that expire mid-transfer")
 struct ExpiringCredentialTests {
     static let parts = 15
     static let threads = 3
 
-    /// A provider whose first fetch returns credentials the server lets expire after `firstLifetime`, with no
-    /// expiration the client could see (as when the client's clock or the STS answer is off), and whose later
-    /// fetches return one-hour credentials, or throw `failure` when given.
+    /// A provider whose first fetch returns credentials that the server refuses once the test expires them
+    /// (``expiry(of:afterParts:)``), with no expiration the client could see (as when the client's clock or the STS
+    /// answer is off), and whose later fetches return one-hour credentials, or throw `failure` when given.
     static func provider(
-        _ box: TMServerBox, calls: TMCounter, firstLifetime: Duration, failure: (any Error & Sendable)? = nil
+        _ box: TMServerBox, calls: TMCounter, failure: (any Error & Sendable)? = nil
     ) -> OSSRefreshingCredentialProvider {
         OSSRefreshingCredentialProvider {
             let server = try #require(box.server)
             if calls.next() == 1 {
-                let issued = server.issueTemporaryCredentials(lifetime: firstLifetime)
+                let issued = server.issueTemporaryCredentials(lifetime: .seconds(3600))
                 return OSSFederationToken(
                     accessKeyId: issued.accessKeyId, accessKeySecret: issued.accessKeySecret,
                     securityToken: issued.securityToken, expiration: nil)
@@ -36,11 +39,17 @@ struct ExpiringCredentialTests {
         }
     }
 
-    /// Every part takes at least 300 ms, three at a time: 15 parts outlive one-second credentials.
-    static let slowParts = [
-        LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 300)),
-        LocalOSSFaultRule(operation: .getObject, action: .delay(milliseconds: 300)),
-    ]
+    /// A progress handler (per confirmed part) that makes the temporary credentials the server issued so far expire,
+    /// once, when `parts` parts are confirmed: stored by the server, or written to the temporary file and its
+    /// journal. The driver reports a confirmed part before it starts the next one, so when `parts` are confirmed at
+    /// most `parts - 1 + threads` have been sent, and every later part meets the expired credentials, however slow
+    /// the machine; credentials a refresh fetches afterwards stay good.
+    static func expiry(of server: LocalOSSServer, afterParts parts: Int) -> OSSProgressHandler {
+        let fired = TMCounter()
+        return { _, total, _ in
+            if total >= Int64(parts) * tmPartSize, fired.next() == 1 { server.expireTemporaryCredentials() }
+        }
+    }
 
     @Test("credentials shorter-lived than the refresh window are fetched once, not for every part")
     func shortLivedCredentialsAreNotFetchedPerRequest() async throws {
@@ -78,12 +87,13 @@ struct ExpiringCredentialTests {
         let source = try scratch.write(bytes, to: "source.bin")
         let box = TMServerBox()
         let uploadCalls = TMCounter()
-        let uploadProvider = Self.provider(box, calls: uploadCalls, firstLifetime: .seconds(1))
-        try await withTMServer(provider: uploadProvider, faults: Self.slowParts) { server, client in
+        let uploadProvider = Self.provider(box, calls: uploadCalls)
+        try await withTMServer(provider: uploadProvider) { server, client in
             box.set(server)
-            let request = OSSResumableUploadRequest(
+            var request = OSSResumableUploadRequest(
                 bucketName: "bkt", objectKey: "expiring.bin", uploadingFileURL: source, partSize: tmPartSize,
                 threadNum: Self.threads, recordDirectoryPath: scratch.recordDirectory)
+            request.uploadProgress = Self.expiry(of: server, afterParts: 1)
             let result = try await client.resumableUpload(request)
             #expect(result.crc64 == CRC64.checksum(bytes))
             #expect(uploadCalls.value == 2)
@@ -95,16 +105,17 @@ struct ExpiringCredentialTests {
             #expect(resent <= Int64(Self.threads))
             #expect(up[.completeMultipartUpload].requests == 1)
 
-            // The same for a download, with its own provider and fresh one-second credentials.
+            // The same for a download, with its own provider and fresh credentials, expired after its first part.
             await server.resetStats()
             let downloadCalls = TMCounter()
-            let downloadProvider = Self.provider(box, calls: downloadCalls, firstLifetime: .seconds(1))
+            let downloadProvider = Self.provider(box, calls: downloadCalls)
             let downloader = try OSSClient(
                 endpoint: server.endpoint, credentialProvider: downloadProvider, configuration: client.configuration)
             let destination = scratch.file("copy.bin")
-            let download = OSSResumableDownloadRequest(
+            var download = OSSResumableDownloadRequest(
                 bucketName: "bkt", objectKey: "expiring.bin", downloadToFileURL: destination, partSize: tmPartSize,
                 threadNum: Self.threads, recordDirectoryPath: scratch.recordDirectory)
+            download.downloadProgress = Self.expiry(of: server, afterParts: 1)
             do {
                 _ = try await downloader.resumableDownload(download)
                 try await downloader.shutdown()
@@ -133,8 +144,8 @@ struct ExpiringCredentialTests {
         let source = try scratch.write(bytes, to: "source.bin")
         let box = TMServerBox()
         let calls = TMCounter()
-        let provider = Self.provider(box, calls: calls, firstLifetime: .seconds(3600), failure: RefreshDenied())
-        try await withTMServer(provider: provider, faults: [Self.slowParts[0]]) { server, client in
+        let provider = Self.provider(box, calls: calls, failure: RefreshDenied())
+        try await withTMServer(provider: provider) { server, client in
             box.set(server)
             let request = OSSResumableUploadRequest(
                 bucketName: "bkt", objectKey: "denied.bin", uploadingFileURL: source, partSize: tmPartSize,
@@ -142,7 +153,7 @@ struct ExpiringCredentialTests {
             // The credentials expire once the first part is confirmed (not after a time, which a loaded machine can
             // overrun before the upload even began: CI once saw the Initiate refused, and no record to keep).
             var failing = request
-            failing.uploadProgress = { _, total, _ in if total >= tmPartSize { server.expireTemporaryCredentials() } }
+            failing.uploadProgress = Self.expiry(of: server, afterParts: 1)
             let error = await thrownClientError { _ = try await client.resumableUpload(failing) }
             #expect(error?.code == .signFailed)
             #expect(error?.underlying is RefreshDenied)
@@ -181,9 +192,9 @@ struct ExpiringCredentialTests {
         let bytes = patternBytes(Self.parts * Int(tmPartSize) - 321, seed: 97)
         let box = TMServerBox()
         // Two lives of one server over one data directory: the failing run talks to the first, the resume to the
-        // second, which counts only what the resume asks for. A GET of the failing run still in the first server's
-        // delay, or written before URLSession's asynchronous cancel took it back, reaches no counter of the second
-        // (a loaded URLSession run once counted one against the resume).
+        // second, which counts only what the resume asks for. A GET of the failing run written before URLSession's
+        // asynchronous cancel took it back reaches no counter of the second (a loaded URLSession run once counted
+        // one against the resume).
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("aliyun-oss-ec-server-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
         var serverConfiguration = LocalOSSServerConfiguration(
@@ -200,26 +211,26 @@ struct ExpiringCredentialTests {
                 configuration: testClientConfiguration())
             _ = try await owner.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "dl.bin", data: Data(bytes)))
             try await owner.shutdown()
-            // Four-second credentials: refreshed by a provider that then fails (it uses them for half their
-            // lifetime), or static ones (as a CLI given STS credentials in its environment has) that the server then
-            // refuses as expired. Parts take 1.2 s, three at a time: the first three are on disk within the two
-            // seconds even on a loaded machine (one-second credentials were not), and the fifteen outlive four.
+            // Credentials from a refreshing provider whose refresh then fails, or static ones (as a CLI given STS
+            // credentials in its environment has), that the server refuses as expired once three parts are on disk
+            // (not after a time: four-second credentials once ran out on a loaded machine before any part was).
             let provider: any OSSCredentialProvider =
                 refreshFails
-                ? Self.provider(box, calls: TMCounter(), firstLifetime: .seconds(4), failure: RefreshDenied())
+                ? Self.provider(box, calls: TMCounter(), failure: RefreshDenied())
                 : {
-                    let issued = server.issueTemporaryCredentials(lifetime: .seconds(4))
+                    let issued = server.issueTemporaryCredentials(lifetime: .seconds(3600))
                     return OSSStsCredentialProvider(
                         accessKeyId: issued.accessKeyId, accessKeySecret: issued.accessKeySecret,
                         securityToken: issued.securityToken)
                 }()
             var configuration = testClientConfiguration()
             configuration.retry.maxRetryCount = 0
-            await server.addFault(LocalOSSFaultRule(operation: .getObject, action: .delay(milliseconds: 1200)))
+            var failing = download
+            failing.downloadProgress = Self.expiry(of: server, afterParts: Self.threads)
             let expiring = try OSSClient(endpoint: server.endpoint, credentialProvider: provider, configuration: configuration)
             var failure: (any Error)?
             do {
-                _ = try await expiring.resumableDownload(download)
+                _ = try await expiring.resumableDownload(failing)
             } catch {
                 failure = error
             }
@@ -237,8 +248,10 @@ struct ExpiringCredentialTests {
             try await withClient(of: server, server.credentials.provider, testClientConfiguration()) { _, client in
                 let resumed = try await client.resumableDownload(download)
                 #expect(Array(try Data(contentsOf: destination)) == bytes)
-                #expect(resumed.resumedBytes > 0, "the bytes already on disk were kept")
+                #expect(resumed.resumedBytes >= Int64(Self.threads) * tmPartSize, "the parts already on disk were kept")
                 #expect(await server.stats()[.getObject].responseBodyBytes == Int64(bytes.count) - resumed.resumedBytes)
+                print("EXPIRY download refreshFails=\(refreshFails) resumedBytes=\(resumed.resumedBytes) "
+                    + "of \(bytes.count) parts=\(Self.parts) expiredAfter=\(Self.threads)")
             }
         }
     }
