@@ -207,19 +207,13 @@ struct URLSessionLifecycleTests {
         #expect(task.originalRequest?.httpBodyStream != nil)
         #expect(task.originalRequest?.value(forHTTPHeaderField: "Content-Length") == String(bytes.count))
 
+        var configuration = testClientConfiguration()
+        configuration.transport = .urlSession
         try await withLocalOSSServer(LocalOSSServerConfiguration(region: "cn-hangzhou", buckets: ["bkt"])) { server in
-            let transport = OSSURLSessionTransport(configuration: testClientConfiguration())
-            let client = try OSSClient(
-                endpoint: server.endpoint.absoluteString, credentialProvider: server.credentials.provider,
-                configuration: testClientConfiguration(), transport: transport)
-            do {
+            try await withClient(of: server, server.credentials.provider, configuration) { _, client in
                 _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "whole.bin", fileURL: file))
                 let back = try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "whole.bin"))
                 #expect(back.content == bytes)
-                try await client.shutdown()
-            } catch {
-                try? await client.shutdown()
-                throw error
             }
         }
     }
