@@ -25,6 +25,7 @@ let package = Package(
             dependencies: [
                 .product(name: "AliyunOSS", package: sdk),
                 .product(name: "AliyunOSSObservability", package: sdk),
+                .product(name: "OSSCRC64", package: sdk),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

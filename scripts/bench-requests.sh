@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
-# Benchmark (not a test): the request pipeline under many small requests (10,000 HEADs, 2,000 PUTs of 1 KiB, 8 at a
-# time) against the local server (release build, its own process), with metrics and tracing
-#   off        no observability middleware installed (the default),
-#   installed  OSSObservability installed, nothing bootstrapped (swift-metrics' and swift-distributed-tracing's no-op
-#              defaults),
-#   on         installed and bootstrapped process-wide with do-nothing backends (real handler and span objects).
-# The modes alternate for ROUNDS rounds (default 5), each round in a rotated order (so no mode always runs first);
-# the medians are printed side by side, with the client's CPU (user + system of the benchmark process) beside off's.
-# Usage: scripts/bench-requests.sh [heads, default 10000] [puts, default 2000]
+# Benchmark (not a test): the request pipeline under many small requests, with metrics and tracing off, installed
+# (nothing bootstrapped) and on (bootstrapped process-wide with do-nothing backends: real handler and span objects),
+# and beside them a "floor": the same spans and metric objects made by a minimal middleware in the benchmark (no
+# attributes, no response watching), what swift-distributed-tracing and swift-metrics cost by themselves.
+#
+# One process per run, with one client per mode: blocks of requests (500 HEADs, then 100 PUTs of 1 KiB, 8 at a
+# time) alternate between the clients in a rotated order, ROUNDS rounds (default 20: 10,000 HEADs and 2,000 PUTs per
+# mode), and each block's CPU time is taken by itself, so the slow and fast moments of a shared machine fall on every
+# mode alike. Printed: the median CPU microseconds per request of each mode, and each mode's ratio to "off" in the
+# same round (median and quartiles).
+#
+# Two runs: against the local server (release build, its own process), and `in-process`, where a transport in the
+# benchmark answers at once (no socket, no server): the SDK's own per-request work, which the middleware adds to.
+# Usage: scripts/bench-requests.sh [heads per block, default 500] [puts per block, default 100]
 # SCRATCH: the release build directory (default .build-release, shared by every benchmark script); BIN and BENCH_BIN
 #   point at other directories holding oss-local-server and oss-request-bench (with SKIP_BUILD=1).
-# BASELINE: another oss-request-bench binary (e.g. one built from an earlier commit) to run beside this one in the
-#   same rounds, for a before/after in one run: its rows are named `before off` ... and compared with `before off`.
+# BASELINE: another oss-request-bench binary (e.g. one built from an earlier commit) run right after this one on the
+#   same server, each round of runs alternating, for a before/after: each prints its own ratios to its own "off".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SCRATCH="${SCRATCH:-.build-release}"
-HEADS="${1:-10000}"
-PUTS="${2:-2000}"
-ROUNDS="${ROUNDS:-5}"
+HEADS="${1:-500}"
+PUTS="${2:-100}"
+ROUNDS="${ROUNDS:-20}"
 WORK="$(mktemp -d "${BENCH_TMPDIR:-${TMPDIR:-/tmp}}/oss-bench-requests.XXXXXX")"
 SERVER_PID=""
 cleanup() {
@@ -45,38 +50,13 @@ for _ in $(seq 1 100); do grep -q "listening on" "$WORK/server.log" && break; sl
 SERVER="$(sed -n 's/^listening on //p' "$WORK/server.log" | head -1)"
 [ -n "$SERVER" ] || { echo "the server did not start" >&2; cat "$WORK/server.log" >&2; exit 1; }
 
-echo "== $HEADS HEADs and $PUTS PUTs of 1 KiB, 8 at a time, $ROUNDS rounds (modes alternating), load $(cut -d' ' -f1-3 /proc/loadavg) =="
-RUNS=("off" "installed" "on")
-[ -n "${BASELINE:-}" ] && RUNS+=("before off" "before installed" "before on")
-for round in $(seq 1 "$ROUNDS"); do
-    for i in "${!RUNS[@]}"; do
-        run="${RUNS[$(( (i + round - 1) % ${#RUNS[@]} ))]}"
-        mode="${run#before }"
-        if [ "$run" = "$mode" ]; then bench="$BENCH_BIN/oss-request-bench"; prefix=""; else bench="$BASELINE"; prefix="before "; fi
-        echo "$prefix$("$bench" "$SERVER" "$BUCKET" "$mode" "$HEADS" "$PUTS" 8)" >> "$WORK/results.txt"
+BENCHES=("$BENCH_BIN/oss-request-bench")
+[ -n "${BASELINE:-}" ] && BENCHES+=("$BASELINE")
+for endpoint in "$SERVER" in-process; do
+    for bench in "${BENCHES[@]}"; do
+        [ "$bench" = "${BASELINE:-}" ] && echo "== before ($BASELINE)" || echo "== this build"
+        echo "load $(cut -d' ' -f1-3 /proc/loadavg)"
+        "$bench" "$endpoint" "$BUCKET" "$ROUNDS" "$HEADS" "$PUTS" 8
+        echo
     done
-    echo "round $round done, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 done
-python3 - "$WORK/results.txt" <<'PY'
-import statistics, sys
-rows = {}
-for line in open(sys.argv[1]):
-    *words, a, b, c, d = line.split()
-    rows.setdefault(" ".join(words), []).append([float(a), float(b), float(c), float(d)])
-med = {m: [statistics.median(col) for col in zip(*r)] for m, r in rows.items()}
-names = ["HEAD wall s", "HEAD CPU s", "PUT wall s", "PUT CPU s"]
-print(f"{'median of ' + str(len(rows['off'])):<20}" + "".join(f"{n:>22}" for n in names))
-for prefix in ["", "before "]:
-    if prefix + "off" not in med:
-        continue
-    base = med[prefix + "off"]
-    for mode in ["off", "installed", "on"]:
-        cells = []
-        for i, v in enumerate(med[prefix + mode]):
-            delta = "" if mode == "off" else f" ({(v / base[i] - 1) * 100:+.1f}%)"
-            cells.append(f"{v:.3f}{delta}")
-        print(f"{prefix + mode:<20}" + "".join(f"{c:>22}" for c in cells))
-print("every run (HEAD CPU s, PUT CPU s):")
-for mode, r in rows.items():
-    print(f"  {mode:<18}" + " ".join(f"{x[1]:.2f}/{x[3]:.2f}" for x in r))
-PY

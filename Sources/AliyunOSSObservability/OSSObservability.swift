@@ -21,6 +21,11 @@ public struct OSSObservability: Sendable {
     public var recordsMetrics: Bool
     /// Whether spans are made. Default true.
     public var recordsSpans: Bool
+    /// Whether each attempt (one HTTP exchange) gets a span of its own, a child of its operation's. Default false:
+    /// the operation's span carries the retry count, and an event for each attempt that failed or stalled; most
+    /// operations make one attempt, and its span would repeat the operation's at the cost of a second span per
+    /// request.
+    public var recordsAttemptSpans: Bool
     /// Whether spans carry the object key (`oss.key`). Default false: keys are personal data in many apps.
     public var recordsObjectKeys: Bool
     /// Whether metrics carry a `bucket` dimension. Default false: an app with a bucket per tenant would make one
@@ -29,12 +34,14 @@ public struct OSSObservability: Sendable {
 
     public init(
         metricsFactory: (any MetricsFactory)? = nil, tracer: (any Tracer)? = nil, recordsMetrics: Bool = true,
-        recordsSpans: Bool = true, recordsObjectKeys: Bool = false, bucketDimension: Bool = false
+        recordsSpans: Bool = true, recordsAttemptSpans: Bool = false, recordsObjectKeys: Bool = false,
+        bucketDimension: Bool = false
     ) {
         self.metricsFactory = metricsFactory
         self.tracer = tracer
         self.recordsMetrics = recordsMetrics
         self.recordsSpans = recordsSpans
+        self.recordsAttemptSpans = recordsAttemptSpans
         self.recordsObjectKeys = recordsObjectKeys
         self.bucketDimension = bucketDimension
     }
@@ -45,25 +52,13 @@ extension OSSClientConfiguration {
     /// (first below throttling, so the time an attempt waits for the client's pause is not counted) and per
     /// resumable transfer.
     public mutating func observe(_ observability: OSSObservability) {
-        var operation: [any OSSMiddleware] = []
-        var attempt: [any OSSMiddleware] = []
-        var transfer: [any OSSTransferMiddleware] = []
-        if observability.recordsSpans {
-            let tracing = OSSTracingMiddleware(observability)
-            operation.append(tracing.operation)
-            attempt.append(tracing.attempt)
-            transfer.append(tracing.transfer)
-            transportMakesSpans = false
-        }
-        if observability.recordsMetrics {
-            let metrics = OSSMetricsMiddleware(observability)
-            operation.append(metrics.operation)
-            attempt.append(metrics.attempt)
-            transfer.append(metrics.transfer)
-        }
-        operationMiddleware.insert(contentsOf: operation, at: 0)
-        attemptMiddleware.insert(contentsOf: attempt, at: 0)
-        transferMiddleware.insert(contentsOf: transfer, at: 0)
+        guard observability.recordsSpans || observability.recordsMetrics else { return }
+        let middleware = OSSObservationMiddleware(observability)
+        operationMiddleware.insert(middleware.operation, at: 0)
+        attemptMiddleware.insert(middleware.attempt, at: 0)
+        transferMiddleware.insert(middleware.transfer, at: 0)
+        // The client's spans cover each request: AsyncHTTPClient makes none of its own.
+        if observability.recordsSpans { transportMakesSpans = false }
     }
 }
 

@@ -150,6 +150,6 @@ extension OSSClientConfiguration {
     /// included: the trace is the user's own terminal).
     mutating func printTimeline() {
         let tracer = TimelineTracer { StandardStreams.writeError(Data(($0 + "\n").utf8)) }
-        observe(OSSObservability(tracer: tracer, recordsMetrics: false, recordsObjectKeys: true))
+        observe(OSSObservability(tracer: tracer, recordsMetrics: false, recordsAttemptSpans: true, recordsObjectKeys: true))
     }
 }

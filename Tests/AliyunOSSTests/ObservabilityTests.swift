@@ -97,10 +97,11 @@ struct ObservabilityTests {
     @Test func withNothingBootstrappedTheMiddlewareStandsAside() {
         // This test process bootstraps neither system (every test here gives its client its own backends).
         #expect(MetricsSystem.factory is NOOPMetricsHandler && InstrumentationSystem.tracer is NoOpTracer)
-        #expect(!OSSMetricsMiddleware(OSSObservability()).operation.sink.isActive)
-        #expect(!OSSTracingMiddleware(OSSObservability()).operation.source.isActive)
-        #expect(OSSMetricsMiddleware(OSSObservability(metricsFactory: TestMetrics())).operation.sink.isActive)
-        #expect(OSSTracingMiddleware(OSSObservability(tracer: InMemoryTracer())).operation.source.isActive)
+        typealias Backends = OSSObservationMiddleware.Backends
+        #expect(Backends(OSSObservability()).begin("HeadObject", kind: .client, dimensions: []) == nil)
+        #expect(Backends(OSSObservability(metricsFactory: TestMetrics())).activeFactory() != nil)
+        #expect(Backends(OSSObservability(tracer: InMemoryTracer())).activeTracer() != nil)
+        #expect(Backends(OSSObservability(tracer: InMemoryTracer(), recordsSpans: false)).begin("HeadObject", kind: .client, dimensions: []) == nil)
     }
 
     @Test func putObjectMetricsAndSpans() async throws {
@@ -121,20 +122,20 @@ struct ObservabilityTests {
 
         let spans = tracer.finishedSpans
         let put = try #require(spans.first { $0.operationName == "PutObject" })
-        let attempt = try #require(spans.first { $0.operationName == "PutObject attempt" })
-        #expect(attempt.parentSpanID == put.spanID && attempt.traceID == put.traceID)
+        #expect(spans.count == 1, "one span per operation: attempts get spans of their own only when asked")
+        #expect(put.events.isEmpty, "no attempt failed")
         #expect(put.kind == .client)
         #expect(put.attributes.get("oss.bucket") == .string("bkt"))
         #expect(put.attributes.get("oss.operation") == .string("PutObject"))
         #expect(put.attributes.get("http.response.status_code") == .int64(200))
         #expect(put.attributes.get("oss.retry_count") == .int64(0))
         #expect(put.attributes.get("oss.key") == nil, "keys only when the app opts in")
-        #expect(attempt.attributes.get("oss.attempt") == .int64(1))
     }
 
     @Test func objectKeysAreRecordedOnlyOnRequest() async throws {
         let tracer = InMemoryTracer()
-        let observability = OSSObservability(tracer: tracer, recordsMetrics: false, recordsObjectKeys: true)
+        let observability = OSSObservability(
+            tracer: tracer, recordsMetrics: false, recordsAttemptSpans: true, recordsObjectKeys: true)
         try await withServerAndClient(configure: { $0.observe(observability) }) { _, client in
             _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "photos/me.jpg", data: Data("a".utf8)))
         }
@@ -146,9 +147,9 @@ struct ObservabilityTests {
         let metrics = TestMetrics()
         let tracer = InMemoryTracer()
         let fault = LocalOSSFaultRule(operation: .getObject, trigger: .nth(1), action: .status(503, code: nil))
-        let errorBody = try await withServerAndClient(
-            faults: [fault], configure: { $0.observe(OSSObservability(metricsFactory: metrics, tracer: tracer)) }
-        ) { _, client in
+        let observability = OSSObservability(metricsFactory: metrics, tracer: tracer, recordsAttemptSpans: true)
+        let errorBody = try await withServerAndClient(faults: [fault], configure: { $0.observe(observability) }) {
+            _, client in
             _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "k", data: Data(repeating: 1, count: 4096)))
             _ = try await tracer.withSpan("app request") { _ in
                 try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "k"))
@@ -178,9 +179,57 @@ struct ObservabilityTests {
         let attempts = spans.filter { $0.operationName == "GetObject attempt" && $0.parentSpanID == retried.spanID }
         #expect(attempts.count == 2)
         #expect(attempts.contains { $0.attributes.get("http.response.status_code") == .int64(503) && $0.status?.code == .error })
+        #expect(attempts.contains { $0.attributes.get("oss.attempt") == .int64(2) && $0.attributes.get("http.request.resend_count") == .int64(1) })
+        #expect(retried.events.isEmpty, "with spans of their own, attempts note nothing on the operation's span")
         let missing = try #require(gets.first { $0.parentSpanID != app.spanID })
         #expect(missing.attributes.get("oss.error_code") == .string("NoSuchKey"))
         #expect(missing.attributes.get("http.response.status_code") == .int64(404))
+    }
+
+    @Test func withoutAttemptSpansAFailedAttemptIsAnEventOfItsOperation() async throws {
+        let tracer = InMemoryTracer()
+        let fault = LocalOSSFaultRule(operation: .getObject, trigger: .nth(1), action: .status(503, code: nil))
+        try await withServerAndClient(faults: [fault], configure: { $0.observe(OSSObservability(tracer: tracer)) }) {
+            _, client in
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "k", data: Data("abc".utf8)))
+            _ = try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "k"))
+        }
+        let spans = tracer.finishedSpans
+        #expect(spans.map(\.operationName).sorted() == ["GetObject", "PutObject"])
+        let get = try #require(spans.first { $0.operationName == "GetObject" })
+        #expect(get.attributes.get("oss.retry_count") == .int64(1))
+        #expect(get.attributes.get("http.response.status_code") == .int64(200))
+        #expect(get.status?.code != .error)
+        let event = try #require(get.events.first)
+        #expect(get.events.count == 1)
+        #expect(event.name == "attempt failed")
+        #expect(event.attributes.get("oss.attempt") == .int64(1))
+        #expect(event.attributes.get("http.response.status_code") == .int64(503))
+        #expect(event.attributes.get("oss.error_code") != nil)
+    }
+
+    @Test func aStalledAttemptIsCountedAndNotedOnItsOperation() async throws {
+        let metrics = TestMetrics()
+        let tracer = InMemoryTracer()
+        let bytes = Data(patternBytes(64 * 1024, seed: 4))
+        // The first answer sends 1,000 bytes and then nothing: stall detection gives the attempt up, the retry reads it all.
+        let fault = LocalOSSFaultRule(operation: .getObject, trigger: .nth(1), action: .stall(afterBytes: 1000))
+        let got = try await withServerAndClient(
+            faults: [fault],
+            configure: {
+                $0.timeouts.stall = .milliseconds(500)
+                $0.observe(OSSObservability(metricsFactory: metrics, tracer: tracer))
+            }
+        ) { _, client in
+            _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "k", data: bytes))
+            return try await client.getObject(OSSGetObjectRequest(bucketName: "bkt", objectKey: "k")).content
+        }
+        #expect(got == bytes)
+        #expect(metrics.counterTotal(label: "oss_stalls_total", dimensions: [("operation", "GetObject")]) == 1)
+        let get = try #require(tracer.finishedSpans.first { $0.operationName == "GetObject" })
+        #expect(get.attributes.get("oss.retry_count") == .int64(1))
+        #expect(get.events.map(\.name) == ["stalled", "attempt failed"])
+        #expect(get.events.allSatisfy { $0.attributes.get("oss.attempt") == .int64(1) })
     }
 
     @Test func resumableUploadMetricsAndSpans() async throws {
@@ -282,7 +331,8 @@ struct ObservabilityTests {
 
     @Test func spansTheTracerDoesNotRecordGetNoAttributes() async throws {
         let tracer = UnsampledTracer()
-        let observability = OSSObservability(tracer: tracer, recordsMetrics: false, recordsObjectKeys: true)
+        let observability = OSSObservability(
+            tracer: tracer, recordsMetrics: false, recordsAttemptSpans: true, recordsObjectKeys: true)
         try await withServerAndClient(configure: { $0.observe(observability) }) { _, client in
             _ = try await client.putObject(OSSPutObjectRequest(bucketName: "bkt", objectKey: "k", data: Data("a".utf8)))
             _ = await serverError { _ = try await client.headObject(OSSHeadObjectRequest(bucketName: "bkt", objectKey: "none")) }

@@ -14,26 +14,26 @@ import Synchronization
 /// own declaration, so this type needs no unchecked conformance.
 #if canImport(Darwin)
 package struct OSSLockedValue<Value: Sendable>: Sendable {
-    private let lock: OSAllocatedUnfairLock<Value>
+    @usableFromInline let lock: OSAllocatedUnfairLock<Value>
 
-    package init(_ value: Value) {
+    @inlinable package init(_ value: Value) {
         lock = OSAllocatedUnfairLock(initialState: value)
     }
 
-    package func withLockedValue<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    @inlinable package func withLockedValue<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         // The unchecked variant only drops the @Sendable requirement on a closure that runs synchronously, here.
         try lock.withLockUnchecked(body)
     }
 }
 #else
 package final class OSSLockedValue<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
+    @usableFromInline let mutex: Mutex<Value>
 
-    package init(_ value: Value) {
+    @inlinable package init(_ value: Value) {
         mutex = Mutex(value)
     }
 
-    package func withLockedValue<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    @inlinable package func withLockedValue<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try mutex.withLock { value throws -> sending Result in try body(&value) }
     }
 }
