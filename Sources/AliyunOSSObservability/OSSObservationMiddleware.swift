@@ -143,6 +143,18 @@ struct OSSObservationMiddleware: Sendable {
         span.end()
     }
 
+    /// Runs `body`, then `end` with what it threw (`nil` when it returned).
+    static func run<Result>(ending end: ((any Error)?) -> Void, _ body: () async throws -> Result) async throws -> Result {
+        do {
+            let result = try await body()
+            end(nil)
+            return result
+        } catch {
+            end(error)
+            throw error
+        }
+    }
+
     /// Runs `body` with `span`'s context as the task's, when there is a span.
     static func within<Result>(_ span: (any Span)?, _ body: () async throws -> Result) async throws -> Result {
         guard let span else { return try await body() }
@@ -215,15 +227,10 @@ struct OSSObservationMiddleware: Sendable {
         ) async throws -> Result {
             guard let observation = backends.begin(context.operation, kind: .client, dimensions: backends.dimensions(context))
             else { return try await next(request, context) }
-            do {
-                let result = try await OSSObservationMiddleware.within(observation.span) {
+            return try await OSSObservationMiddleware.run(ending: { end(observation, request, context, error: $0) }) {
+                try await OSSObservationMiddleware.within(observation.span) {
                     try await Observation.$current.withValue(observation) { try await next(request, context) }
                 }
-                end(observation, request, context, error: nil)
-                return result
-            } catch {
-                end(observation, request, context, error: error)
-                throw error
             }
         }
 
@@ -266,13 +273,8 @@ struct OSSObservationMiddleware: Sendable {
         ) async throws -> Result {
             guard let (observation, span) = begin(context) else { return try await next(request, context) }
             let observed = watch(request, context, observation, span)
-            do {
-                let result = try await OSSObservationMiddleware.within(span) { try await next(request, observed) }
-                end(observation, span, context, error: nil)
-                return result
-            } catch {
-                end(observation, span, context, error: error)
-                throw error
+            return try await OSSObservationMiddleware.run(ending: { end(observation, span, context, error: $0) }) {
+                try await OSSObservationMiddleware.within(span) { try await next(request, observed) }
             }
         }
 
