@@ -13,6 +13,9 @@ func withParityServer<T: Sendable>(
     return try await withLocalOSSServer(serverConfiguration) { server in
         var configuration = OSSClientConfiguration(region: "cn-hangzhou")
         configuration.retry = .init(maxRetryCount: 2, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5))
+        // Parity tests count requests (e.g. four UploadParts): the tests' stall limit, which a loaded machine does
+        // not reach, not the 5 s default that once retried a part in the loaded urlsession step.
+        configuration.timeouts.stall = testClientConfiguration().timeouts.stall
         configureClient(&configuration)
         return try await withClient(of: server, server.credentials.provider, configuration, body)
     }
