@@ -11,6 +11,10 @@ import Testing
 /// service that answers garbage or nothing.
 @Suite("ECS RAM role credentials")
 struct ECSRAMRoleProviderTests {
+    /// The metadata requests' time limit in the tests that are not about it: the 1 s default ran out on a loaded
+    /// machine (the token request timed out, the GET without one was refused).
+    static let timeout: Duration = .seconds(15)
+
     /// A metadata service for role `oss-app` whose credentials the server in `box` issues for `lifetime`.
     static func service(_ box: TMServerBox, lifetime: Duration, mode: LocalECSMetadataService.Mode = .normal)
         async throws -> LocalECSMetadataService
@@ -28,7 +32,8 @@ struct ECSRAMRoleProviderTests {
         // Two-second credentials: fetched again once half their life has passed, while 300 ms parts still move.
         let metadata = try await Self.service(box, lifetime: .seconds(2), mode: .hardened)
         defer { Task { try? await metadata.shutdown() } }
-        let provider = try OSSECSRAMRoleCredentialProvider(metadataEndpoint: metadata.url, environment: [:])
+        let provider = try OSSECSRAMRoleCredentialProvider(
+            metadataEndpoint: metadata.url, timeout: Self.timeout, environment: [:])
         let bytes = patternBytes(12 * Int(tmPartSize) - 5, seed: 401)
         let source = try scratch.write(bytes, to: "source.bin")
         let faults = [LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 300))]
@@ -56,13 +61,13 @@ struct ECSRAMRoleProviderTests {
         try await withTMServer { server, _ in
             box.set(server)
             let lenient = try OSSECSRAMRoleCredentialProvider(
-                roleName: "oss-app", metadataEndpoint: metadata.url, environment: [:])
+                roleName: "oss-app", metadataEndpoint: metadata.url, timeout: Self.timeout, environment: [:])
             let credentials = try await lenient.credentials()
             #expect(credentials.accessKeyId.hasPrefix("STS."))
             #expect(metadata.stats.requestsWithoutToken == 1)
 
             let strict = try OSSECSRAMRoleCredentialProvider(
-                roleName: "oss-app", metadataEndpoint: metadata.url,
+                roleName: "oss-app", metadataEndpoint: metadata.url, timeout: Self.timeout,
                 environment: ["ALIBABA_CLOUD_IMDSV1_DISABLED": "true"])
             #expect(strict.disableIMDSv1)
             let error = await thrownClientError { _ = try await strict.credentials() }
@@ -80,13 +85,13 @@ struct ECSRAMRoleProviderTests {
         try await withTMServer { server, _ in
             box.set(server)
             let named = try OSSECSRAMRoleCredentialProvider(
-                metadataEndpoint: metadata.url, environment: ["ALIBABA_CLOUD_ECS_METADATA": "oss-app"])
+                metadataEndpoint: metadata.url, timeout: Self.timeout, environment: ["ALIBABA_CLOUD_ECS_METADATA": "oss-app"])
             #expect(named.roleName == "oss-app")
             let credentials = try await named.credentials()
             #expect(!"\(named)".contains(credentials.accessKeySecret))
 
             let unknown = try OSSECSRAMRoleCredentialProvider(
-                roleName: "other-role", metadataEndpoint: metadata.url, environment: [:])
+                roleName: "other-role", metadataEndpoint: metadata.url, timeout: Self.timeout, environment: [:])
             let error = await thrownClientError { _ = try await unknown.credentials() }
             #expect(error?.code == .signFailed)
             #expect(error?.message.contains("HTTP 404") == true, "\(String(describing: error))")
@@ -112,7 +117,7 @@ struct ECSRAMRoleProviderTests {
             }
         }
         let broken = try OSSECSRAMRoleCredentialProvider(
-            roleName: "r", metadataEndpoint: garbage.url, environment: [:])
+            roleName: "r", metadataEndpoint: garbage.url, timeout: Self.timeout, environment: [:])
         let parse = await thrownClientError { _ = try await broken.credentials() }
         #expect(parse?.code == .signFailed)
         #expect(parse?.message.contains("ECS metadata service") == true, "\(String(describing: parse))")

@@ -64,7 +64,8 @@ struct RejectionRefreshTests {
         let box = TMServerBox()
         let metadata = try await Self.metadataService(box)
         defer { Task { try? await metadata.shutdown() } }
-        let provider = try OSSECSRAMRoleCredentialProvider(metadataEndpoint: metadata.url, environment: [:])
+        let provider = try OSSECSRAMRoleCredentialProvider(
+            metadataEndpoint: metadata.url, timeout: ECSRAMRoleProviderTests.timeout, environment: [:])
         try await withTMServer(provider: provider) { server, client in
             box.set(server)
             try await Self.uploadAcrossARevocation(server, client, key: "ecs.bin")
