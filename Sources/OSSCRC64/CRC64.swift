@@ -78,8 +78,19 @@ extension CRC64 {
     public var headerValue: String { String(value) }
 
     /// Parses an `x-oss-hash-crc64ecma` value (unsigned decimal). Returns `nil` for anything else.
+    @inlinable
     public static func parseHeaderValue(_ text: some StringProtocol) -> UInt64? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        return UInt64(text)
+        // One pass over the bytes (it runs on every response): digits only, nothing that overflows.
+        var value: UInt64 = 0
+        var digits = 0
+        for byte in text.utf8 {
+            guard byte >= 0x30, byte <= 0x39 else { return nil }
+            let (times10, overflowed) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carried) = times10.addingReportingOverflow(UInt64(byte - 0x30))
+            guard !overflowed, !carried else { return nil }
+            value = sum
+            digits += 1
+        }
+        return digits > 0 ? value : nil
     }
 }

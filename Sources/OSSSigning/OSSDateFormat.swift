@@ -178,6 +178,47 @@ public enum OSSDateFormat {
 
     /// Parses `Mon, 15 Jan 2024 08:30:45 GMT` (also accepts a one-digit day). Returns `nil` for anything else.
     public static func parseRFC1123(_ text: String) -> Date? {
+        parseIMFFixdate(text) ?? parseRFC1123Fields(text)
+    }
+
+    /// The form every server sends (`Sun, 06 Nov 1994 08:49:37 GMT`, 29 bytes), read at fixed offsets without
+    /// splitting (it runs on every response); `nil` for any other text, which ``parseRFC1123Fields(_:)`` then reads
+    /// (it accepts the same text, and more).
+    static func parseIMFFixdate(_ text: String) -> Date? {
+        var text = text
+        return text.withUTF8 { b -> Date? in
+            guard b.count == 29, b[3] == 44, b[4] == 32, b[7] == 32, b[11] == 32, b[16] == 32, b[19] == 58, b[22] == 58,
+                b[25] == 32, (b[26] == 71 && b[27] == 77 && b[28] == 84) || (b[26] == 85 && b[27] == 84 && b[28] == 67),
+                b[0..<3].allSatisfy({ ($0 | 0x20) >= 97 && ($0 | 0x20) <= 122 })
+            else { return nil }
+            func digits(_ range: Range<Int>) -> Int? {
+                var v = 0
+                for i in range {
+                    guard b[i] >= 48, b[i] <= 57 else { return nil }
+                    v = v * 10 + Int(b[i] - 48)
+                }
+                return v
+            }
+            guard let month = monthNumber(b[8], b[9], b[10]), let day = digits(5..<7), let year = digits(12..<16),
+                let h = digits(17..<19), let m = digits(20..<22), let s = digits(23..<25)
+            else { return nil }
+            return date(year: year, month: month, day: day, hour: h, minute: m, second: s)
+        }
+    }
+
+    /// `Jan` ... `Dec` (as written, case-sensitive) to 1 ... 12.
+    private static func monthNumber(_ a: UInt8, _ b: UInt8, _ c: UInt8) -> Int? {
+        for (index, name) in monthBytes.enumerated() where name.0 == a && name.1 == b && name.2 == c { return index + 1 }
+        return nil
+    }
+
+    private static let monthBytes: [(UInt8, UInt8, UInt8)] = months.map {
+        let u = Array($0.utf8)
+        return (u[0], u[1], u[2])
+    }
+
+    /// Any RFC 1123 date whose six fields are separated by spaces (repeated spaces allowed).
+    static func parseRFC1123Fields(_ text: String) -> Date? {
         let parts = text.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count == 6, parts[0].hasSuffix(","), parts[5] == "GMT" || parts[5] == "UTC" else { return nil }
         guard let day = number(ArraySlice(parts[1].utf8)),

@@ -1,7 +1,7 @@
 import AliyunOSS
 import Foundation
 import OSSCRC64
-import OSSSigning
+@testable import OSSSigning
 import OSSTestSupport
 import Testing
 
@@ -66,6 +66,26 @@ struct ParserFuzzTests {
             }
             return accepted ? .accepted : .rejected
         }
+    }
+
+    @Test("the fixed-offset RFC 1123 reader agrees with the field reader on every text it accepts")
+    func imfFixdateAgreesWithTheFieldReader() {
+        let seeds = [
+            "Mon, 15 Jan 2024 08:30:45 GMT", "Thu, 01 Jan 1970 00:00:00 UTC", "Fri, 31 Dec 9999 23:59:59 GMT",
+            "Sat, 29 Feb 2025 12:00:00 GMT", "xyz, 15 jan 2024 08:30:45 GMT",
+        ].map { Array($0.utf8) }
+        runFuzz("imf-fixdate", seed: ReliabilityScale.seed(0x494D_4600), count: ReliabilityScale.count(40_000)) { rng, _ in
+            let text = String(decoding: Mutator.mutate(rng.element(seeds), &rng), as: UTF8.self)
+            guard let fast = OSSDateFormat.parseIMFFixdate(text) else { return .rejected }
+            #expect(OSSDateFormat.parseRFC1123Fields(text) == fast, "\(text)")
+            return .accepted
+        }
+        for seed in ["Mon, 15 Jan 2024 08:30:45 GMT", "Thu, 01 Jan 1970 00:00:00 UTC"] {
+            #expect(OSSDateFormat.parseIMFFixdate(seed) != nil && OSSDateFormat.parseIMFFixdate(seed) == OSSDateFormat.parseRFC1123Fields(seed))
+        }
+        #expect(OSSDateFormat.parseIMFFixdate("Sat, 29 Feb 2025 12:00:00 GMT") == nil, "not a real date")
+        #expect(OSSDateFormat.parseIMFFixdate("Mon,  15 Jan 2024 08:30:45 GMT") == nil, "not the fixed form")
+        #expect(OSSDateFormat.parseRFC1123("Mon,  15 Jan 2024 08:30:45 GMT") != nil, "the field reader still reads it")
     }
 
     @Test("CRC64.parseHeaderValue accepts exactly the unsigned decimals that fit")
