@@ -206,15 +206,12 @@ public enum OSSDateFormat {
         }
     }
 
-    /// `Jan` ... `Dec` (as written, case-sensitive) to 1 ... 12.
+    /// `Jan` ... `Dec` (as written, case-sensitive) to 1 ... 12, from the formatter's `monthBytes`.
     private static func monthNumber(_ a: UInt8, _ b: UInt8, _ c: UInt8) -> Int? {
-        for (index, name) in monthBytes.enumerated() where name.0 == a && name.1 == b && name.2 == c { return index + 1 }
+        for month in 0..<12 where monthBytes[month * 3] == a && monthBytes[month * 3 + 1] == b && monthBytes[month * 3 + 2] == c {
+            return month + 1
+        }
         return nil
-    }
-
-    private static let monthBytes: [(UInt8, UInt8, UInt8)] = months.map {
-        let u = Array($0.utf8)
-        return (u[0], u[1], u[2])
     }
 
     /// Any RFC 1123 date whose six fields are separated by spaces (repeated spaces allowed).
