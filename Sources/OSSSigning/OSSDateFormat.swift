@@ -166,7 +166,7 @@ public enum OSSDateFormat {
         pad2(c.second, into: &s)
     }
 
-    private static func number(_ bytes: ArraySlice<UInt8>) -> Int? {
+    private static func number(_ bytes: some Collection<UInt8>) -> Int? {
         guard !bytes.isEmpty, bytes.count <= 9 else { return nil }
         var v = 0
         for b in bytes {
@@ -191,16 +191,8 @@ public enum OSSDateFormat {
                 b[25] == 32, (b[26] == 71 && b[27] == 77 && b[28] == 84) || (b[26] == 85 && b[27] == 84 && b[28] == 67),
                 b[0..<3].allSatisfy({ ($0 | 0x20) >= 97 && ($0 | 0x20) <= 122 })
             else { return nil }
-            func digits(_ range: Range<Int>) -> Int? {
-                var v = 0
-                for i in range {
-                    guard b[i] >= 48, b[i] <= 57 else { return nil }
-                    v = v * 10 + Int(b[i] - 48)
-                }
-                return v
-            }
-            guard let month = monthNumber(b[8], b[9], b[10]), let day = digits(5..<7), let year = digits(12..<16),
-                let h = digits(17..<19), let m = digits(20..<22), let s = digits(23..<25)
+            guard let month = monthNumber(b[8], b[9], b[10]), let day = number(b[5..<7]), let year = number(b[12..<16]),
+                let h = number(b[17..<19]), let m = number(b[20..<22]), let s = number(b[23..<25])
             else { return nil }
             return date(year: year, month: month, day: day, hour: h, minute: m, second: s)
         }
@@ -218,9 +210,9 @@ public enum OSSDateFormat {
     static func parseRFC1123Fields(_ text: String) -> Date? {
         let parts = text.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count == 6, parts[0].hasSuffix(","), parts[5] == "GMT" || parts[5] == "UTC" else { return nil }
-        guard let day = number(ArraySlice(parts[1].utf8)),
+        guard let day = number(parts[1].utf8),
             let monthIndex = months.firstIndex(of: String(parts[2])),
-            let year = number(ArraySlice(parts[3].utf8)), parts[3].utf8.count == 4
+            let year = number(parts[3].utf8), parts[3].utf8.count == 4
         else { return nil }
         let time = Array(parts[4].utf8)
         guard time.count == 8, time[2] == 58, time[5] == 58,

@@ -106,8 +106,8 @@ public struct OSSClientConfiguration: Sendable {
     public var transferMiddleware: [any OSSTransferMiddleware] = []
     /// Whether a transport made from this configuration adds spans of its own per HTTP request (AsyncHTTPClient's,
     /// to the process-wide tracer). Turned off by `observe(_:)` when it installs span-making middleware: the
-    /// attempt span is then that request's span, and a second one beside it would repeat it at a cost (it was
-    /// most of what tracing cost a small request). A transport passed to the client keeps its own setting.
+    /// client's spans then cover each request, and one more per request would repeat them at a cost (it was most
+    /// of what tracing cost a small request). A transport passed to the client keeps its own setting.
     package var transportMakesSpans = true
     /// `requester` sends `x-oss-request-payer: requester` with every request (one that sets the header itself
     /// keeps its own): the caller pays for requests and traffic to a requester-pays bucket of another account, which

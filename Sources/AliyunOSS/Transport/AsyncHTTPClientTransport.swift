@@ -41,7 +41,7 @@ public final class AsyncHTTPClientTransport: OSSHTTPTransport {
     /// - none while nothing is bootstrapped (the no-op tracer): that span and its attributes were about 4 % of a
     ///   small request's CPU, spent on nothing;
     /// - none when the client's own middleware makes spans (``OSSClientConfiguration/transportMakesSpans`` is
-    ///   off): its attempt span is the request's span, and AsyncHTTPClient's beside it cost as much as all of the
+    ///   off): its spans cover each request, and AsyncHTTPClient's beside them cost as much as all of the
     ///   client's spans and metrics together.
     static func requestTracer(_ configuration: OSSClientConfiguration, bootstrapped: any Tracer) -> (any Tracer)? {
         guard configuration.transportMakesSpans, !(bootstrapped is NoOpTracer) else { return nil }
