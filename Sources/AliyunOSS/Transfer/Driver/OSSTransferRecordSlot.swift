@@ -13,7 +13,14 @@ struct OSSTransferRecordSlot: Sendable {
     /// cancelled (a confirmed part is worth recording).
     func save<Record: OSSTransferRecord>(_ record: Record) async throws(OSSResumableError) {
         try await store.saveOffCooperativePool(record, name: name)
+        Self.afterEachSave?(name)
     }
+
+    /// Called with the record's name after each record a transfer started in this task saves (tests only: a test
+    /// that takes the disk away from a running transfer does so at a point it controls, right after a record is on
+    /// disk, rather than when progress happens to pass a mark). Record writers run in tasks created by the
+    /// transfer's task, which inherit the value.
+    @TaskLocal static var afterEachSave: (@Sendable (String) -> Void)?
 
     /// Removes the record; a failure is only logged.
     func delete() {

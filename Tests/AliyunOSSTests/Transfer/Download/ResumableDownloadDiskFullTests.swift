@@ -110,9 +110,17 @@ struct ResumableDownloadDiskFullTests {
     /// Downloads `key` to `destination` and checks the failure `fail` provokes: `code`, nothing at the destination,
     /// the temporary file and the record kept; then `recover` and the same call resumes byte-identical, fetching
     /// only the bytes the record did not hold.
+    ///
+    /// `fail` runs once, right after the first record that `failWhen` accepts (by default one holding bytes) is on disk (the record store's
+    /// `afterEachSave` hook, in the writer's task). That is an event, not a moment: the download is then always still
+    /// running (the parts after the next one wait for that save before they start: the download's record writer
+    /// keeps up), so later record saves and later part writes meet whatever `fail` did, on either transport. (It was
+    /// a progress mark once: past 2 MiB and a record on disk; on the URLSession transport the record could lag until
+    /// the last part, and the download then finished before any save met the full disk.)
     func failsThenResumes(
         _ key: String, destination: URL, records: String, code: OSSClientErrorCode, size: Int = 6 * Self.mib + 4321,
-        exactRefetch: Bool = true, fail: @escaping @Sendable (Int64) -> Void = { _ in },
+        exactRefetch: Bool = true, failWhen: @escaping @Sendable (OSSDownloadRecord) -> Bool = Self.holdsBytes,
+        fail: @escaping @Sendable () -> Void,
         recover: () -> Void
     ) async throws {
         let bytes = patternBytes(size, seed: UInt64(size))
@@ -133,10 +141,14 @@ struct ResumableDownloadDiskFullTests {
         try await withLocalOSSServer(serverConfiguration) { server in
             try await withClient(of: server, server.credentials.provider, testClientConfiguration()) { _, first in
                 try await rdPut(first, key, bytes)
-                var failing = request()
-                failing.progressGranularity = .bytes
-                failing.downloadProgress = { _, total, _ in fail(total) }
-                let error = await thrownClientError { _ = try await first.resumableDownload(failing) }
+                let failed = RDFlag()
+                let afterSave: @Sendable (String) -> Void = { _ in
+                    if let record = Self.savedRecord(records), failWhen(record), failed.setOnce() { fail() }
+                }
+                let error = await OSSTransferRecordSlot.$afterEachSave.withValue(afterSave) {
+                    await thrownClientError { _ = try await first.resumableDownload(request()) }
+                }
+                #expect(!failed.setOnce(), "no record that failWhen accepts was saved, so nothing failed")
                 #expect(error?.code == code, "\(String(describing: error))")
             }
         }
@@ -181,15 +193,14 @@ struct ResumableDownloadDiskFullTests {
         defer { small.unmount() }
         let records = scratch.recordDirectory
         let destination = URL(fileURLWithPath: small.path).appendingPathComponent("download.bin")
-        let filled = RDFlag()
         // A 6 MiB download never reaches the 16 MiB sync interval: every claim in its record is unsynced.
         try await failsThenResumes(
             "lost.bin", destination: destination, records: records, code: .noSpaceLeft,
             exactRefetch: false,  // the lost part is fetched again whole; what matters is the identical result
-            fail: { total in
-                // Past 2 MiB and a first record, another writer takes the rest of the volume.
-                if total >= Int64(2 * Self.mib), Self.recordHoldsBytes(records), filled.setOnce() { small.fill() }
-            },
+            // Two whole parts: the first MiB is zeroed below, and the other part is what the resume keeps (with one
+            // part, nothing would be left to resume from).
+            failWhen: { $0.parts.count >= 2 },
+            fail: { small.fill() },  // another writer takes the rest of the volume
             recover: {
                 small.remove()
                 // As after a power cut: the first MiB of the temporary file is zeros again.
@@ -214,14 +225,10 @@ struct ResumableDownloadDiskFullTests {
         defer { scratch.cleanup() }
         let small = try RDSmallFileSystem(sizeKiB: 10 * 1024)
         defer { small.unmount() }
-        let filled = RDFlag()
         try await failsThenResumes(
             "mid.bin", destination: URL(fileURLWithPath: small.path).appendingPathComponent("mid.bin"),
             records: scratch.recordDirectory, code: .noSpaceLeft,
-            fail: { total in
-                // Past 2 MiB and a first record, another writer takes the rest of the volume.
-                if total >= Int64(2 * Self.mib), Self.recordHoldsBytes(scratch.recordDirectory), filled.setOnce() { small.fill() }
-            },
+            fail: { small.fill() },  // another writer takes the rest of the volume
             recover: { small.remove() })
     }
 
@@ -234,12 +241,9 @@ struct ResumableDownloadDiskFullTests {
         let small = try RDSmallFileSystem(sizeKiB: 512)
         defer { small.unmount() }
         let records = (small.path as NSString).appendingPathComponent("records")
-        let filled = RDFlag()
         try await failsThenResumes(
             "records-full.bin", destination: scratch.destination, records: records, code: .noSpaceLeft,
-            fail: { total in
-                if total >= Int64(2 * Self.mib), Self.recordHoldsBytes(records), filled.setOnce() { small.fill() }
-            },
+            fail: { small.fill() },
             recover: { small.remove() })
     }
 
@@ -278,27 +282,26 @@ struct ResumableDownloadDiskFullTests {
             _ = Freeze.set(records, frozen: false)
             scratch.cleanup()
         }
-        let frozen = RDFlag()
         try await failsThenResumes(
             "records-ro.bin", destination: scratch.destination, records: records, code: .fileCantWrite,
-            fail: { total in
-                // Frozen once the record on disk holds bytes (the background writer may still be behind progress).
-                if total >= Int64(2 * Self.mib), Self.recordHoldsBytes(records), frozen.setOnce() {
-                    #expect(Freeze.set(records, frozen: true))
-                }
-            },
+            fail: { #expect(Freeze.set(records, frozen: true)) },
             recover: { #expect(Freeze.set(records, frozen: false)) })
     }
 
-    /// Whether the download record in `directory` claims any bytes (completed or partial parts).
-    static func recordHoldsBytes(_ directory: String) -> Bool {
+    /// The download record saved in `directory`, if one is there and reads.
+    static func savedRecord(_ directory: String) -> OSSDownloadRecord? {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter {
             $0.hasSuffix(".download.record")
         }
-        guard let name = names.first, let data = FileManager.default.contents(atPath: directory + "/" + name),
-            let record = try? OSSRecordCodec.decode(OSSDownloadRecord.self, from: Array(data))
-        else { return false }
-        return !record.parts.isEmpty || !record.partials.isEmpty
+        guard let name = names.first, let data = FileManager.default.contents(atPath: directory + "/" + name) else {
+            return nil
+        }
+        return try? OSSRecordCodec.decode(OSSDownloadRecord.self, from: Array(data))
+    }
+
+    /// Whether a download record claims any bytes (completed or partial parts).
+    @Sendable static func holdsBytes(_ record: OSSDownloadRecord) -> Bool {
+        !record.parts.isEmpty || !record.partials.isEmpty
     }
 }
 
