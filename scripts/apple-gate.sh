@@ -58,7 +58,7 @@ echo "apple-gate: modules: $(echo $built)"
 # opt-in product cannot reach another opt-in product's modules unseen.
 modules() { find "$scratch/debug/Modules" -name '*.swiftmodule' -exec basename {} .swiftmodule \; | sort -u; }
 describe=$(mktemp)
-OSS_APPLE_SHAPE=1 swift package describe --type json >"$describe"
+OSS_APPLE_SHAPE=1 swift package --scratch-path "$scratch" describe --type json >"$describe"
 opt_in() {
     local target=$1 added=$2 products=$3 what=$4 module before
     before=" $(modules | tr '\n' ' ') "

@@ -20,12 +20,14 @@ if ! .venv/bin/python -c "import selenium, oss2" >/dev/null 2>&1; then
 fi
 
 # scripts/test.sh has built both packages already (BROWSER_PREBUILT=1); run alone, this builds the two executables.
+# The samples build into this package's .build, as scripts/test.sh builds them (the packages both use compile once).
+samples=(--package-path Samples --scratch-path "$PWD/.build")
 if [ "${BROWSER_PREBUILT:-0}" != "1" ]; then
     swift build --product oss-local-server
-    swift build --package-path Samples --product browser-upload
+    swift build "${samples[@]}" --product browser-upload
 fi
 server="$(swift build --show-bin-path)/oss-local-server"
-backend="$(swift build --package-path Samples --show-bin-path)/browser-upload"
+backend="$(swift build "${samples[@]}" --show-bin-path)/browser-upload"
 mkdir -p .build/test-logs
 # Selenium Manager stays offline: the driver and the browser are the installed ones.
 export SE_OFFLINE=true SE_AVOID_STATS=true CHROMIUM="$(command -v chromium)" CHROMEDRIVER="$(command -v chromedriver)"

@@ -13,10 +13,13 @@ package func builtExecutable(_ name: String) -> URL? {
     return nil
 }
 
-/// Where the samples' own package (`swift build --package-path Samples`, which scripts/test.sh runs first) puts its
-/// debug executables; `$OSS_SAMPLES_BIN` overrides.
+/// Where the samples' debug executables are: `$OSS_SAMPLES_BIN` when set; else the products directory beside the test
+/// bundle when the samples were built there (scripts/test.sh builds the samples' package into this package's
+/// `.build`, so the packages both use are compiled once); else the samples' own `Samples/.build/debug`
+/// (`swift build --package-path Samples`).
 package let samplesBinDirectory: URL = {
     if let path = ProcessInfo.processInfo.environment["OSS_SAMPLES_BIN"] { return URL(fileURLWithPath: path) }
+    if let beside = builtExecutable("put-object") { return beside.deletingLastPathComponent() }
     let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     return repository.appendingPathComponent("Samples/.build/debug")
