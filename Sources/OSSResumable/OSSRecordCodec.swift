@@ -127,3 +127,86 @@ package enum OSSRecordCodec {
         return String(decoding: out, as: UTF8.self)
     }
 }
+
+/// What can still be read from a record that fails its checks: enough to find what it named on the server, never
+/// enough to resume from (nothing in it is trusted but for that).
+package struct OSSRecordSalvage: Sendable, Hashable {
+    /// The multipart upload an upload record named.
+    package var uploadId: String?
+    /// The bucket and key the record was for, when they can be read (a salvaged upload id is acted on only for the
+    /// transfer's own bucket and key).
+    package var bucket: String?
+    package var key: String?
+
+    package init(uploadId: String? = nil, bucket: String? = nil, key: String? = nil) {
+        self.uploadId = uploadId
+        self.bucket = bucket
+        self.key = key
+    }
+
+    /// Whether the salvaged upload id may be taken as this transfer's: there is one, and the bucket and key the
+    /// record still shows (if it shows them) are the transfer's.
+    package func uploadId(forBucket bucket: String, key: String) -> String? {
+        guard let uploadId else { return nil }
+        if let salvaged = self.bucket, salvaged != bucket { return nil }
+        if let salvaged = self.key, salvaged != key { return nil }
+        return uploadId
+    }
+}
+
+extension OSSRecordCodec {
+    /// Reads what it can of a damaged record (a checksum mismatch, a bad field, a torn write): the upload id and the
+    /// bucket and key, from the envelope parsed as plain JSON with no checks, else from the bytes themselves
+    /// (`"uploadId":"…"`) when the JSON no longer parses. An upload id is taken only when it looks like one
+    /// (1 to 256 letters, digits, `-`, `_`, `.`, `=`).
+    package static func salvage(from bytes: [UInt8]) -> OSSRecordSalvage {
+        guard !bytes.isEmpty, bytes.count <= maximumRecordSize else { return OSSRecordSalvage() }
+        var fields: [String: Any]?
+        if let envelope = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] {
+            if let record = envelope["record"] as? [String: Any] {
+                fields = record
+            } else if let payload = envelope["payload"] as? String,
+                let record = try? JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any]
+            {
+                fields = record
+            }
+        }
+        func field(_ name: String) -> String? {
+            if let fields { return fields[name] as? String }
+            return scannedString(named: name, in: bytes)
+        }
+        let uploadId = field("uploadId").flatMap { looksLikeUploadId($0) ? $0 : nil }
+        return OSSRecordSalvage(uploadId: uploadId, bucket: field("bucket"), key: field("key"))
+    }
+
+    /// The string after `"name":"` up to the next quote, when it holds no escape.
+    private static func scannedString(named name: String, in bytes: [UInt8]) -> String? {
+        let marker = Array("\"\(name)\":\"".utf8)
+        guard bytes.count > marker.count else { return nil }
+        var index = 0
+        while index + marker.count <= bytes.count {
+            if bytes[index] == marker[0], Array(bytes[index..<index + marker.count]) == marker {
+                let start = index + marker.count
+                guard let end = bytes[start...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+                let value = bytes[start..<end]
+                guard !value.contains(UInt8(ascii: "\\")) else { return nil }
+                return String(decoding: value, as: UTF8.self)
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    private static func looksLikeUploadId(_ value: String) -> Bool {
+        (1...256).contains(value.utf8.count)
+            && value.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
+                    UInt8(ascii: "="):
+                    true
+                default: false
+                }
+            }
+    }
+}

@@ -127,6 +127,19 @@ package struct OSSRecordStore: Sendable {
         }
     }
 
+    /// What can still be read from the record called `name` when it fails its checks (``OSSRecordCodec/salvage(from:)``):
+    /// nothing when there is no such file or it cannot be read.
+    package func salvage(name: String) -> OSSRecordSalvage {
+        let path = recordPath(name: name)
+        guard case .success(let fd) = POSIXFile.openForReading(path) else { return OSSRecordSalvage() }
+        defer { POSIXFile.close(fd) }
+        guard case .success(let st) = POSIXFile.status(fd: fd), st.isRegularFile,
+            st.size <= Int64(OSSRecordCodec.maximumRecordSize),
+            case .success(let bytes) = POSIXFile.read(fd: fd, offset: 0, count: Int(st.size))
+        else { return OSSRecordSalvage() }
+        return OSSRecordCodec.salvage(from: bytes)
+    }
+
     /// Like ``load(_:name:)`` but folds record problems into the result, which is what a resuming engine wants.
     package func loadResult<Record: OSSTransferRecord>(_ type: Record.Type, name: String) -> OSSRecordLoadResult<Record> {
         do {

@@ -70,8 +70,11 @@ extension OSSUploadStateMachine {
 
     /// Something that happened, fed to ``OSSUploadStateMachine/handle(_:)``.
     package enum Event: Sendable, Hashable {
-        /// Begin: the record as loaded (or not) and the file as it is now.
-        case start(record: OSSRecordLoadResult<OSSUploadRecord>, file: OSSFileIdentity)
+        /// Begin: the record as loaded (or not) and the file as it is now; for an unusable record, what could still
+        /// be read from it (its multipart upload is aborted rather than left behind).
+        case start(
+            record: OSSRecordLoadResult<OSSUploadRecord>, file: OSSFileIdentity,
+            salvage: OSSRecordSalvage = OSSRecordSalvage())
         /// InitiateMultipartUpload answered.
         case initiated(uploadId: String)
         /// The complete (all pages) ListParts answer for the recorded upload.

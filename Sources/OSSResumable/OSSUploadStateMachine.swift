@@ -3,7 +3,8 @@ import OSSCRC64
 /// The decisions of a resumable multipart upload, with no I/O: feed it ``Event``s, perform the ``Action``s it
 /// returns, in order.
 ///
-/// The flow: ``Event/start(record:file:)`` → either `initiateUpload` (no, unusable or foreign record), or
+/// The flow: ``Event/start(record:file:salvage:)`` → either `initiateUpload` (no, unusable or foreign record; the
+/// upload an unusable record still names is aborted first), or
 /// `listParts` (a usable record for an unchanged file), or abort + delete record + fail with `fileChanged`
 /// (the file changed since the record). The ListParts answer is reconciled with the record — the server is the
 /// truth, see ``reconcile(plan:recorded:server:crcMode:)`` — and the missing parts are requested with
@@ -84,9 +85,9 @@ package struct OSSUploadStateMachine: Sendable {
             return [.fail(.paused)]
         case .failed:
             return failKeepingRecord(.operationFailed)
-        case .start(let record, let file):
+        case .start(let record, let file, let salvage):
             guard phase == .idle else { return invalid("start twice") }
-            return start(record: record, file: file)
+            return start(record: record, file: file, salvage: salvage)
         case .initiated(let id):
             guard phase == .initiating else { return invalid("initiated while \(phase)") }
             return initiated(uploadId: id)
@@ -118,7 +119,9 @@ package struct OSSUploadStateMachine: Sendable {
 
     // MARK: - Steps
 
-    private mutating func start(record: OSSRecordLoadResult<OSSUploadRecord>, file: OSSFileIdentity) -> [Action] {
+    private mutating func start(
+        record: OSSRecordLoadResult<OSSUploadRecord>, file: OSSFileIdentity, salvage: OSSRecordSalvage
+    ) -> [Action] {
         fileIdentity = file
         do {
             plan = try OSSPartPlan.upload(fileSize: file.size, preferredPartSize: configuration.requestedPartSize)
@@ -132,6 +135,10 @@ package struct OSSUploadStateMachine: Sendable {
             return [.initiateUpload]
         case .unusable(let reason):
             phase = .initiating
+            // The upload a damaged record still names is aborted, never left behind (billed, unlisted anywhere).
+            if let abandoned = salvage.uploadId(forBucket: configuration.bucket, key: configuration.key) {
+                return [.discardRecord(reason: reason), .abortUpload(uploadId: abandoned), .initiateUpload]
+            }
             return [.discardRecord(reason: reason), .initiateUpload]
         case .loaded(let stored):
             if let mismatch = foreignReason(stored) {

@@ -124,6 +124,7 @@ struct Copy: AsyncParsableCommand {
         request.trafficLimit = trafficLimit
         request.sendContentMD5 = contentMD5
         request.progressGranularity = .bytes
+        request.recordNotice = { printError("oss: \($0)") }  // a damaged checkpoint is said, never silently replaced
         let upload = request
         // Ctrl-C pauses (upload id and checkpoint kept) unless --no-keep-upload-on-cancel asks for a cancel.
         let pauses = keepUploadOnCancel
@@ -155,6 +156,7 @@ struct Copy: AsyncParsableCommand {
         request.trafficLimit = trafficLimit
         request.progressGranularity = .bytes
         request.versionId = versionId  // a named version resumes like any download (its record is of that version)
+        request.recordNotice = { printError("oss: \($0)") }
         let download = request
         let result = try await withClient(connection) { client in
             do {

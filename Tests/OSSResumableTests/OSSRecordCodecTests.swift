@@ -35,6 +35,37 @@ struct OSSRecordCodecTests {
         )
     }
 
+    @Test("a damaged record still gives its upload id, bucket and key; garbage and odd ids give none")
+    func salvage() throws {
+        let record = Self.sampleUpload()
+        let bytes = try OSSRecordCodec.encode(record)
+        // A changed digit: the checksum fails, the JSON still parses.
+        var edited = bytes
+        let digit = try #require(edited.firstIndex(of: UInt8(ascii: "0")))
+        edited[digit] = UInt8(ascii: "1")
+        #expect(throws: OSSResumableError.recordChecksumMismatch) { try OSSRecordCodec.decode(OSSUploadRecord.self, from: edited) }
+        let fromJSON = OSSRecordCodec.salvage(from: edited)
+        #expect(fromJSON.uploadId == record.uploadId)
+        #expect(fromJSON.bucket == "bucket")
+        #expect(fromJSON.key == record.key)
+        #expect(fromJSON.uploadId(forBucket: "bucket", key: record.key) == record.uploadId)
+        #expect(fromJSON.uploadId(forBucket: "bucket", key: "another") == nil)
+        // No longer JSON: the id is read from the bytes; the key, written with escapes, is not guessed.
+        var broken = bytes
+        broken[0] = UInt8(ascii: "[")
+        let scanned = OSSRecordCodec.salvage(from: broken)
+        #expect(scanned.uploadId == record.uploadId)
+        #expect(scanned.bucket == "bucket")
+        #expect(scanned.key == nil)
+        // Cut before the id, garbage, nothing.
+        #expect(OSSRecordCodec.salvage(from: Array(bytes.prefix(40))).uploadId == nil)
+        #expect(OSSRecordCodec.salvage(from: Array(repeating: 0xFF, count: 300)).uploadId == nil)
+        #expect(OSSRecordCodec.salvage(from: []).uploadId == nil)
+        // Something that is not an upload id is not taken for one.
+        let odd = Array(#"{"record":{"uploadId":"../../etc?x=1"}}"#.utf8)
+        #expect(OSSRecordCodec.salvage(from: odd).uploadId == nil)
+    }
+
     @Test func roundTrips() throws {
         let record = Self.sampleUpload()
         let bytes = try OSSRecordCodec.encode(record)

@@ -226,6 +226,23 @@ struct OSSUploadStateMachineTests {
         )
     }
 
+    @Test func theUploadADamagedRecordStillNamesIsAbortedBeforeAFreshStart() {
+        var m = Machine(configuration: f.config())
+        let config = f.config()
+        let salvage = OSSRecordSalvage(uploadId: "U9", bucket: config.bucket, key: config.key)
+        #expect(
+            m.handle(.start(record: .unusable(.recordChecksumMismatch), file: f.file, salvage: salvage))
+                == [.discardRecord(reason: .recordChecksumMismatch), .abortUpload(uploadId: "U9"), .initiateUpload]
+        )
+        // Only the transfer's own upload: a record that still shows another key is not followed.
+        var other = Machine(configuration: f.config())
+        let foreign = OSSRecordSalvage(uploadId: "U9", bucket: config.bucket, key: config.key + "-other")
+        #expect(
+            other.handle(.start(record: .unusable(.recordChecksumMismatch), file: f.file, salvage: foreign))
+                == [.discardRecord(reason: .recordChecksumMismatch), .initiateUpload]
+        )
+    }
+
     @Test func foreignRecordIsDiscarded() {
         var m = Machine(configuration: f.config())
         let actions = m.handle(.start(record: .loaded(f.record(parts: [1], key: "other")), file: f.file))

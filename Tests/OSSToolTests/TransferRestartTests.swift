@@ -101,6 +101,53 @@ struct TransferRestartTests {
         }
     }
 
+    @Test("a killed oss cp whose record is then damaged: the rerun says so, aborts the old upload, completes")
+    func damagedRecordAfterAKill() async throws {
+        let work = try makeWorkDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let records = work.appendingPathComponent("records").path
+        let size = 12 * Self.partSize + 7
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["restart"])) { server in
+            let tool = ToolRunner(server: server, home: work)
+            let file = work.appendingPathComponent("big.bin")
+            let crc = try writeFile(file, count: size, seed: 83)
+            let arguments = [
+                "cp", file.path, "oss://restart/big.bin", "--part-size", "\(Self.partSize)", "--threads",
+                "\(Self.threads)", "--checkpoint-dir", records, "--multipart-threshold", "0",
+            ]
+            await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 60)))
+            try await startAndKill(tool, arguments + ["--stall-timeout", "120"], server: server, operation: .uploadPart, requests: 4)
+            await server.clearFaults()
+            let recordNames = try FileManager.default.contentsOfDirectory(atPath: records).filter { $0.hasSuffix(".upload.record") }
+            try #require(recordNames.count == 1)
+            let path = records + "/" + recordNames[0]
+            // One byte of the record flipped: the checksum's first digit.
+            var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+            let marker = Array(#""checksum":""#.utf8)
+            let at = try #require((0...(bytes.count - marker.count)).first { Array(bytes[$0..<$0 + marker.count]) == marker })
+            bytes[at + marker.count] = bytes[at + marker.count] == UInt8(ascii: "a") ? UInt8(ascii: "b") : UInt8(ascii: "a")
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let killed = try await withClient(server) { client in
+                try await client.listMultipartUploads(OSSListMultipartUploadsRequest(bucketName: "restart")).uploads.map(\.uploadId)
+            }
+            #expect(killed.count == 1)
+
+            let rerun = try await tool.run(arguments)
+            #expect(rerun.status == 0, "\(rerun.stderr)")
+            let said = rerun.stderr.split(separator: "\n").filter { $0.contains("cannot be used") }
+            #expect(said.count == 1, "\(rerun.stderr)")
+            #expect(said.first?.contains(recordNames[0]) == true)
+            #expect(said.first?.contains("record checksum mismatch") == true)
+            #expect(said.first?.contains("aborting its multipart upload \(killed.first ?? "?")") == true, "\(rerun.stderr)")
+            try await withClient(server) { client in
+                let left = try await client.listMultipartUploads(OSSListMultipartUploadsRequest(bucketName: "restart"))
+                #expect(left.uploads.isEmpty, "no upload is left behind: \(left.uploads.map(\.uploadId))")
+                let head = try await client.headObject(OSSHeadObjectRequest(bucketName: "restart", objectKey: "big.bin"))
+                #expect(head.crc64 == crc)
+            }
+        }
+    }
+
     @Test("download: killed child, new manager lists it suspended with its bytes, resumes it within the bound")
     func downloadSurvivesAKilledProcess() async throws {
         let work = try makeWorkDirectory()

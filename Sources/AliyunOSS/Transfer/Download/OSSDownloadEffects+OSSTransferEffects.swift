@@ -77,7 +77,10 @@ extension OSSDownloadEffects: OSSTransferEffects {
 
     func discardRecord(reason: OSSResumableError) {
         journal?.close()
-        records?.discard(reason: reason, key: request.objectKey)
+        guard let records else { return }
+        records.discard(
+            OSSRecordNotice(direction: .download, recordPath: records.path, problem: "\(reason)"),
+            to: request.recordNotice)
     }
 
     func partMover(for action: Machine.Action) async throws -> PartMover {

@@ -65,6 +65,10 @@ public struct OSSResumableDownloadRequest: Sendable {
     public var downloadProgress: OSSProgressHandler?
     /// When ``downloadProgress`` is called: per written part (default) or as bytes arrive.
     public var progressGranularity: OSSTransferProgressGranularity = .confirmedParts
+    /// Called once, before the transfer goes on, when the checkpoint record in ``recordDirectoryPath`` is there but
+    /// cannot be used (damaged, edited, or another transfer's): the record, what is wrong, and what happens next
+    /// (the download starts over). See ``OSSRecordNotice``.
+    public var recordNotice: (@Sendable (OSSRecordNotice) -> Void)?
     /// Where checkpoint records are kept; `nil` means the download is not resumable across calls (a cancel or
     /// a failure removes the temporary file).
     public var recordDirectoryPath: String?

@@ -5,6 +5,8 @@ struct OSSTransferOpenRecord<Record: OSSTransferRecord> {
     /// Held until the run ends; `nil` without a record directory.
     let lock: OSSRecordLock?
     let loaded: OSSRecordLoadResult<Record>
+    /// What could still be read from a record that is there but unusable (its upload id, to abort that upload).
+    let salvage: OSSRecordSalvage
 
     /// Takes the record's lock (the kernel releases it if this process dies; a second process or request on the
     /// same transfer fails at once) and the record to start from: the resume token's record, saved over the one
@@ -17,6 +19,7 @@ struct OSSTransferOpenRecord<Record: OSSTransferRecord> {
         guard let records else {
             lock = nil
             loaded = token.map { .loaded($0) } ?? .none
+            salvage = OSSRecordSalvage()
             return
         }
         do {
@@ -26,6 +29,11 @@ struct OSSTransferOpenRecord<Record: OSSTransferRecord> {
                 loaded = .loaded(token)
             } else {
                 loaded = records.store.loadResult(Record.self, name: records.name)
+            }
+            if case .unusable = loaded {
+                salvage = records.store.salvage(name: records.name)
+            } else {
+                salvage = OSSRecordSalvage()
             }
         } catch {
             throw map(error)

@@ -31,10 +31,14 @@ struct OSSTransferRecordSlot: Sendable {
         }
     }
 
-    /// Logs why the loaded record cannot be used, then removes it.
-    func discard(reason: OSSResumableError, key: String) {
-        logger.warning(
-            "ignoring the \(noun) record and starting fresh", metadata: ["reason": "\(reason)", "key": "\(key)"])
+    /// The record's full path.
+    var path: String { store.recordPath(name: name) }
+
+    /// Says why the loaded record cannot be used and what happens next (the log, as a warning, and the request's
+    /// handler), then removes it.
+    func discard(_ notice: OSSRecordNotice, to handler: (@Sendable (OSSRecordNotice) -> Void)?) {
+        logger.warning("\(notice.description)")
+        handler?(notice)
         delete()
     }
 }

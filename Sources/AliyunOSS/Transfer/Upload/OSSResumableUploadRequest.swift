@@ -80,6 +80,10 @@ public struct OSSResumableUploadRequest: Sendable {
     public var uploadProgress: OSSProgressHandler?
     /// When ``uploadProgress`` is called: per confirmed part (default) or as bytes are sent.
     public var progressGranularity: OSSTransferProgressGranularity = .confirmedParts
+    /// Called once, before the transfer goes on, when the checkpoint record in ``recordDirectoryPath`` is there but
+    /// cannot be used (damaged, edited, or another transfer's): the record, what is wrong, and what happens next
+    /// (a multipart upload it still names is aborted; a new upload starts). See ``OSSRecordNotice``.
+    public var recordNotice: (@Sendable (OSSRecordNotice) -> Void)?
     /// Where checkpoint records are kept; `nil` means nothing is persisted. With ``baseDirectoryURL``, a relative
     /// path (e.g. `"Library/Transfers"`) is taken from the base directory.
     public var recordDirectoryPath: String?

@@ -64,7 +64,14 @@ extension OSSUploadEffects: OSSTransferEffects {
 
     func deleteRecord() { records?.delete() }
 
-    func discardRecord(reason: OSSResumableError) { records?.discard(reason: reason, key: request.objectKey) }
+    func discardRecord(reason: OSSResumableError) {
+        guard let records else { return }
+        let abandoned = salvage.uploadId(forBucket: request.bucketName, key: request.objectKey)
+        records.discard(
+            OSSRecordNotice(
+                direction: .upload, recordPath: records.path, problem: "\(reason)", abortedUploadId: abandoned),
+            to: request.recordNotice)
+    }
 
     func partMover(for action: Machine.Action) async throws -> PartMover {
         guard case .uploadParts(let uploadId, _) = action else {

@@ -32,6 +32,8 @@ final class OSSUploadEffects {
     let callbackHeaders: [String: String]?
     /// Whether the upload is sequential: the request says so, or the record it resumes does.
     let sequential: Bool
+    /// What could still be read from an unusable record: the upload it names is aborted (the machine decides).
+    var salvage = OSSRecordSalvage()
 
     init(
         client: OSSClient, request: OSSResumableUploadRequest, filePath: String, settings: OSSTransferSettings,

@@ -72,13 +72,14 @@ struct OSSUploadRun {
         let effects = OSSUploadEffects(
             client: client, request: request, filePath: location.filePath, settings: settings, records: records,
             callbackHeaders: callbackHeaders, sequential: sequential)
+        effects.salvage = opened.salvage
         // A request cancelled before it starts still goes through the machine: it never initiates or lists, and
         // a cancel then means what it means for the loaded record.
         let driver = OSSTransferDriver(
             machine: machine, effects: effects, cancellation: request.cancellation,
             threadNum: sequential ? 1 : settings.threadNum,  // sequential: parts in ascending order
             admission: .streamed(client.scheduler, priority: settings.priority))
-        guard case .finished(let crc) = await driver.run(.start(record: loaded, file: identity)) else {
+        guard case .finished(let crc) = await driver.run(.start(record: loaded, file: identity, salvage: opened.salvage)) else {
             throw driver.error(
                 operation: "resumableUpload", noun: "upload", kept: "the upload id and the record",
                 // records: relative paths with a base directory; the callback travels with the token.

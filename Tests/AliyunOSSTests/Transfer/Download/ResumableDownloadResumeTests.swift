@@ -116,7 +116,7 @@ struct ResumableDownloadResumeTests {
         }
     }
 
-    @Test("a corrupt record is ignored: fresh start, identical file")
+    @Test("a corrupt record is said once, naming it, then a fresh start gives an identical file")
     func corruptRecord() async throws {
         let scratch = try RDScratch()
         defer { scratch.cleanup() }
@@ -130,7 +130,15 @@ struct ResumableDownloadResumeTests {
             for garbage in [Data("{\"magic\":\"nope\"".utf8), Data(), Data(repeating: 0xFF, count: 4096)] {
                 try garbage.write(to: URL(fileURLWithPath: path))
                 await server.resetStats()
-                let result = try await client.resumableDownload(rdRequest("corrupt.bin", scratch))
+                let notices = OSSLockedValue<[OSSRecordNotice]>([])
+                var request = rdRequest("corrupt.bin", scratch)
+                request.recordNotice = { notice in notices.withLockedValue { $0.append(notice) } }
+                let result = try await client.resumableDownload(request)
+                let said = notices.withLockedValue { $0 }
+                #expect(said.count == 1)
+                #expect(said.first?.recordPath.hasSuffix("/" + records[0]) == true, "\(said)")
+                #expect(said.first?.direction == .download)
+                #expect(said.first?.description.hasSuffix("starting the download over") == true)
                 #expect(result.resumedBytes == 0)
                 #expect(await rdGetBytes(server) == Int64(bytes.count))
                 #expect(try scratch.destinationBytes() == bytes)

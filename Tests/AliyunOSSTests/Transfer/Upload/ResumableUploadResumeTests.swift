@@ -160,7 +160,9 @@ struct ResumableUploadResumeTests {
         }
     }
 
-    @Test("a corrupt record is ignored: fresh start, no crash", arguments: ["truncate", "edit", "garbage"])
+    @Test(
+        "a damaged record is said, the upload it still names is aborted, and a fresh upload completes",
+        arguments: ["truncate", "edit", "structure", "garbage"])
     func corruptRecord(kind: String) async throws {
         let scratch = try RUScratch()
         defer { scratch.cleanup() }
@@ -170,22 +172,51 @@ struct ResumableUploadResumeTests {
             await server.addFault(LocalOSSFaultRule(operation: .uploadPart, action: .delay(milliseconds: 30)))
             await cancelledRun(client, "corrupt.bin", scratch, afterParts: 3, deleteOnCancel: false)
             await server.clearFaults()
+            let abandoned = try await ruUploads(client, "corrupt.bin")
+            #expect(abandoned.count == 1)
             let path = try scratch.recordPath()
             var record = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
             switch kind {
             case "truncate": record = Array(record.prefix(record.count / 2))
             case "edit":
-                let index = try #require(record.firstIndex(of: UInt8(ascii: "0")))
-                record[index] = UInt8(ascii: "1")
+                // The checksum's first hex digit: the JSON still parses, the checksum fails.
+                let marker = Array(#""checksum":""#.utf8)
+                let at = try #require((0...(record.count - marker.count)).first { Array(record[$0..<$0 + marker.count]) == marker })
+                let index = at + marker.count
+                record[index] = record[index] == UInt8(ascii: "a") ? UInt8(ascii: "b") : UInt8(ascii: "a")
+            case "structure":
+                // The envelope is no longer JSON at all; the upload id is still in its bytes.
+                record[0] = UInt8(ascii: "[")
             default: record = patternBytes(100, seed: 99)
             }
             try Data(record).write(to: URL(fileURLWithPath: path))
             await server.resetStats()
-            let result = try await client.resumableUpload(ruRequest("corrupt.bin", scratch))
+            let notices = OSSLockedValue<[OSSRecordNotice]>([])
+            var request = ruRequest("corrupt.bin", scratch)
+            request.recordNotice = { notice in notices.withLockedValue { $0.append(notice) } }
+            let result = try await client.resumableUpload(request)
             #expect(result.resumedBytes == 0)
             #expect(await server.stats()[.initiateMultipartUpload].requests == 1)
             #expect(try await ruObject(client, "corrupt.bin") == bytes)
             #expect(scratch.records().isEmpty)
+            // Said once, naming the record.
+            let said = notices.withLockedValue { $0 }
+            #expect(said.count == 1)
+            #expect(said.first?.recordPath.hasSuffix("/" + URL(fileURLWithPath: path).lastPathComponent) == true, "\(said)")
+            #expect(said.first?.direction == .upload)
+            switch kind {
+            case "edit", "structure":
+                // The upload id could still be read: that upload is aborted, none is left behind.
+                #expect(said.first?.abortedUploadId == abandoned.first)
+                #expect(await server.stats()[.abortMultipartUpload].requests == 1)
+                #expect(try await ruUploads(client, "corrupt.bin").isEmpty)
+                #expect(said.first?.description.contains("aborting its multipart upload \(abandoned[0])") == true)
+            default:
+                // Nothing names it any more: it stays, and the notice says how to find it.
+                #expect(said.first?.abortedUploadId == nil)
+                #expect(try await ruUploads(client, "corrupt.bin") == abandoned)
+                #expect(said.first?.description.contains("oss ls -m") == true)
+            }
         }
     }
 
