@@ -34,6 +34,7 @@ extension OSSEncryptionClient {
         var aligned = request
         aligned.offset = request.offset / Int64(OSSContentKey.blockLength) * Int64(OSSContentKey.blockLength)
         aligned.prefixCRC64 = nil
+        aligned.acceptsCiphertext = true  // decrypted below
         let ciphertext = try await client.downloadStream(aligned)
         guard let envelope = try envelope(in: ciphertext.object.metadata, objectKey: request.objectKey) else {
             return OSSDecryptedObjectStream(

@@ -49,6 +49,7 @@ enum ExitStatus: Int32 {
         .invalidArgument: .clientError,
         .nilUploadid: .clientError,
         .clientShutDown: .clientError,
+        .encryptedObject: .clientError,
         .exceptionCaught: .clientError,
         .notKnown: .clientError,
         .batchStopped: .clientError,
@@ -100,6 +101,14 @@ struct CLIFailure: Error, CustomStringConvertible {
                     : " (the key's latest version is the delete marker\(marker); oss ls --all-versions lists the versions)"
             }
             self.init(.serverError, "\(code)\(message) (HTTP \(server.statusCode), request id \(server.requestId.isEmpty ? "-" : server.requestId))")
+        case let client as OSSClientError where client.code == .encryptedObject:
+            // The SDK's message names its API; here what to type.
+            let object = client.message.split(separator: " ").first.map(String.init) ?? "the object"
+            self.init(
+                ExitStatus(clientErrorCode: client.code),
+                "\(client.code): \(object) is encrypted on the client side; nothing was written. Download it to a file "
+                    + "with --encryption-key PEM (the RSA private key it was encrypted for): oss cp --encryption-key "
+                    + "key.pem \(object) FILE")
         case let client as OSSClientError:
             var message = "\(client.code): \(client.message)"
             // An errno the message does not explain yet gets its reason text.

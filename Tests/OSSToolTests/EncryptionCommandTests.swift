@@ -37,14 +37,21 @@ struct EncryptionCommandTests {
                  "--multipart-threshold", "102400", "--part-size", "102400"] + checkpoints)
             #expect(r.status == 0, "\(r.stderr)")
 
-            // Stored bytes are ciphertext; down with the key they are the file again.
+            // Without the key, a download is refused and writes nothing (the stored bytes are ciphertext); with the
+            // key the bytes are the file again.
             for name in ["small.bin", "large.bin"] {
                 let raw = work.appendingPathComponent("raw-" + name)
-                r = try await tool.run(["cp", "oss://enc/" + name, raw.path] + checkpoints)
-                #expect(r.status == 0, "\(r.stderr)")
+                r = try await tool.run(["cp", "oss://enc/" + name, raw.path, "--part-size", "102400"] + checkpoints)
+                #expect(r.status == 2, "\(r.stderr)")
+                #expect(r.stderr.contains("EncryptedObject: oss://enc/\(name) is encrypted on the client side"), "\(r.stderr)")
+                #expect(r.stderr.contains("--encryption-key"), "\(r.stderr)")
+                #expect(!FileManager.default.fileExists(atPath: raw.path))
+                #expect(try FileManager.default.contentsOfDirectory(atPath: work.path).filter { $0.contains(".osstmp-") }.isEmpty)
+                // To standard output (a stream): refused before any byte.
+                r = try await tool.run(["cp", "oss://enc/" + name, "-"])
+                #expect(r.status == 2 && r.stdout.isEmpty, "\(r.stderr)")
+                #expect(r.stderr.contains("--encryption-key"), "\(r.stderr)")
                 let original = try Data(contentsOf: work.appendingPathComponent(name))
-                #expect(try Data(contentsOf: raw).count == original.count)
-                #expect(try Data(contentsOf: raw) != original)
                 let back = work.appendingPathComponent("back-" + name)
                 r = try await tool.run(
                     ["cp", "oss://enc/" + name, back.path, "--encryption-key", privatePEM.path] + checkpoints)
@@ -103,8 +110,20 @@ struct EncryptionCommandTests {
                         == Data(contentsOf: tree.appendingPathComponent(name)), "\(name)")
             }
             let rawTree = try await tool.run(["cp", "oss://enc/tree/sub/b.bin", work.appendingPathComponent("raw-b").path] + checkpoints)
-            #expect(rawTree.status == 0)
-            #expect(try Data(contentsOf: work.appendingPathComponent("raw-b")) != Data(contentsOf: tree.appendingPathComponent("sub/b.bin")))
+            #expect(rawTree.status == 2, "\(rawTree.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: work.appendingPathComponent("raw-b").path))
+            // A directory copy and a sync without the key: every encrypted file is a failure naming the reason, and
+            // none is written.
+            let plainTree = work.appendingPathComponent("plain-tree")
+            for command in ["cp", "sync"] {
+                r = try await tool.run(
+                    [command] + (command == "cp" ? ["-r"] : []) + ["oss://enc/tree/", plainTree.path] + checkpoints)
+                #expect(r.status == 7, "\(command): \(r.stderr)")
+                #expect(r.stderr.contains("is encrypted on the client side"), "\(command): \(r.stderr)")
+                let written = (FileManager.default.enumerator(atPath: plainTree.path)?.allObjects as? [String] ?? [])
+                    .filter { !$0.hasSuffix("sub") && !$0.hasPrefix(".") }
+                #expect(written.isEmpty, "\(command) wrote \(written)")
+            }
 
             // sync both ways: encrypted up, unchanged the second time (size and time), decrypted down.
             r = try await tool.run(["sync", tree.path, "oss://enc/synced", "--encryption-key", privatePEM.path] + checkpoints)

@@ -15,7 +15,7 @@ struct ExitStatusTableTests {
         .taskCancelled: 130, .taskPaused: 130,
         .signFailed: 2, .fileCantWrite: 2, .fileCantRead: 2, .invalidArgument: 2, .nilUploadid: 2,
         .exceptionCaught: 2, .notKnown: 2, .noSpaceLeft: 2, .connectionNotTrusted: 2, .batchStopped: 2,
-        .clientShutDown: 2,
+        .clientShutDown: 2, .encryptedObject: 2,
     ]
 
     @Test(arguments: OSSClientErrorCode.allKnown)

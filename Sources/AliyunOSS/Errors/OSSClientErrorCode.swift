@@ -90,6 +90,12 @@ public struct OSSClientErrorCode: Hashable, Sendable, CustomStringConvertible {
     /// The client's transport was shut down (``OSSClient/shutdown()``): the request was not sent, and no later one
     /// will be. Create a new client.
     public static let clientShutDown = Self(rawValue: "ClientShutDown")
+    /// The object is encrypted on the client side (its metadata carries the client-side-encryption envelope,
+    /// `x-oss-meta-client-side-encryption-key`) and was about to be written to a file or stream as it is stored:
+    /// ciphertext, where plaintext was meant. Nothing was written. Read it with `OSSEncryptionClient` (the
+    /// `AliyunOSSEncryption` product; `oss cp --encryption-key`), or set `acceptsCiphertext` on the request to take
+    /// the stored bytes.
+    public static let encryptedObject = Self(rawValue: "EncryptedObject")
 
     /// Every code this SDK throws, for tables that must cover them all (for example an exit-status map). A test
     /// checks that every code declared above is listed here and has a disposition.
@@ -97,6 +103,6 @@ public struct OSSClientErrorCode: Hashable, Sendable, CustomStringConvertible {
         .networkingFailWithResponseCode0, .signFailed, .fileCantWrite, .invalidArgument, .nilUploadid, .taskCancelled,
         .networkError, .invalidCRC, .cannotResumeUpload, .exceptionCaught, .notKnown, .fileCantRead, .taskPaused,
         .objectChanged, .cannotResumeDownload, .transferInUse, .connectionNotTrusted, .noSpaceLeft, .batchStopped,
-        .fileChanged, .batchSourceNeeded, .clientShutDown,
+        .fileChanged, .batchSourceNeeded, .clientShutDown, .encryptedObject,
     ]
 }

@@ -104,6 +104,7 @@ enum OSSErrorText {
         .fileChanged: "The file changed while it was uploaded.",
         .batchSourceNeeded: "The batch needs the data or stream of an item again.",
         .clientShutDown: "The client was shut down.",
+        .encryptedObject: "The object is encrypted on the client side; its stored bytes are ciphertext.",
     ]
 
     static let clientSuggestions: [OSSClientErrorCode: String] = [
@@ -130,6 +131,8 @@ enum OSSErrorText {
         .fileChanged: "Upload the file again once nothing is writing to it.",
         .batchSourceNeeded: "Resume the batch with a sources closure that gives back the item's data or stream.",
         .clientShutDown: "Create a new client: a client sends nothing after shutdown().",
+        .encryptedObject:
+            "Download it with OSSEncryptionClient and its master key, or set acceptsCiphertext on the request to take the stored bytes.",
     ]
 
     static let serverSuggestions: [String: String] = [

@@ -133,6 +133,8 @@ public enum OSSErrorDisposition: String, Sendable, Hashable, CaseIterable, Custo
         // stored or delivered, and the pipeline never re-sends a request whose answer it has checked.
         .invalidArgument: .final,
         .nilUploadid: .final,
+        // The object is what it is: only another client (with the key) or another request (accepting ciphertext).
+        .encryptedObject: .final,
         .invalidCRC: .final,
         .fileCantRead: .final,
         .cannotResumeUpload: .final,

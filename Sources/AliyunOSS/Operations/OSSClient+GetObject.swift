@@ -38,7 +38,13 @@ extension OSSClient {
     /// GetObject streamed into a file, written atomically (temporary file, fsync, rename over `destination`).
     public func getObject(_ request: OSSGetObjectRequest, toFile destination: URL) async throws -> OSSGetObjectResult {
         try await receiveObject(request) { response, advance, finish in
-            try await OSSAtomicFile.write(to: destination.path) { handle in
+            if !request.acceptsCiphertext,
+                let refusal = OSSClientError.ciphertextRefusal(
+                    headers: response.headers, bucket: request.bucketName, key: request.objectKey)
+            {
+                throw refusal
+            }
+            return try await OSSAtomicFile.write(to: destination.path) { handle in
                 let written = try await response.body.write(to: handle, at: 0, onChunk: advance)
                 return try finish(written.bytes, written.crc64)
             }

@@ -15,7 +15,7 @@ struct ErrorDispositionTests {
     static let clientExpected: [OSSClientErrorCode: OSSErrorDisposition] = [
         .networkingFailWithResponseCode0: .retryable, .networkError: .retryable,
         .signFailed: .transient, .fileCantWrite: .transient, .noSpaceLeft: .transient, .transferInUse: .transient,
-        .fileChanged: .transient, .batchStopped: .transient, .batchSourceNeeded: .final, .clientShutDown: .transient,
+        .fileChanged: .transient, .batchStopped: .transient, .batchSourceNeeded: .final, .clientShutDown: .transient, .encryptedObject: .final,
         .invalidArgument: .final, .nilUploadid: .final, .invalidCRC: .final, .fileCantRead: .final,
         .cannotResumeUpload: .final, .cannotResumeDownload: .final, .objectChanged: .final,
         .connectionNotTrusted: .final, .exceptionCaught: .final, .notKnown: .final,

@@ -62,6 +62,11 @@ public struct OSSGetObjectRequest: Sendable {
     /// Whether the request is signed (the iOS `isAuthenticationRequired`); `false` reads a public object
     /// anonymously (a private one is 403 `AccessDenied`). Default true.
     public var isAuthenticationRequired = true
+    /// Whether ``OSSClient/getObject(_:toFile:)`` writes an object encrypted on the client side as it is stored
+    /// (ciphertext). By default it refuses with ``OSSClientErrorCode/encryptedObject`` and writes nothing; read such
+    /// an object with `OSSEncryptionClient`. The in-memory ``OSSClient/getObject(_:)`` always returns the stored bytes
+    /// (its result's `metadata` shows the envelope).
+    public var acceptsCiphertext = false
 
     public init(
         bucketName: String, objectKey: String, range: OSSObjectRange? = nil, standardRangeBehavior: Bool = false,

@@ -59,6 +59,13 @@ final class OSSDownloadEffects {
         guard let etag = head.eTag, !etag.isEmpty else {
             throw OSSClientError(.exceptionCaught, "HeadObject returned no ETag for \(request.objectKey)")
         }
+        // Before the record, the temporary file or any GET: ciphertext is never written where plaintext was meant.
+        if !request.acceptsCiphertext,
+            let refusal = OSSClientError.ciphertextRefusal(
+                headers: head.headers, bucket: request.bucketName, key: request.objectKey)
+        {
+            throw refusal
+        }
         return OSSObjectIdentity(
             etag: etag, size: head.contentLength, lastModified: head.headers["last-modified"], crc64: head.crc64,
             versionId: head.versionId)

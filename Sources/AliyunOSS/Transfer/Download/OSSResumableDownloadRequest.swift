@@ -95,6 +95,10 @@ public struct OSSResumableDownloadRequest: Sendable {
     /// The version to download, in a bucket with versioning; `nil` (the default) is the key's current version,
     /// which the download then keeps to. A record of another version is not resumed.
     public var versionId: String?
+    /// Whether an object encrypted on the client side is downloaded as it is stored (ciphertext). By default the
+    /// download refuses it with ``OSSClientErrorCode/encryptedObject`` right after its HEAD, before any record,
+    /// temporary file or GET; read such an object with `OSSEncryptionClient`.
+    public var acceptsCiphertext = false
     /// Headers sent with every ranged GET (e.g. `x-oss-request-payer`). Not part of the record.
     public var headers: [String: String] = [:]
     /// `x-oss-traffic-limit` for every ranged GET, in bits per second (``OSSTrafficLimit/range``).

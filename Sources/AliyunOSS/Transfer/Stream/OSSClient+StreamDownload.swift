@@ -148,6 +148,12 @@ extension OSSClient {
         guard let eTag = result.eTag, !eTag.isEmpty else {
             throw OSSClientError(.exceptionCaught, "GetObject \(request.objectKey) answered without an ETag")
         }
+        if !request.acceptsCiphertext,
+            let refusal = OSSClientError.ciphertextRefusal(
+                headers: result.headers, bucket: request.bucketName, key: request.objectKey)
+        {
+            throw refusal
+        }
         let size: Int64?
         switch result.statusCode {
         case 200 where request.offset == 0:

@@ -27,6 +27,10 @@ public struct OSSDownloadStreamRequest: Sendable {
     public var maxResumeAttempts: Int?
     /// Other headers for every GetObject (e.g. `x-oss-traffic-limit`).
     public var headers: [String: String]
+    /// Whether an object encrypted on the client side is streamed as it is stored (ciphertext). By default the
+    /// stream refuses it with ``OSSClientErrorCode/encryptedObject`` at the first answer, before any byte; read
+    /// such an object with `OSSEncryptionClient` (whose own stream sets this to decrypt what it receives).
+    public var acceptsCiphertext = false
     /// Progress of the bytes handed to the consumer: `(bytes, totalBytes, length)` where `length` is
     /// ``OSSObjectStream/length``.
     public var downloadProgress: OSSProgressHandler?
