@@ -11,6 +11,10 @@ public struct OSSBackgroundDownloadRequest: Sendable {
     public var partSize: Int64
     /// The most range tasks handed to the system at once. Default 16.
     public var maximumQueuedParts: Int
+    /// Whether an object encrypted on the client side is downloaded as it is stored (ciphertext); by default
+    /// ``OSSBackgroundTransferService/startDownload(_:)`` refuses it with ``OSSClientErrorCode/encryptedObject``
+    /// before anything is recorded.
+    public var acceptsCiphertext = false
 
     public init(
         bucketName: String, objectKey: String, downloadToFileURL: URL, partSize: Int64 = 4 << 20, maximumQueuedParts: Int = 16
@@ -34,6 +38,12 @@ extension OSSBackgroundTransferService {
         let head = try await client.headObject(OSSHeadObjectRequest(bucketName: request.bucketName, objectKey: request.objectKey))
         guard let etag = head.eTag, !etag.isEmpty else {
             throw OSSClientError(.notKnown, "the object has no ETag to pin its version with")
+        }
+        if !request.acceptsCiphertext,
+            let refusal = OSSClientError.ciphertextRefusal(
+                headers: head.headers, bucket: request.bucketName, key: request.objectKey)
+        {
+            throw refusal
         }
         let plan: OSSPartPlan
         do {
