@@ -106,9 +106,10 @@ let package = Package(
         .target(
             name: "AliyunOSSEncryption",
             dependencies: [
-                "AliyunOSS", "OSSCRC64",
+                "AliyunOSS", "OSSCRC64", "OSSResumable",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

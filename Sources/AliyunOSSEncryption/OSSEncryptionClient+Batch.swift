@@ -7,8 +7,8 @@ import Foundation
 /// `downloadDirectory`, `uploadBatch` of files, `downloadBatch`, syncs) keep their walk, filters, journal, resume after
 /// a kill, pause and report, while each file is encrypted on its way up and decrypted on its way down: below
 /// ``OSSDirectoryTransferOptions/singleRequestThreshold`` with one request, above it with the resumable
-/// ``uploadFile(_:bucketName:objectKey:partSize:recordURL:metadata:contentType:threadNum:partUploaded:)`` and
-/// ``downloadFile(bucketName:objectKey:to:partSize:recordURL:threadNum:partDownloaded:)`` (the part size rounded up
+/// ``uploadFile(_:bucketName:objectKey:partSize:recordURL:metadata:contentType:threadNum:partUploaded:recordNotice:)`` and
+/// ``downloadFile(bucketName:objectKey:to:partSize:recordURL:threadNum:partDownloaded:recordNotice:)`` (the part size rounded up
 /// to a multiple of 16, ``OSSDirectoryTransferOptions/partsPerFile`` parts at a time), whose records live in the
 /// batch's directory and hold only the wrapped data key.
 ///

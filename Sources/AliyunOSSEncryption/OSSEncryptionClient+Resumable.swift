@@ -1,6 +1,8 @@
 import AliyunOSS
 import Foundation
 import OSSCRC64
+import Logging
+import OSSResumable
 
 /// What a resumable encrypted upload keeps on disk between runs: the file it reads, the upload id and the envelope
 /// (the data key and IV only wrapped by the master key). Never the plain data key: resuming unwraps it again, so
@@ -43,10 +45,14 @@ extension OSSEncryptionClient {
     public func uploadFile(
         _ fileURL: URL, bucketName: String, objectKey: String, partSize: Int64 = 1 << 20, recordURL: URL? = nil,
         metadata: [String: String] = [:], contentType: String? = nil, threadNum: Int = 4,
-        partUploaded: (@Sendable (Int) async throws -> Void)? = nil
+        partUploaded: (@Sendable (Int) async throws -> Void)? = nil,
+        recordNotice: (@Sendable (OSSRecordNotice) -> Void)? = nil
     ) async throws -> OSSCompleteMultipartUploadResult {
         try Self.checkPartSize(partSize)
         try Self.checkThreadNum(threadNum)
+        // The SDK's record lock: a second process or request on the same transfer gets transferInUse at once.
+        let lock = try Self.lockRecord(recordURL)
+        defer { withExtendedLifetime(lock) {} }
         let attributes: [FileAttributeKey: Any]
         do { attributes = try FileManager.default.attributesOfItem(atPath: fileURL.path) } catch {
             throw OSSClientError(.fileCantRead, "cannot read \(fileURL.path)")
@@ -55,7 +61,27 @@ extension OSSEncryptionClient {
         let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
         let upload: OSSEncryptedMultipartUpload
         var existing: [Int: OSSPartInfo] = [:]
-        if let recordURL, let record = Self.load(OSSEncryptedUploadRecord.self, recordURL), record.bucketName == bucketName,
+        let stored = Self.loadRecord(OSSEncryptedUploadRecord.self, recordURL)
+        if let recordURL {
+            // A record that cannot be resumed: its upload (this transfer's) is aborted, never left behind.
+            switch stored {
+            case .damaged(let salvage):
+                let abandoned = salvage.uploadId
+                if let abandoned { await abort(bucketName: bucketName, objectKey: objectKey, uploadId: abandoned) }
+                say(
+                    OSSRecordNotice(
+                        direction: .upload, recordPath: recordURL.path, problem: "not a readable record",
+                        abortedUploadId: abandoned), to: recordNotice)
+            case .loaded(let record)
+            where record.bucketName == bucketName && record.objectKey == objectKey
+                && !(record.filePath == fileURL.path && record.fileSize == fileSize && record.fileModified == modified
+                    && record.partSize == partSize && record.envelope != nil):
+                await abort(bucketName: bucketName, objectKey: objectKey, uploadId: record.uploadId)
+            default:
+                break
+            }
+        }
+        if let recordURL, case .loaded(let record) = stored, record.bucketName == bucketName,
             record.objectKey == objectKey, record.filePath == fileURL.path, record.fileSize == fileSize,
             record.fileModified == modified, record.partSize == partSize, let envelope = record.envelope
         {
@@ -150,9 +176,54 @@ extension OSSEncryptionClient {
         return parts
     }
 
-    static func load<Record: Decodable>(_ type: Record.Type, _ url: URL) -> Record? {
-        guard let data = try? Data(contentsOf: url) else { return nil }
-        return try? JSONDecoder().decode(type, from: data)
+    /// A record as read: none, one that decodes, or one that is there but does not (with what could still be read
+    /// of it: its upload id).
+    enum StoredRecord<Record> {
+        case none
+        case loaded(Record)
+        case damaged(OSSRecordSalvage)
+    }
+
+    static func loadRecord<Record: Decodable>(_ type: Record.Type, _ url: URL?) -> StoredRecord<Record> {
+        guard let url, let data = try? Data(contentsOf: url) else { return .none }
+        if let record = try? JSONDecoder().decode(type, from: data) { return .loaded(record) }
+        return .damaged(OSSRecordCodec.salvage(from: Array(data)))
+    }
+
+    /// Takes the SDK's lock of the record at `url` (beside it, `.lock`) for the run, creating its directory: a second
+    /// process or request on the same transfer gets `transferInUse` at once, as a plain transfer does.
+    static func lockRecord(_ url: URL?) throws -> OSSRecordLock? {
+        guard let url else { return nil }
+        let directory = url.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw OSSClientError(.fileCantWrite, "cannot create the record directory \(directory.path)", underlying: error)
+        }
+        do {
+            return try OSSRecordLock.acquire(path: url.path + ".lock")
+        } catch .recordLocked(let path) {
+            throw OSSClientError.transferInUse(lockPath: path)
+        } catch {
+            throw OSSClientError(.fileCantWrite, "\(error)", underlying: error)
+        }
+    }
+
+    /// Says a record that cannot be used: the caller's handler, and the log.
+    func say(_ notice: OSSRecordNotice, to handler: (@Sendable (OSSRecordNotice) -> Void)?) {
+        client.configuration.logger.warning("\(notice.description)")
+        (handler ?? recordNotice)?(notice)
+    }
+
+    /// Aborts a multipart upload a record named; a failure (it is gone already) is only logged.
+    func abort(bucketName: String, objectKey: String, uploadId: String) async {
+        do {
+            _ = try await client.abortMultipartUpload(
+                OSSAbortMultipartUploadRequest(bucketName: bucketName, objectKey: objectKey, uploadId: uploadId))
+        } catch {
+            client.configuration.logger.warning(
+                "cannot abort the multipart upload", metadata: ["uploadId": "\(uploadId)", "error": "\(error)"])
+        }
     }
 
     /// Writes the record to a temporary file beside `url` and renames it into place, so a kill leaves the old
@@ -203,10 +274,13 @@ extension OSSEncryptionClient {
     ///   it; a throw cancels the parts in flight).
     public func downloadFile(
         bucketName: String, objectKey: String, to destination: URL, partSize: Int64 = 1 << 20,
-        recordURL: URL? = nil, threadNum: Int = 4, partDownloaded: (@Sendable (Int) async throws -> Void)? = nil
+        recordURL: URL? = nil, threadNum: Int = 4, partDownloaded: (@Sendable (Int) async throws -> Void)? = nil,
+        recordNotice: (@Sendable (OSSRecordNotice) -> Void)? = nil
     ) async throws -> OSSEncryptedObjectInfo {
         try Self.checkPartSize(partSize)
         try Self.checkThreadNum(threadNum)
+        let lock = try Self.lockRecord(recordURL)
+        defer { withExtendedLifetime(lock) {} }
         let info = try await headObject(OSSHeadObjectRequest(bucketName: bucketName, objectKey: objectKey))
         guard let envelope = info.envelope else { throw OSSEncryptionError.notEncrypted(objectKey: objectKey) }
         let contentKey = try await self.contentKey(for: envelope, objectKey: objectKey)
@@ -216,9 +290,13 @@ extension OSSEncryptionClient {
             bucketName: bucketName, objectKey: objectKey, destinationPath: destination.path,
             eTag: info.head.eTag ?? "", size: size, partSize: partSize,
             wrappedKey: envelope.wrappedKey.base64EncodedString(), wrappedIV: envelope.wrappedIV.base64EncodedString())
-        if let recordURL, var saved = Self.load(OSSEncryptedDownloadRecord.self, recordURL),
-            FileManager.default.fileExists(atPath: partial.path)
-        {
+        let stored = Self.loadRecord(OSSEncryptedDownloadRecord.self, recordURL)
+        if let recordURL, case .damaged = stored {
+            say(
+                OSSRecordNotice(direction: .download, recordPath: recordURL.path, problem: "not a readable record"),
+                to: recordNotice)
+        }
+        if recordURL != nil, case .loaded(var saved) = stored, FileManager.default.fileExists(atPath: partial.path) {
             let done = saved.completedParts
             saved.completedParts = [:]
             var fresh = record

@@ -21,6 +21,10 @@ public struct OSSEncryptionClient: Sendable {
     /// Whether an object without an envelope is returned as is (`false`: such a read throws
     /// ``OSSEncryptionError/notEncrypted(objectKey:)``, so a missing envelope never passes for decrypted data).
     public let readsUnencryptedObjects: Bool
+    /// Called when a resumable transfer's record (``uploadFile(_:bucketName:objectKey:partSize:recordURL:metadata:contentType:threadNum:partUploaded:recordNotice:)``,
+    /// ``downloadFile(bucketName:objectKey:to:partSize:recordURL:threadNum:partDownloaded:recordNotice:)``, and so
+    /// the batches this client carries) is there but cannot be read, unless the call passes a handler of its own.
+    public var recordNotice: (@Sendable (OSSRecordNotice) -> Void)?
 
     public init(
         client: OSSClient, masterCipher: any OSSMasterCipher, decryptionCiphers: [any OSSMasterCipher] = [],

@@ -169,6 +169,8 @@ extension OSSRecordCodec {
                 let record = try? JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any]
             {
                 fields = record
+            } else {
+                fields = envelope  // a record written without the envelope (the encryption client's)
             }
         }
         func field(_ name: String) -> String? {
@@ -179,14 +181,23 @@ extension OSSRecordCodec {
         return OSSRecordSalvage(uploadId: uploadId, bucket: field("bucket"), key: field("key"))
     }
 
-    /// The string after `"name":"` up to the next quote, when it holds no escape.
+    /// The string after `"name":"` (spaces allowed around the colon) up to the next quote, when it holds no escape.
     private static func scannedString(named name: String, in bytes: [UInt8]) -> String? {
-        let marker = Array("\"\(name)\":\"".utf8)
+        let marker = Array("\"\(name)\"".utf8)
         guard bytes.count > marker.count else { return nil }
+        func skipSpaces(_ index: inout Int) {
+            while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        }
         var index = 0
         while index + marker.count <= bytes.count {
             if bytes[index] == marker[0], Array(bytes[index..<index + marker.count]) == marker {
-                let start = index + marker.count
+                var next = index + marker.count
+                skipSpaces(&next)
+                guard next < bytes.count, bytes[next] == UInt8(ascii: ":") else { return nil }
+                next += 1
+                skipSpaces(&next)
+                guard next < bytes.count, bytes[next] == UInt8(ascii: "\"") else { return nil }
+                let start = next + 1
                 guard let end = bytes[start...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
                 let value = bytes[start..<end]
                 guard !value.contains(UInt8(ascii: "\\")) else { return nil }

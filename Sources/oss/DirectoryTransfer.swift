@@ -109,7 +109,9 @@ struct DirectoryTransferCommand {
         let manager = OSSTransferManager(
             client: client, recordDirectoryPath: recordDirectory,
             fileTransport: try encryption.flatMap { $0.isEnabled ? $0 : nil }.map {
-                OSSEncryptionClient(client: client, masterCipher: try $0.masterCipher())
+                var transport = OSSEncryptionClient(client: client, masterCipher: try $0.masterCipher())
+                transport.recordNotice = { printError("oss: \($0)") }
+                return transport
             })
         let json = options.json
         let outcome: Result<OSSBatchReport, any Error>

@@ -40,7 +40,8 @@ extension Copy {
     func encryptedCopy() async throws {
         let cipher = try encryption.masterCipher()
         try await withClient(connection) { client in
-            let encryption = OSSEncryptionClient(client: client, masterCipher: cipher)
+            var encryption = OSSEncryptionClient(client: client, masterCipher: cipher)
+            encryption.recordNotice = { printError("oss: \($0)") }
             if OSSURI.isRemote(destination) {
                 let file = try PathRule.singleFileSource(source)
                 let target = PathRule.remoteTarget(

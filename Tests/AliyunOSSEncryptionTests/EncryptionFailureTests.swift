@@ -167,6 +167,78 @@ struct EncryptionFailureTests {
         }
     }
 
+    @Test("a second run on the same encrypted transfer gets transferInUse at once, as a plain transfer does")
+    func oneRunPerEncryptedTransfer() async throws {
+        try await withEncryptionServer { server, client in
+            let directory = try makeWorkDirectory("encryption-lock")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let source = directory.appendingPathComponent("big.bin")
+            try testBytes(4 * 102_400, seed: 13).write(to: source)
+            let recordURL = directory.appendingPathComponent("records/big.json")
+            let encryption = OSSEncryptionClient(client: client, masterCipher: try TestKeys.first.cipher())
+            // The first run holds the lock until its first part is through; it is told to go on once the second
+            // run has been refused.
+            let started = AsyncStream<Void>.makeStream()
+            let release = AsyncStream<Void>.makeStream()
+            let first = Task {
+                try await encryption.uploadFile(
+                    source, bucketName: "bkt", objectKey: "big", partSize: 102_400, recordURL: recordURL, threadNum: 1
+                ) { number in
+                    if number == 1 {
+                        started.continuation.yield()
+                        for await _ in release.stream { break }
+                    }
+                }
+            }
+            for await _ in started.stream { break }
+            do {
+                _ = try await encryption.uploadFile(
+                    source, bucketName: "bkt", objectKey: "big", partSize: 102_400, recordURL: recordURL, threadNum: 1)
+                Issue.record("a second run of the same encrypted upload went ahead")
+            } catch let error as OSSClientError {
+                #expect(error.code == .transferInUse, "\(error)")
+            }
+            release.continuation.yield()
+            _ = try await first.value
+            #expect(await server.stats()[.initiateMultipartUpload].requests == 1)
+            #expect(try await client.listMultipartUploads(OSSListMultipartUploadsRequest(bucketName: "bkt")).uploads.isEmpty)
+        }
+    }
+
+    @Test("a damaged encrypted-upload record is said, its upload aborted, and a fresh upload completes")
+    func damagedEncryptedRecord() async throws {
+        try await withEncryptionServer { _, client in
+            let directory = try makeWorkDirectory("encryption-damaged")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let plaintext = testBytes(3 * 102_400 + 5, seed: 14)
+            let source = directory.appendingPathComponent("big.bin")
+            try plaintext.write(to: source)
+            let recordURL = directory.appendingPathComponent("records/big.json")
+            let encryption = OSSEncryptionClient(client: client, masterCipher: try TestKeys.first.cipher())
+            await #expect(throws: Stop.self) {
+                try await encryption.uploadFile(
+                    source, bucketName: "bkt", objectKey: "big", partSize: 102_400, recordURL: recordURL, threadNum: 1
+                ) { number in if number == 1 { throw Stop() } }
+            }
+            let abandoned = try await client.listMultipartUploads(OSSListMultipartUploadsRequest(bucketName: "bkt")).uploads
+            #expect(abandoned.count == 1)
+            // Cut at the end: no longer JSON, the upload id still readable in its bytes.
+            let bytes = try Data(contentsOf: recordURL)
+            try bytes.prefix(bytes.count - 3).write(to: recordURL)
+            let notices = NoticeLog()
+            var noticing = encryption
+            noticing.recordNotice = { notice in notices.add(notice) }
+            _ = try await noticing.uploadFile(
+                source, bucketName: "bkt", objectKey: "big", partSize: 102_400, recordURL: recordURL, threadNum: 1)
+            let said = notices.values
+            #expect(said.count == 1)
+            #expect(said.first?.recordPath == recordURL.path)
+            #expect(said.first?.abortedUploadId == abandoned.first?.uploadId)
+            #expect(try await client.listMultipartUploads(OSSListMultipartUploadsRequest(bucketName: "bkt")).uploads.isEmpty)
+            #expect(try await encryption.getObject(.init(bucketName: "bkt", objectKey: "big")).content == plaintext)
+        }
+    }
+
     @Test func aStoppedDownloadResumesWithTheMissingPartsOnly() async throws {
         let cipher = try TestKeys.first.cipher()
         try await withEncryptionServer { _, client in
@@ -361,4 +433,11 @@ extension EncryptionFailureTests {
 actor PartLog {
     private(set) var values: [Int] = []
     func add(_ value: Int) { values.append(value) }
+}
+
+/// The notices a transfer gave, from any thread.
+final class NoticeLog: Sendable {
+    private let state = OSSLockedValue<[OSSRecordNotice]>([])
+    func add(_ notice: OSSRecordNotice) { state.withLockedValue { $0.append(notice) } }
+    var values: [OSSRecordNotice] { state.withLockedValue { $0 } }
 }

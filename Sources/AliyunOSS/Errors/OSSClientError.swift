@@ -62,7 +62,7 @@ extension OSSClientError {
     }
 
     /// The `transferInUse` error for the record whose lock file is `lockPath`.
-    static func transferInUse(lockPath: String, underlying: (any Error)? = nil) -> OSSClientError {
+    package static func transferInUse(lockPath: String, underlying: (any Error)? = nil) -> OSSClientError {
         let record = lockPath.hasSuffix(".lock") ? String(lockPath.dropLast(".lock".count)) : lockPath
         return OSSClientError(
             .transferInUse,
