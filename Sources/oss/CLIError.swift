@@ -24,7 +24,8 @@ enum ExitStatus: Int32 {
     /// A delete of more than one object (`rm -r`, `sync --delete`, `rb`) was not confirmed: the answer was not yes,
     /// or there was no terminal to ask and no `--force`. Nothing was deleted.
     case notConfirmed = 8
-    /// Interrupted (Ctrl-C); a `cp` keeps its checkpoint, so running it again resumes.
+    /// Interrupted (Ctrl-C); a `cp` keeps its checkpoint, so running it again resumes (the line that reports the
+    /// pause names what was kept and the command).
     case interrupted = 130
 
     /// The one table from an SDK client error code to an exit status (the `oss --help` text documents it).
@@ -63,7 +64,8 @@ enum ExitStatus: Int32 {
         transfer is in use by another process (same checkpoint), 7 a directory copy or sync ended with files that \
         failed or were refused (each listed; running it again retries the failed ones; skipped symbolic links are \
         warnings, not failures), 8 a delete of more than one object was not confirmed (nothing deleted), 64 bad \
-        command line, 130 interrupted (a cp or sync keeps its checkpoint: running it again resumes), 141 the reader \
+        command line, 130 interrupted (a cp or sync keeps its checkpoint: running it again resumes, as the line that \
+        reports the pause says), 141 the reader \
         of standard output went away (killed by SIGPIPE, as any Unix filter).
         """
 
@@ -77,10 +79,14 @@ enum ExitStatus: Int32 {
 struct CLIFailure: Error, CustomStringConvertible {
     var status: ExitStatus
     var message: String
+    /// Whether the line is an error (`oss: error: ...`); a report that is not one, such as a paused transfer, is
+    /// printed as `oss: ...` and still ends the command with ``status``.
+    var isError = true
 
-    init(_ status: ExitStatus, _ message: String) {
+    init(_ status: ExitStatus, _ message: String, isError: Bool = true) {
         self.status = status
         self.message = message
+        self.isError = isError
     }
 
     /// Maps any error from the SDK to a one-line message and an exit status.
