@@ -5,9 +5,11 @@ import Foundation
 /// Exit codes of the `oss` tool (documented in the README and `oss --help`).
 enum ExitStatus: Int32 {
     case success = 0
-    /// The service answered with an error (the OSS code and request id are printed).
+    /// The service answered with an error (the OSS code and request id are printed), or an object named does not
+    /// exist (`rm` looks each one up, since OSS answers the delete of a missing key as any other).
     case serverError = 1
-    /// Bad input: missing credentials, a bad URL, a missing or unreadable file, an invalid argument.
+    /// Bad input: missing credentials, a bad URL, a missing or unreadable file, an invalid argument (a directory
+    /// given to `cp` without `-r`, a folder given to `rm` without `-r`).
     case clientError = 2
     /// The network failed after retries.
     case networkError = 3
@@ -21,7 +23,7 @@ enum ExitStatus: Int32 {
     /// A directory transfer (`cp -r`, `sync`) ended with files that failed or were refused (each one printed);
     /// running it again retries the failed ones.
     case incomplete = 7
-    /// A delete of more than one object (`rm -r`, `sync --delete`, `rb`) was not confirmed: the answer was not yes,
+    /// A delete of more than one object (`rm -r`, `rm --all-versions`, `sync --delete`, `rb`) was not confirmed: the answer was not yes,
     /// or there was no terminal to ask and no `--force`. Nothing was deleted.
     case notConfirmed = 8
     /// Interrupted (Ctrl-C); a `cp` keeps its checkpoint, so running it again resumes (the line that reports the
@@ -58,7 +60,8 @@ enum ExitStatus: Int32 {
     /// The exit statuses as `oss --help` documents them.
     static let helpText = """
         Exit codes: 0 success, 1 the service returned an error (a batch that meets a missing bucket, denied access or \
-        bad credentials stops at once with it), 2 bad input (credentials, endpoint, URL, file, argument), 3 network \
+        bad credentials stops at once with it) or an object named does not exist (rm checks), 2 bad input \
+        (credentials, endpoint, URL, file, argument: a folder given to rm without -r), 3 network \
         failure after retries (running it again can help), 4 integrity check failed (CRC64), 5 a transfer cannot \
         continue from its checkpoint (the local file or the object changed: running it again starts over), 6 the \
         transfer is in use by another process (same checkpoint), 7 a directory copy or sync ended with files that \

@@ -9,8 +9,8 @@ import Glibc
 import Darwin
 #endif
 
-/// The options and the rule every command that deletes what a listing found shares (`rm -r`, `sync --delete`,
-/// `rb`): `--dry-run` prints what would be deleted and deletes nothing; more than one object is deleted only after
+/// The options and the rule every command that deletes what a listing found shares (`rm -r`, `rm --all-versions`,
+/// `sync --delete`, `rb`): `--dry-run` prints what would be deleted and deletes nothing; more than one object is deleted only after
 /// a yes (y/N) at a terminal, or with `--force`; with neither, the command refuses (exit 8) and deletes nothing.
 /// aws s3 deletes without asking; this follows rm -i and ossutil's question instead, so a mistyped folder costs a
 /// question, not the data. Objects named one by one (`oss rm oss://b/k1 oss://b/k2`) are deleted without one.
@@ -18,11 +18,11 @@ struct DeleteConfirmation {
     var force: Bool
 
     static let helpText = """
-        Deleting: rm -r, sync --delete and rb print what they would delete with --dry-run and delete nothing. Before \
-        deleting more than one object they ask (y/N), listing the count and a few names, when standard input is a \
-        terminal; --force deletes without asking (for scripts); without a terminal and without --force they refuse \
-        with exit status 8 and delete nothing. Objects named one by one (oss rm oss://b/k1 oss://b/k2) are deleted \
-        without a question.
+        Deleting: rm -r, rm --all-versions, sync --delete and rb print what they would delete with --dry-run and \
+        delete nothing. Before deleting more than one object (or version) they ask (y/N), listing the count and a few \
+        names, when standard input is a terminal; --force deletes without asking (for scripts); without a terminal \
+        and without --force they refuse with exit status 8 and delete nothing. Objects named one by one (oss rm \
+        oss://b/k1 oss://b/k2) are deleted without a question.
         """
 
     /// Returns when deleting `count` items (`what`, e.g. "objects under oss://b/site/") may go ahead; throws
