@@ -23,8 +23,9 @@ enum ExitStatus: Int32 {
     /// A directory transfer (`cp -r`, `sync`) ended with files that failed or were refused (each one printed);
     /// running it again retries the failed ones.
     case incomplete = 7
-    /// A delete of more than one object (`rm -r`, `rm --all-versions`, `sync --delete`, `rb`) was not confirmed: the answer was not yes,
-    /// or there was no terminal to ask and no `--force`. Nothing was deleted.
+    /// A delete of more than one object (`rm -r`, `rm --all-versions`, `sync --delete`, `rb`) or an abort of more
+    /// than one upload (`rm -m`) was not confirmed: the answer was not yes, or there was no terminal to ask and no
+    /// `--force`. Nothing was deleted.
     case notConfirmed = 8
     /// Interrupted (Ctrl-C); a `cp` keeps its checkpoint, so running it again resumes (the line that reports the
     /// pause names what was kept and the command).
@@ -66,9 +67,9 @@ enum ExitStatus: Int32 {
         continue from its checkpoint (the local file or the object changed: running it again starts over), 6 the \
         transfer is in use by another process (same checkpoint), 7 a directory copy or sync ended with files that \
         failed or were refused (each listed; running it again retries the failed ones; skipped symbolic links are \
-        warnings, not failures), 8 a delete of more than one object was not confirmed (nothing deleted), 64 bad \
-        command line, 130 interrupted (a cp or sync keeps its checkpoint: running it again resumes, as the line that \
-        reports the pause says), 141 the reader \
+        warnings, not failures), 8 a delete of more than one object (or an abort of more than one upload) was not \
+        confirmed (nothing deleted), 64 bad command line, 130 interrupted (a cp or sync keeps its checkpoint: running \
+        it again resumes, as the line that reports the pause says), 141 the reader \
         of standard output went away (killed by SIGPIPE, as any Unix filter).
         """
 

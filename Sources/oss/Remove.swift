@@ -4,7 +4,7 @@ import ArgumentParser
 struct Remove: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rm",
-        abstract: "Delete objects: oss rm oss://bucket/key [oss://bucket/key2 ...] | oss rm --recursive oss://bucket/folder | oss rm --all-versions oss://bucket/key | oss rm oss://bucket/key --version-id ID",
+        abstract: "Delete objects: oss rm oss://bucket/key [oss://bucket/key2 ...] | oss rm --recursive oss://bucket/folder | oss rm --all-versions oss://bucket/key | oss rm oss://bucket/key --version-id ID | oss rm -m [-r] oss://bucket/key",
         discussion: helpProse("""
             Several objects of one bucket are deleted with DeleteMultipleObjects, 1000 per request. With
             --recursive oss://bucket/folder names the folder folder/ (with or without the trailing slash: never
@@ -27,6 +27,15 @@ struct Remove: AsyncParsableCommand {
             one key named (exactly that key, not keys that begin with it) for good, and rm -r --all-versions those
             of every key under the folder, after the same question; --dry-run lists them.
 
+            Uploads in progress (-m, --multipart): multipart uploads that were started and neither completed nor
+            aborted (an interrupted oss cp keeps its upload to resume it) hold parts that are billed. oss rm -m
+            oss://bucket/key aborts those of that key; oss rm -m -r oss://bucket/folder those of every key under
+            the folder (oss://bucket: the whole bucket). Each aborted upload is printed (aborted upload ID of
+            oss://bucket/key); --dry-run lists them; more than one is aborted after the same question, or with
+            --force. oss ls -m lists them with their parts and bytes; a lifecycle rule (AbortMultipartUpload,
+            oss bucket-config oss://bucket lifecycle put FILE) aborts them on the server some days after they were
+            initiated.
+
             \(DeleteConfirmation.helpText)
             """))
 
@@ -37,12 +46,24 @@ struct Remove: AsyncParsableCommand {
     var versionId: String?
     @Flag(help: "Remove every version and delete marker of the one key named (with --recursive: of every key under the folder) for good.")
     var allVersions = false
+    @Flag(
+        name: [.customShort("m"), .customLong("multipart")],
+        help: "Abort the multipart uploads in progress of the one key named (with --recursive: of every key under the folder) instead of deleting objects.")
+    var multipart = false
     @OptionGroup(title: "Deleting") var deleting: DeleteOptions
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
         guard !objects.isEmpty else { throw ValidationError("name at least one oss://bucket/key") }
         if recursive && objects.count != 1 { throw ValidationError("--recursive takes one oss://bucket/folder") }
+        if multipart {
+            if objects.count != 1 {
+                throw ValidationError("--multipart takes one oss://bucket/key (or, with --recursive, one oss://bucket/folder)")
+            }
+            if versionId != nil || allVersions {
+                throw ValidationError("--multipart aborts uploads in progress: it takes no --version-id or --all-versions")
+            }
+        }
         if allVersions {
             if objects.count != 1 {
                 throw ValidationError("--all-versions takes one oss://bucket/key (or, with --recursive, one oss://bucket/folder)")
@@ -57,6 +78,7 @@ struct Remove: AsyncParsableCommand {
 
     func run() async throws {
         try await runCommand {
+            if multipart { return try await abortUploads() }
             if recursive { return try await removeFolder() }
             if allVersions { return try await removeAllVersionsOfKey() }
             try await removeObjects()
@@ -154,6 +176,70 @@ struct Remove: AsyncParsableCommand {
         let versions = "\(count) version\(count == 1 ? "" : "s") (delete markers included)"
         printError(
             deleting.dryRun ? "dry run: \(versions) of \(uri) would be deleted for good" : "deleted \(versions) of \(uri) for good")
+    }
+
+    /// `rm -m`: the multipart uploads in progress of the key (with -r, under the folder), listed, confirmed and
+    /// aborted, a few at a time, one line each.
+    private func abortUploads() async throws {
+        let uri = try parseRemote(objects[0], requireKey: !recursive)
+        let bucket = uri.bucket
+        let folder = OSSURI(bucket: bucket, key: PathRule.folder(uri))
+        let scope: Uploads.Scope = recursive ? .folder(folder.key) : .key(uri.key)
+        let place = recursive ? "under \(folder)" : "of \(uri)"
+        let deleting = deleting
+        let count = try await withClient(connection) { client in
+            let uploads = try await Uploads.all(scope, bucket: bucket, client: client)
+            if uploads.isEmpty, !recursive {
+                let under = try await client.listMultipartUploads(
+                    OSSListMultipartUploadsRequest(bucketName: bucket, prefix: folder.key, maxUploads: 1))
+                if !under.uploads.isEmpty {
+                    printError("oss: note: \(folder) has uploads in progress: oss rm -m -r \(uri) aborts them")
+                }
+            }
+            if deleting.dryRun {
+                for upload in uploads { say("would abort upload \(upload.uploadId) of \(Uploads.url(upload, bucket: bucket))") }
+                return uploads.count
+            }
+            try deleting.confirmation.confirm(
+                count: uploads.count, what: "multipart uploads in progress \(place)",
+                names: uploads.map { "\(Uploads.url($0, bucket: bucket)) (\($0.uploadId))" }, verb: ("abort", "aborted"))
+            var aborted = 0
+            for start in stride(from: 0, to: uploads.count, by: 64) {
+                let chunk = Array(uploads[start..<min(uploads.count, start + 64)])
+                let outcomes = try await mapConcurrently(chunk) { upload -> Result<Bool, any Error> in
+                    do {
+                        try await client.abortMultipartUpload(
+                            OSSAbortMultipartUploadRequest(bucketName: bucket, objectKey: upload.objectKey, uploadId: upload.uploadId))
+                        return .success(true)
+                    } catch let error as OSSServerError where error.code == "NoSuchUpload" {
+                        return .success(false)
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+                // The lines of the uploads aborted before a failure are printed before it is thrown.
+                for (upload, outcome) in zip(chunk, outcomes) {
+                    switch outcome {
+                    case .success(true):
+                        say("aborted upload \(upload.uploadId) of \(Uploads.url(upload, bucket: bucket))")
+                        aborted += 1
+                    case .success(false):
+                        printError(
+                            "oss: note: upload \(upload.uploadId) of \(Uploads.url(upload, bucket: bucket)) is no longer in "
+                                + "progress (completed or aborted since it was listed)")
+                    case .failure: break
+                    }
+                }
+                for case .failure(let error) in outcomes { throw error }
+            }
+            return aborted
+        }
+        let uploads = "\(count) multipart upload\(count == 1 ? "" : "s") in progress \(place)"
+        if count == 0 && !recursive {
+            printError("no multipart uploads in progress of \(uri)")
+        } else {
+            printError(deleting.dryRun ? "dry run: \(uploads) would be aborted" : "aborted \(uploads)")
+        }
     }
 
     /// `rm -r`: the objects under the folder the URL names (``PathRule/folder(_:)``), after the confirmation.
