@@ -180,6 +180,59 @@ struct IncompleteUploadCommandTests {
         }
     }
 
+    /// The ```LANGUAGE block of ResumableUpload.md's section on uploads nobody resumes, as lines.
+    static func articleBlock(_ language: String) throws -> [String] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let article = try String(
+            contentsOf: root.appendingPathComponent("Sources/AliyunOSS/AliyunOSS.docc/Articles/ResumableUpload.md"), encoding: .utf8)
+        let section = try #require(article.range(of: "### Uploads nobody resumes")).upperBound
+        let lines = article[section...].components(separatedBy: "\n")
+        let start = try #require(lines.firstIndex(of: "```" + language)) + 1
+        let end = try #require(lines[start...].firstIndex(of: "```"))
+        return Array(lines[start..<end])
+    }
+
+    @Test("ResumableUpload.md: its lifecycle rule, in Swift and through oss bucket-config, aborts an old upload")
+    func theArticlesLifecycleRule() async throws {
+        let work = try makeWorkDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        // The article's Swift block is the code below, verbatim (indentation aside).
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8).components(separatedBy: "\n")
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        let block = try Self.articleBlock("swift").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(block.count > 5)
+        #expect((0...(source.count - block.count)).contains { Array(source[$0..<($0 + block.count)]) == block }, "\(block)")
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["my-bucket"])) { server in
+            let client = try Self.client(server)
+            let first = try await Self.startUpload("old.bin", parts: [5], bucket: "my-bucket", client: client)
+            var rules: [OSSLifecycleRule] = []
+            do {
+                rules = try await client.getBucketConfiguration(OSSLifecycleConfiguration.self, bucketName: "my-bucket")
+                    .configuration.rules
+            } catch let error as OSSServerError where error.code == "NoSuchLifecycle" {
+                // The bucket has no rules yet.
+            }
+            rules.append(OSSLifecycleRule(id: "abort-forgotten-uploads", prefix: "", abortMultipartUpload: .init(days: 7)))
+            try await client.putBucketConfiguration(OSSLifecycleConfiguration(rules: rules), bucketName: "my-bucket")
+            var report = try await server.runLifecycle(now: Date().addingTimeInterval(6 * 86_400))
+            #expect(report.actions.isEmpty, "six days: not yet")
+            report = try await server.runLifecycle(now: Date().addingTimeInterval(8 * 86_400))
+            #expect(report.actions.map(\.action) == ["AbortMultipartUpload"] && report.actions.first?.uploadId == first)
+            #expect(try await Self.uploads("my-bucket", client: client).isEmpty)
+
+            // The XML document, sent by the command the article names.
+            try await client.deleteBucketConfiguration(OSSLifecycleConfiguration.self, bucketName: "my-bucket")
+            let second = try await Self.startUpload("old.bin", bucket: "my-bucket", client: client)
+            let file = work.appendingPathComponent("rules.xml")
+            try Self.articleBlock("xml").joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+            let r = try await ToolRunner(server: server, home: work).run(["bucket-config", "oss://my-bucket", "lifecycle", "put", file.path])
+            #expect(r.status == 0, "\(r.stderr)")
+            report = try await server.runLifecycle(now: Date().addingTimeInterval(8 * 86_400))
+            #expect(report.actions.map(\.action) == ["AbortMultipartUpload"] && report.actions.first?.uploadId == second)
+            try await client.shutdown()
+        }
+    }
+
     @Test func helpDocumentsTheMultipartFlags() async throws {
         let work = try makeWorkDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
