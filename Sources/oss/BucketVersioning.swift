@@ -12,8 +12,9 @@ struct BucketVersioning: AsyncParsableCommand {
             `null`) and keeps every version made so far. A bucket once versioned never becomes unversioned again.
 
             With versioning: oss ls --all-versions lists versions and delete markers with their ids; oss stat, oss
-            cp and oss rm take --version-id; oss rm -r --all-versions removes every version under a folder for
-            good; oss rb --force removes every version before the bucket.
+            cp and oss rm take --version-id; oss rm --all-versions removes every version of a key for good, and
+            oss rm -r --all-versions every version under a folder; oss rb --force removes every version before the
+            bucket.
             """))
 
     @Argument(help: "The bucket, as oss://bucket.") var bucket: String
@@ -63,6 +64,18 @@ enum Versions {
         var entries: [OSSObjectVersionEntry] = []
         let request = OSSListObjectVersionsRequest(bucketName: bucket, prefix: prefix.isEmpty ? nil : prefix)
         for try await page in client.listObjectVersionsPaginator(request) { entries += page.entries }
+        return entries
+    }
+
+    /// Every version and delete marker of exactly `key`, newest first. They are listed with the key as prefix: the
+    /// key sorts before every longer key that begins with it, so the listing stops at the first other key.
+    static func list(exactKey key: String, bucket: String, client: OSSClient) async throws -> [OSSObjectVersionEntry] {
+        var entries: [OSSObjectVersionEntry] = []
+        for try await page in client.listObjectVersionsPaginator(OSSListObjectVersionsRequest(bucketName: bucket, prefix: key)) {
+            let ofKey = page.entries.prefix { $0.objectKey == key }
+            entries += ofKey
+            if ofKey.count < page.entries.count { break }
+        }
         return entries
     }
 

@@ -5,9 +5,11 @@ import Foundation
 /// Exit codes of the `oss` tool (documented in the README and `oss --help`).
 enum ExitStatus: Int32 {
     case success = 0
-    /// The service answered with an error (the OSS code and request id are printed).
+    /// The service answered with an error (the OSS code and request id are printed), or an object named does not
+    /// exist (`rm` looks each one up, since OSS answers the delete of a missing key as any other).
     case serverError = 1
-    /// Bad input: missing credentials, a bad URL, a missing or unreadable file, an invalid argument.
+    /// Bad input: missing credentials, a bad URL, a missing or unreadable file, an invalid argument (a directory
+    /// given to `cp` without `-r`, a folder given to `rm` without `-r`).
     case clientError = 2
     /// The network failed after retries.
     case networkError = 3
@@ -21,10 +23,12 @@ enum ExitStatus: Int32 {
     /// A directory transfer (`cp -r`, `sync`) ended with files that failed or were refused (each one printed);
     /// running it again retries the failed ones.
     case incomplete = 7
-    /// A delete of more than one object (`rm -r`, `sync --delete`, `rb`) was not confirmed: the answer was not yes,
-    /// or there was no terminal to ask and no `--force`. Nothing was deleted.
+    /// A delete of more than one object (`rm -r`, `rm --all-versions`, `sync --delete`, `rb`) or an abort of more
+    /// than one upload (`rm -m`) was not confirmed: the answer was not yes, or there was no terminal to ask and no
+    /// `--force`. Nothing was deleted.
     case notConfirmed = 8
-    /// Interrupted (Ctrl-C); a `cp` keeps its checkpoint, so running it again resumes.
+    /// Interrupted (Ctrl-C); a `cp` keeps its checkpoint, so running it again resumes (the line that reports the
+    /// pause names what was kept and the command).
     case interrupted = 130
 
     /// The one table from an SDK client error code to an exit status (the `oss --help` text documents it).
@@ -58,13 +62,15 @@ enum ExitStatus: Int32 {
     /// The exit statuses as `oss --help` documents them.
     static let helpText = """
         Exit codes: 0 success, 1 the service returned an error (a batch that meets a missing bucket, denied access or \
-        bad credentials stops at once with it), 2 bad input (credentials, endpoint, URL, file, argument), 3 network \
+        bad credentials stops at once with it) or an object named does not exist (rm checks), 2 bad input \
+        (credentials, endpoint, URL, file, argument: a folder given to rm without -r), 3 network \
         failure after retries (running it again can help), 4 integrity check failed (CRC64), 5 a transfer cannot \
         continue from its checkpoint (the local file or the object changed: running it again starts over), 6 the \
         transfer is in use by another process (same checkpoint), 7 a directory copy or sync ended with files that \
         failed or were refused (each listed; running it again retries the failed ones; skipped symbolic links are \
-        warnings, not failures), 8 a delete of more than one object was not confirmed (nothing deleted), 64 bad \
-        command line, 130 interrupted (a cp or sync keeps its checkpoint: running it again resumes), 141 the reader \
+        warnings, not failures), 8 a delete of more than one object (or an abort of more than one upload) was not \
+        confirmed (nothing deleted), 64 bad command line, 130 interrupted (a cp or sync keeps its checkpoint: running \
+        it again resumes, as the line that reports the pause says), 141 the reader \
         of standard output went away (killed by SIGPIPE, as any Unix filter).
         """
 
@@ -78,10 +84,14 @@ enum ExitStatus: Int32 {
 struct CLIFailure: Error, CustomStringConvertible {
     var status: ExitStatus
     var message: String
+    /// Whether the line is an error (`oss: error: ...`); a report that is not one, such as a paused transfer, is
+    /// printed as `oss: ...` and still ends the command with ``status``.
+    var isError = true
 
-    init(_ status: ExitStatus, _ message: String) {
+    init(_ status: ExitStatus, _ message: String, isError: Bool = true) {
         self.status = status
         self.message = message
+        self.isError = isError
     }
 
     /// Maps any error from the SDK to a one-line message and an exit status.

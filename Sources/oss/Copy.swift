@@ -131,12 +131,22 @@ struct Copy: AsyncParsableCommand {
         let interrupt: @Sendable () -> Void = {
             if pauses { upload.pause() } else { upload.cancel() }
         }
+        let checkpoints = recordDirectory
         let result = try await withClient(connection) { client in
             do {
                 return try await runInterruptibly(interrupt: interrupt) { try await client.resumableUpload(upload) }
             } catch {
                 await progress.finish()
-                throw error
+                throw PauseReport.replacing(error) { token in
+                    guard let token, let uploadId = token.uploadId else {
+                        return ("the upload to \(target) before it started", "nothing was sent")
+                    }
+                    return (
+                        "the upload to \(target)",
+                        "its upload id \(uploadId) (\(PauseReport.progress(token.bytesDone, of: token.totalBytes)) on "
+                            + "the server) and its checkpoint in \(checkpoints) are kept"
+                    )
+                }
             }
         }
         await progress.finish()
@@ -158,6 +168,7 @@ struct Copy: AsyncParsableCommand {
         request.versionId = versionId  // a named version resumes like any download (its record is of that version)
         request.recordNotice = { printError("oss: \($0)") }
         let download = request
+        let checkpoints = recordDirectory
         let result = try await withClient(connection) { client in
             do {
                 return try await runInterruptibly(interrupt: { download.pause() }) {
@@ -165,7 +176,14 @@ struct Copy: AsyncParsableCommand {
                 }
             } catch {
                 await progress.finish()
-                throw error
+                throw PauseReport.replacing(error) { token in
+                    guard let token else { return ("the download of \(origin) before it started", "nothing was written") }
+                    return (
+                        "the download of \(origin)",
+                        "its temporary file beside \(file.path) (\(PauseReport.progress(token.bytesDone, of: token.totalBytes))) "
+                            + "and its checkpoint in \(checkpoints) are kept"
+                    )
+                }
             }
         }
         await progress.finish()

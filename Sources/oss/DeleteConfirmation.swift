@@ -9,8 +9,8 @@ import Glibc
 import Darwin
 #endif
 
-/// The options and the rule every command that deletes what a listing found shares (`rm -r`, `sync --delete`,
-/// `rb`): `--dry-run` prints what would be deleted and deletes nothing; more than one object is deleted only after
+/// The options and the rule every command that deletes what a listing found shares (`rm -r`, `rm --all-versions`,
+/// `rm -m`, `sync --delete`, `rb`): `--dry-run` prints what would be deleted and deletes nothing; more than one object is deleted only after
 /// a yes (y/N) at a terminal, or with `--force`; with neither, the command refuses (exit 8) and deletes nothing.
 /// aws s3 deletes without asking; this follows rm -i and ossutil's question instead, so a mistyped folder costs a
 /// question, not the data. Objects named one by one (`oss rm oss://b/k1 oss://b/k2`) are deleted without one.
@@ -18,29 +18,31 @@ struct DeleteConfirmation {
     var force: Bool
 
     static let helpText = """
-        Deleting: rm -r, sync --delete and rb print what they would delete with --dry-run and delete nothing. Before \
-        deleting more than one object they ask (y/N), listing the count and a few names, when standard input is a \
-        terminal; --force deletes without asking (for scripts); without a terminal and without --force they refuse \
-        with exit status 8 and delete nothing. Objects named one by one (oss rm oss://b/k1 oss://b/k2) are deleted \
-        without a question.
+        Deleting: rm -r, rm --all-versions, rm -m (which aborts uploads in progress), sync --delete and rb print what \
+        they would delete with --dry-run and delete nothing. Before deleting more than one object (or version, or \
+        upload) they ask (y/N), listing the count and a few names, when standard input is a terminal; --force \
+        deletes without asking (for scripts); without a terminal and without --force they refuse with exit status 8 \
+        and delete nothing. Objects named one by one (oss rm oss://b/k1 oss://b/k2) are deleted without a question.
         """
 
     /// Returns when deleting `count` items (`what`, e.g. "objects under oss://b/site/") may go ahead; throws
-    /// ``ExitStatus/notConfirmed`` when it may not. `names` are some of them, shown in the question.
-    func confirm(count: Int, what: String, names: [String]) throws {
+    /// ``ExitStatus/notConfirmed`` when it may not. `names` are some of them, shown in the question. `verb` is what
+    /// is done to them, and its past participle (`rm -m` aborts uploads).
+    func confirm(count: Int, what: String, names: [String], verb: (String, String) = ("delete", "deleted")) throws {
         guard count > 1, !force else { return }
+        let (act, done) = verb
         let shown = names.prefix(5)
         let list = shown.joined(separator: ", ") + (count > shown.count ? ", ... (\(count - shown.count) more)" : "")
         guard isatty(STDIN_FILENO) == 1 else {
             throw CLIFailure(
                 .notConfirmed,
-                "refusing to delete \(count) \(what) (\(list)) without a terminal to ask: pass --force to delete them, "
-                    + "or --dry-run to list them; nothing was deleted")
+                "refusing to \(act) \(count) \(what) (\(list)) without a terminal to ask: pass --force to \(act) them, "
+                    + "or --dry-run to list them; nothing was \(done)")
         }
-        StandardStreams.writeError(Data("delete \(count) \(what): \(list)? [y/N] ".utf8))
+        StandardStreams.writeError(Data("\(act) \(count) \(what): \(list)? [y/N] ".utf8))
         let answer = (readLine() ?? "").trimmingCharacters(in: .whitespaces).lowercased()
         guard answer == "y" || answer == "yes" else {
-            throw CLIFailure(.notConfirmed, "not confirmed: nothing was deleted")
+            throw CLIFailure(.notConfirmed, "not confirmed: nothing was \(done)")
         }
     }
 }

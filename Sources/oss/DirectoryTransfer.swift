@@ -170,7 +170,11 @@ struct DirectoryTransferCommand {
                 throw ExitCode(ExitStatus.incomplete.rawValue)
             }
         case .failure(let error):
-            throw CLIFailure(error)
+            let checkpoints = recordDirectory
+            throw CLIFailure(
+                PauseReport.replacing(error) { _ in
+                    ("the batch", "its journal and the transfers in flight are kept in the checkpoint directory \(checkpoints)")
+                })
         }
     }
 

@@ -6,7 +6,8 @@ import Foundation
 
 struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "ls", abstract: "List buckets (oss ls) or the objects under a prefix (oss ls oss://bucket/prefix).",
+        commandName: "ls",
+        abstract: "List buckets (oss ls), the objects under a prefix (oss ls oss://bucket/prefix) or the uploads in progress (oss ls -m oss://bucket[/prefix]).",
         discussion: helpProse("""
             --json prints one JSON object per line (JSON Lines), as each page of the listing arrives, so a listing
             of millions of objects streams into jq or a script without being held in memory: an object is
@@ -18,6 +19,14 @@ struct List: AsyncParsableCommand {
             key's newest first: date, size (or DELETE-MARKER), the version id, `latest` for the current one, and
             the URL. Read a version with oss cp/stat --version-id ID. With --json a version is the object's fields
             plus "versionId", "isLatest" and "isDeleteMarker".
+
+            -m (--multipart) lists the multipart uploads in progress: started and neither completed nor aborted,
+            whose parts are billed until they are (an interrupted oss cp keeps its upload to resume it). Those of
+            the key named and of every key under it as a folder, at every level, each with when it was initiated,
+            the parts uploaded so far and their bytes (from ListParts), the upload id and the URL, keys printed as
+            oss ls prints them. With --json an upload is {"url","key","uploadId","initiated","parts","size"}.
+            oss rm -m aborts them; a lifecycle rule (AbortMultipartUpload, oss bucket-config oss://bucket
+            lifecycle put FILE) aborts them on the server some days after they were initiated.
             """),
         helpNames: .long)
 
@@ -27,7 +36,16 @@ struct List: AsyncParsableCommand {
     var humanReadable = false
     @Flag(help: "One JSON object per line (JSON Lines) on standard output.") var json = false
     @Flag(help: "List every version and delete marker, with their ids (versioned buckets).") var allVersions = false
+    @Flag(
+        name: [.customShort("m"), .customLong("multipart")],
+        help: "List the multipart uploads in progress (never completed nor aborted) under the prefix, with their upload id, initiated time, parts and bytes so far.")
+    var multipart = false
     @OptionGroup var connection: ConnectionOptions
+
+    func validate() throws {
+        if multipart && allVersions { throw ValidationError("--multipart lists uploads in progress, not versions: drop --all-versions") }
+        if multipart && location == nil { throw ValidationError("--multipart lists the uploads of a bucket: oss ls -m oss://bucket[/prefix]") }
+    }
 
     func run() async throws {
         try await runCommand {
@@ -49,6 +67,7 @@ struct List: AsyncParsableCommand {
             let uri = try parseRemote(location, requireKey: false)
             let folder = PathRule.folder(uri)
             if allVersions { return try await listVersions(uri, folder: folder) }
+            if multipart { return try await listUploads(uri, folder: folder) }
             let request = OSSListObjectsV2Request(
                 bucketName: uri.bucket, prefix: folder.isEmpty ? nil : folder, delimiter: recursive ? nil : "/")
             let count = try await withClient(connection) { client in
@@ -108,6 +127,51 @@ struct List: AsyncParsableCommand {
             return count
         }
         printError("\(count) version(s) and delete marker(s)")
+    }
+
+    /// `ls -m`: the uploads in progress of the key named and under it as a folder (of the whole bucket when it names
+    /// none), page by page, each with its parts so far (ListParts, a few uploads at a time).
+    private func listUploads(_ uri: OSSURI, folder: String) async throws {
+        let bucket = uri.bucket
+        var scopes: [Uploads.Scope] = [.folder(folder)]
+        if !uri.key.isEmpty && !uri.key.hasSuffix("/") { scopes.insert(.key(uri.key), at: 0) }
+        let count = try await withClient(connection) { client in
+            var count = 0
+            for scope in scopes {
+                try await Uploads.forEachPage(scope, bucket: bucket, client: client) { uploads in
+                    let progress = try await mapConcurrently(uploads) { upload in
+                        try await Uploads.progress(of: upload, bucket: bucket, client: client)
+                    }
+                    // An upload completed or aborted since the listing is no longer in progress: not shown.
+                    for (upload, progress) in zip(uploads, progress) {
+                        guard let progress else { continue }
+                        say(
+                            json
+                                ? Self.jsonLine(upload, parts: progress.parts, bytes: progress.bytes, bucket: bucket)
+                                : line(upload, parts: progress.parts, bytes: progress.bytes, bucket: bucket))
+                        count += 1
+                    }
+                }
+            }
+            return count
+        }
+        printError("\(count) upload(s) in progress")
+    }
+
+    /// `initiated  parts  bytes  uploadId  oss://bucket/key`, the bytes as `1.5 MiB` with -h.
+    func line(_ upload: OSSMultipartUploadInfo, parts: Int, bytes: Int64, bucket: String) -> String {
+        let date = upload.initiated.map(OSSDateFormat.iso8601Milliseconds) ?? "-"
+        let count = String(parts)
+        let size = humanReadable ? formatBytes(bytes) : String(bytes)
+        return "\(date)  \(String(repeating: " ", count: max(0, 5 - count.count)))\(count) \(parts == 1 ? "part " : "parts")  "
+            + "\(String(repeating: " ", count: max(0, 12 - size.count)))\(size)  \(upload.uploadId)  \(Uploads.url(upload, bucket: bucket))"
+    }
+
+    static func jsonLine(_ upload: OSSMultipartUploadInfo, parts: Int, bytes: Int64, bucket: String) -> String {
+        jsonLine([
+            "url": Uploads.url(upload, bucket: bucket), "key": upload.objectKey, "uploadId": upload.uploadId,
+            "initiated": upload.initiated.map(OSSDateFormat.iso8601Milliseconds), "parts": parts, "size": bytes,
+        ])
     }
 
     /// `date  size|DELETE-MARKER  versionId  latest  oss://bucket/key`.

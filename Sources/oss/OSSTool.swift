@@ -49,7 +49,7 @@ func runCommand(_ body: () async throws -> Void) async throws {
         throw error
     } catch {
         let failure = CLIFailure(error)
-        printError("oss: error: \(failure.message)")
+        printError(failure.isError ? "oss: error: \(failure.message)" : "oss: \(failure.message)")
         throw ExitCode(failure.status.rawValue)
     }
 }

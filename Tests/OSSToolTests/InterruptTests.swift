@@ -44,6 +44,16 @@ struct InterruptTests {
         }
     }
 
+    /// A pause is not an error: one plain line says the transfer paused, what was kept, and the command that resumes
+    /// it (the same command line); no SDK error code.
+    static func expectPauseReport(_ r: ToolRunner.Outcome, _ args: [String], kept: String) {
+        let report = r.stderr.split(separator: "\n").first { $0.hasPrefix("oss: paused") }
+        #expect(report != nil, "\(r.stderr)")
+        #expect(report?.contains(kept) == true && report?.contains("checkpoint") == true, "\(r.stderr)")
+        #expect(report?.hasSuffix("run the same command again to resume: \(ToolRunner.binary.path) \(args.joined(separator: " "))") == true, "\(r.stderr)")
+        #expect(!r.stderr.contains("TaskPaused") && !r.stderr.contains("error"), "\(r.stderr)")
+    }
+
     @Test func uploadPausesAndResumes() async throws {
         let work = try makeWorkDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
@@ -57,6 +67,7 @@ struct InterruptTests {
             let r = try await interrupt(tool, server, args) { $0[.uploadPart].requests >= 8 }
             #expect(r.status == 130, "\(r.stderr)")
             #expect(r.stderr.contains("interrupted"), "\(r.stderr)")
+            Self.expectPauseReport(r, args, kept: "upload id ")
             #expect(try await uploads(server, "int") == 1, "the paused upload stays on the server")
             await server.clearFaults()
             let again = try await tool.run(args)
@@ -107,6 +118,7 @@ struct InterruptTests {
                 "--checkpoint-dir", checkpoints]
             let r = try await interrupt(tool, server, args) { $0[.getObject].requests >= 8 }
             #expect(r.status == 130, "\(r.stderr)")
+            Self.expectPauseReport(r, args, kept: "temporary file")
             #expect(!FileManager.default.fileExists(atPath: destination.path))
             await server.clearFaults()
             let again = try await tool.run(args)
