@@ -81,7 +81,7 @@ extension OSSEncryptionClient {
                 break
             }
         }
-        if let recordURL, case .loaded(let record) = stored, record.bucketName == bucketName,
+        if recordURL != nil, case .loaded(let record) = stored, record.bucketName == bucketName,
             record.objectKey == objectKey, record.filePath == fileURL.path, record.fileSize == fileSize,
             record.fileModified == modified, record.partSize == partSize, let envelope = record.envelope
         {
