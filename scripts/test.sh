@@ -5,9 +5,10 @@
 #   2. checks the C CRC-64 kernels: natively, on arm64 under qemu, and for Apple targets
 #      (scripts/test-crc-arm64.sh; CRC_ARM64_SKIP=1 skips it locally);
 #   3. the Apple gate (scripts/apple-gate.sh): no API newer than the minimum platforms outside an availability check,
-#      and the SDK built with exactly the dependency graph an Apple platform gets (swift-crypto and swift-log only);
-#   4. builds the samples' package (Samples/Package.swift) and checks the public API against api/
-#      (scripts/check-api.sh);
+#      and the SDK built with exactly the dependency graph an Apple platform gets (swift-crypto and swift-log only)
+#      (in a scratch of its own, beside the main build of step 4);
+#   4. builds the package, then the samples' package (Samples/Package.swift) into the same .build (what both use is
+#      compiled once), and checks the public API against api/ (scripts/check-api.sh);
 #   5. runs every Swift test (Swift Testing) with `swift test`: first all but the official Python clients' judges,
 #      then the judges on their own (the official clients give up on a reply after a fixed 20 s, and a 2-core
 #      machine running four hundred tests at once can take that long to schedule the in-process server), and the
