@@ -185,8 +185,17 @@ struct DirectoryTransferCommand {
         guard !request.options.dryRun else { return try await manager.startBatch(request) }
         var wanted = request
         if wanted.options.crcFlag == nil { wanted.options.crcFlag = client.configuration.crcCheckEnabled }
-        for info in try await manager.batches() where info.state.isResumable && info.request == .directory(wanted) {
-            printError("oss: resuming batch \(info.id) (\(info.counts.total) of its files ended in earlier runs)")
+        // The same transfer, whatever pace it was started with (--jobs, --threads): another pace resumes it.
+        for info in try await manager.batches() where info.state.isResumable {
+            guard case .directory(let recorded) = info.request, recorded.isSameTransfer(as: wanted) else { continue }
+            var note = "oss: resuming batch \(info.id) (\(info.counts.total) of its files ended in earlier runs)"
+            if recorded.options.filesAtOnce != wanted.options.filesAtOnce
+                || recorded.options.partsPerFile != wanted.options.partsPerFile
+            {
+                note += "; it goes on at the pace it started with, --jobs \(recorded.options.filesAtOnce) --threads "
+                    + "\(recorded.options.partsPerFile)"
+            }
+            printError(note)
             return try await manager.resumeBatch(info.id)
         }
         return try await manager.startBatch(request)

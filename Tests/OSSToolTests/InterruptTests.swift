@@ -54,6 +54,33 @@ struct InterruptTests {
         #expect(!r.stderr.contains("TaskPaused") && !r.stderr.contains("error"), "\(r.stderr)")
     }
 
+    @Test("a cp -r paused with Ctrl-C resumes when run again with another --jobs: nothing finished is sent again")
+    func directoryResumesAtAnotherPace() async throws {
+        let work = try makeWorkDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let tree = work.appendingPathComponent("tree")
+        try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: true)
+        for index in 0..<24 { _ = try writeFile(tree.appendingPathComponent("f\(index).bin"), count: 20_000 + index, seed: UInt64(index)) }
+        try await withLocalOSSServer(LocalOSSServerConfiguration(buckets: ["pace"])) { server in
+            let tool = ToolRunner(server: server, home: work)
+            let checkpoints = ["--checkpoint-dir", work.appendingPathComponent("cp").path]
+            await server.addFault(LocalOSSFaultRule(operation: .putObject, action: .delay(milliseconds: 150)))
+            let first = try await interrupt(
+                tool, server, ["cp", "-r", tree.path, "oss://pace/t", "--jobs", "2"] + checkpoints,
+                when: { $0[.putObject].requests >= 6 })
+            #expect(first.status == 130, "\(first.stderr)")
+            await server.clearFaults()
+            let sentBefore = await server.stats()[.putObject].requests
+            let second = try await tool.run(["cp", "-r", tree.path, "oss://pace/t", "--jobs", "8"] + checkpoints)
+            #expect(second.status == 0, "\(second.stderr)")
+            #expect(second.stderr.contains("oss: resuming batch"), "\(second.stderr)")
+            #expect(second.stderr.contains("--jobs 2"), "it says the pace it goes on at: \(second.stderr)")
+            let sentAgain = await server.stats()[.putObject].requests - sentBefore
+            #expect(sentAgain < 24, "the files the first run finished are not sent again (\(sentAgain) PUTs)")
+            #expect(sentAgain >= 24 - sentBefore)
+        }
+    }
+
     @Test func uploadPausesAndResumes() async throws {
         let work = try makeWorkDirectory()
         defer { try? FileManager.default.removeItem(at: work) }

@@ -90,6 +90,25 @@ public struct OSSDirectoryTransferRequest: Sendable, Hashable, Codable {
     }
 }
 
+extension OSSDirectoryTransferRequest {
+    /// Whether `other` is the same transfer as this one: the same direction, bucket, prefix and directory, and
+    /// every option that changes what ends where or how it is checked (mode, deletions, filters, links, the failure
+    /// policy, the threshold and part size, CRC-64, directory markers, metadata, the file transport). Only how fast
+    /// it goes may differ: ``OSSDirectoryTransferOptions/filesAtOnce``, ``OSSDirectoryTransferOptions/partsPerFile``
+    /// and ``OSSDirectoryTransferOptions/priority``. A tool looking for a batch to resume (`oss cp -r`, `oss sync`)
+    /// matches with this, so a run with another `--jobs` resumes the batch instead of starting it over.
+    public func isSameTransfer(as other: OSSDirectoryTransferRequest) -> Bool {
+        func withoutPace(_ request: OSSDirectoryTransferRequest) -> OSSDirectoryTransferRequest {
+            var request = request
+            request.options.filesAtOnce = 1
+            request.options.partsPerFile = 1
+            request.options.priority = .normal
+            return request
+        }
+        return withoutPace(self) == withoutPace(other)
+    }
+}
+
 /// How a directory transfer chooses, sends and reports its files.
 public struct OSSDirectoryTransferOptions: Sendable, Hashable, Codable {
     /// Every file, or only what differs.

@@ -5,6 +5,43 @@ import Testing
 
 @Suite("Batch rules: path patterns, key mapping, journal lines")
 struct BatchRulesTests {
+    @Test("a batch is the same transfer at another pace; any option that changes the result makes another one")
+    func sameTransfer() {
+        let base = OSSDirectoryTransferRequest(direction: .upload, bucketName: "b", prefix: "p/", localDirectoryPath: "/d")
+        var faster = base
+        faster.options.filesAtOnce = 64
+        faster.options.partsPerFile = 16
+        faster.options.priority = .userInitiated
+        #expect(base.isSameTransfer(as: faster) && faster.isSameTransfer(as: base))
+        #expect(base != faster, "the requests still differ")
+        var changes: [OSSDirectoryTransferRequest] = []
+        var other = base
+        other.prefix = "q/"
+        changes.append(other)
+        other = base
+        other.options.mode = .sync(.sizeAndModificationTime)
+        changes.append(other)
+        other = base
+        other.options.deleteExtras = true
+        changes.append(other)
+        other = base
+        other.options.exclude = ["*.tmp"]
+        changes.append(other)
+        other = base
+        other.options.partSize = 16 << 20
+        changes.append(other)
+        other = base
+        other.options.crcFlag = false
+        changes.append(other)
+        other = base
+        other.options.objectMetadata = ["x-oss-object-acl": "private"]
+        changes.append(other)
+        other = base
+        other.direction = .download
+        changes.append(other)
+        for changed in changes { #expect(!base.isSameTransfer(as: changed), "\(changed)") }
+    }
+
     @Test("glob patterns: names at any depth, anchored paths, **, classes, directories only")
     func patterns() throws {
         func matches(_ pattern: String, _ path: String, directory: Bool = false) throws -> Bool {
