@@ -23,8 +23,12 @@ struct BackgroundUploadTests {
         var records: String { work.appendingPathComponent("records").path }
         var file: URL { work.appendingPathComponent("big.bin") }
 
+        /// The app's runs, with the tests' stall limit (15 s): with the default 5 s, a CompleteMultipartUpload whose
+        /// answer a loaded machine delayed was abandoned and sent again, and the test counted two Completes (a
+        /// fresh-clone run of the test command failed so once).
         func app(_ mode: String, _ extra: [String] = []) -> [String] {
-            ["_background-app", mode, "--spool", spool, "--session", BackgroundUploadTests.session, "--records", records] + extra
+            ["_background-app", mode, "--spool", spool, "--session", BackgroundUploadTests.session, "--records", records,
+             "--stall-timeout", "15"] + extra
         }
 
         func daemon(_ extra: [String] = []) -> [String] {
