@@ -164,14 +164,9 @@ struct Remove: AsyncParsableCommand {
                 }
                 throw CLIFailure(.serverError, "no such object: \(uri) has no versions or delete markers; nothing was deleted")
             }
-            let names = entries.map { Versions.name($0, bucket: uri.bucket) }
-            if deleting.dryRun {
-                for name in names { say("would delete \(name)") }
-                return entries.count
-            }
-            try deleting.confirmation.confirm(
-                count: entries.count, what: "versions and delete markers of \(uri), for good", names: names)
-            return try await Versions.purge(entries, bucket: uri.bucket, client: client)
+            return try await Self.purge(
+                entries, bucket: uri.bucket, what: "versions and delete markers of \(uri), for good", deleting: deleting,
+                client: client)
         }
         let versions = "\(count) version\(count == 1 ? "" : "s") (delete markers included)"
         printError(
@@ -284,18 +279,26 @@ struct Remove: AsyncParsableCommand {
         let deleting = deleting
         let count = try await withClient(connection) { client in
             let entries = try await Versions.list(bucket: folder.bucket, prefix: folder.key, client: client)
-            let names = entries.map { Versions.name($0, bucket: folder.bucket) }
-            if deleting.dryRun {
-                for name in names { say("would delete \(name)") }
-                return entries.count
-            }
-            try deleting.confirmation.confirm(
-                count: entries.count, what: "versions and delete markers under \(folder), for good", names: names)
-            return try await Versions.purge(entries, bucket: folder.bucket, client: client)
+            return try await Self.purge(
+                entries, bucket: folder.bucket, what: "versions and delete markers under \(folder), for good",
+                deleting: deleting, client: client)
         }
         let versions = "\(count) version\(count == 1 ? "" : "s") (delete markers included)"
         printError(
             deleting.dryRun ? "dry run: \(versions) under \(folder) would be deleted for good" : "deleted \(versions) under \(folder) for good")
+    }
+
+    /// Lists `entries` (a dry run) or, once confirmed, removes them for good; how many there were.
+    private static func purge(
+        _ entries: [OSSObjectVersionEntry], bucket: String, what: String, deleting: DeleteOptions, client: OSSClient
+    ) async throws -> Int {
+        let names = entries.map { Versions.name($0, bucket: bucket) }
+        if deleting.dryRun {
+            for name in names { say("would delete \(name)") }
+            return entries.count
+        }
+        try deleting.confirmation.confirm(count: entries.count, what: what, names: names)
+        return try await Versions.purge(entries, bucket: bucket, client: client)
     }
 }
 
@@ -353,4 +356,5 @@ enum RemoveTarget {
         }
         return .missing("no such object: \(uri); nothing was deleted")
     }
+
 }
